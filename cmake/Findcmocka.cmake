@@ -1,0 +1,15 @@
+# Finds cmocka through pkg-config (cmocka.pc) or a plain search. Defines cmocka::cmocka.
+find_package(PkgConfig QUIET)
+if(PKG_CONFIG_FOUND)
+  pkg_check_modules(PC_CMOCKA QUIET cmocka)
+endif()
+find_path(CMOCKA_INCLUDE_DIR cmocka.h HINTS ${PC_CMOCKA_INCLUDE_DIRS})
+find_library(CMOCKA_LIBRARY NAMES cmocka HINTS ${PC_CMOCKA_LIBRARY_DIRS})
+include(FindPackageHandleStandardArgs)
+find_package_handle_standard_args(cmocka REQUIRED_VARS CMOCKA_LIBRARY CMOCKA_INCLUDE_DIR)
+if(cmocka_FOUND AND NOT TARGET cmocka::cmocka)
+  add_library(cmocka::cmocka UNKNOWN IMPORTED)
+  set_target_properties(cmocka::cmocka PROPERTIES
+    IMPORTED_LOCATION "${CMOCKA_LIBRARY}" INTERFACE_INCLUDE_DIRECTORIES "${CMOCKA_INCLUDE_DIR}")
+endif()
+mark_as_advanced(CMOCKA_INCLUDE_DIR CMOCKA_LIBRARY)

@@ -1,0 +1,320 @@
+/*
+ * q8nn: quantized int8 neural-network operators.
+ *
+ * The only public header. C99; usable from C++. Numerics are bit-exact with TFLite's reference
+ * integer kernels (reference_integer_ops::ConvPerChannel, DepthwiseConvPerChannel and the int8
+ * ADD) on every CPU ISA and thread count.
+ *
+ * Life cycle of an operator: create (validate, pack weights and requantization parameters; the
+ * caller's arrays may be freed afterwards) -> setup (bind shapes and pointers; may be repeated,
+ * never repacks) -> run (any number of times; no allocation) -> delete.
+ *
+ * Memory ownership: q8nn never keeps a pointer to caller memory passed to create. Pointers passed
+ * to setup (input, output) are kept until the next setup or delete and read/written by run.
+ * Nothing is read past the end of a caller's buffer.
+ */
+#ifndef Q8NN_H
+#define Q8NN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pthreadpool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define Q8NN_API
+#elif defined(__GNUC__)
+#define Q8NN_API __attribute__((visibility("default")))
+#else
+#define Q8NN_API
+#endif
+
+#define Q8NN_VERSION_MAJOR 0
+#define Q8NN_VERSION_MINOR 1
+#define Q8NN_VERSION_PATCH 0
+
+/** Status of every q8nn call. */
+enum q8nn_status {
+  q8nn_status_success = 0,
+  q8nn_status_uninitialized = 1,         /**< q8nn_initialize() not called */
+  q8nn_status_invalid_parameter = 2,     /**< malformed: NULL pointer, zero size, NaN scale ... */
+  q8nn_status_unsupported_parameter = 3, /**< well-formed but not supported (e.g. scale out of range) */
+  q8nn_status_unsupported_hardware = 4,
+  q8nn_status_out_of_memory = 5,
+  q8nn_status_invalid_state = 6,         /**< call out of order, e.g. run before setup */
+  q8nn_status_backend_error = 7,         /**< a backend failed (e.g. VTA program fault) */
+};
+
+/**
+ * Initializes the library: detects the CPU (cpuinfo) and fills the microkernel dispatch tables.
+ * Idempotent and thread-safe. Reads the environment variables Q8NN_ISA_MASK (see
+ * q8nn_set_isa_mask) and Q8NN_LOG (any non-empty value other than "0" turns error logging on).
+ * @return success, or unsupported_hardware when the CPU cannot be identified.
+ */
+Q8NN_API enum q8nn_status q8nn_initialize(void);
+
+/** Releases what q8nn_initialize acquired. Operators must be deleted first. */
+Q8NN_API enum q8nn_status q8nn_deinitialize(void);
+
+/** A static, never-NULL string naming the status ("success", "invalid_parameter", ...). */
+Q8NN_API const char* q8nn_status_string(enum q8nn_status status);
+
+/** "MAJOR.MINOR.PATCH" of the library linked in (may differ from the header's macros). */
+Q8NN_API const char* q8nn_version_string(void);
+
+/** An operator object: created by q8nn_create_*, set up, run, deleted. Not thread-safe per object. */
+typedef struct q8nn_operator* q8nn_operator_t;
+
+/* ---------------------------------------------------------------------------------------------
+ * Requantization of one operator's output
+ * ------------------------------------------------------------------------------------------- */
+
+enum q8nn_rounding {
+  q8nn_rounding_double = 0, /**< TFLite default: SaturatingRoundingDoublingHighMul + RoundingDivideByPOT */
+  q8nn_rounding_single = 1, /**< TFLite's TFLITE_SINGLE_ROUNDING variant */
+};
+
+/**
+ * Quantization of a convolution (regular or depthwise).
+ *
+ * Per output channel c the real multiplier is computed in double exactly as TFLite does,
+ * (double)input_scale * (double)kernel_scale[c] / (double)output_scale, and converted with
+ * TFLite's QuantizeMultiplier. A multiplier whose shift falls outside [-31, 30] is
+ * unsupported_parameter.
+ */
+struct q8nn_conv_quantization {
+  int32_t input_zero_point;       /**< [-128, 127] */
+  float input_scale;              /**< > 0, finite */
+  const float* kernel_scale;      /**< one per output channel (groups * group_output_channels), each > 0 and
+                                       finite; one value when Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE is set. The
+                                       weights are symmetric (zero point 0). */
+  int32_t output_zero_point;      /**< [-128, 127] */
+  float output_scale;             /**< > 0, finite */
+  int8_t output_min, output_max;  /**< fused activation clamp, output_min <= output_max */
+  enum q8nn_rounding rounding;
+  /** Optional precomputed requantization (TFLite QuantizeMultiplier form: multiplier in
+      [2^30, 2^31) or 0, shift in [-31, 30], positive = left). When output_multiplier is
+      non-NULL, input_scale/kernel_scale/output_scale are ignored (and may be 0/NULL);
+      output_shift must then be non-NULL too. One entry per output channel, or one entry with
+      Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE. */
+  const int32_t* output_multiplier;
+  const int32_t* output_shift;
+};
+
+/** Create flag: kernel_scale (or output_multiplier / output_shift) holds one value used for every
+    output channel. */
+#define Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE 0x00000001u
+
+/* ---------------------------------------------------------------------------------------------
+ * Convolution 2D, NHWC, int8
+ * ------------------------------------------------------------------------------------------- */
+
+struct q8nn_convolution2d_desc {
+  uint32_t padding_top, padding_right, padding_bottom, padding_left; /**< padded taps act as the input zero point */
+  uint32_t kernel_height, kernel_width;       /**< >= 1 */
+  uint32_t stride_height, stride_width;       /**< >= 1 */
+  uint32_t dilation_height, dilation_width;   /**< >= 1 */
+  uint32_t groups;                            /**< >= 1 */
+  size_t group_input_channels, group_output_channels; /**< >= 1 */
+};
+
+/**
+ * Creates a 2D convolution. groups == channels with one input channel per group runs on the
+ * depthwise kernels.
+ * @param desc     geometry, see struct q8nn_convolution2d_desc.
+ * @param quant    quantization; see struct q8nn_conv_quantization.
+ * @param kernel   [groups * group_output_channels][kernel_height][kernel_width][group_input_channels]
+ *                 (TFLite's OHWI, groups stacked along O). Copied and packed: may be freed after create.
+ * @param bias     [groups * group_output_channels] int32, or NULL for zero bias. Copied.
+ * @param flags    0 or Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE.
+ * @param convolution_out receives the operator; untouched unless success is returned.
+ */
+Q8NN_API enum q8nn_status q8nn_create_convolution2d_nhwc_s8(
+    const struct q8nn_convolution2d_desc* desc, const struct q8nn_conv_quantization* quant,
+    const int8_t* kernel, const int32_t* bias, uint32_t flags, q8nn_operator_t* convolution_out);
+
+/**
+ * Binds shapes and buffers of a convolution. Cheap to repeat with new pointers or sizes: the packed
+ * weights are reused.
+ * Output size per TFLite: out = (in + pad_before + pad_after - dilation*(kernel-1) - 1) / stride + 1;
+ * a non-positive size is invalid_parameter.
+ * @param input  [batch_size][input_height][input_width] pixels, input_pixel_stride elements apart,
+ *               each holding groups*group_input_channels int8 values. Read by run.
+ * @param input_pixel_stride  elements between pixels, >= groups*group_input_channels.
+ * @param output [batch_size][output_height][output_width] pixels, output_pixel_stride elements apart.
+ *               Only the groups*group_output_channels first elements of each pixel are written.
+ * @param output_pixel_stride elements between pixels, >= groups*group_output_channels.
+ * @param output_height_out, output_width_out  receive the output size; may be NULL.
+ */
+Q8NN_API enum q8nn_status q8nn_setup_convolution2d_nhwc_s8(
+    q8nn_operator_t convolution, size_t batch_size, size_t input_height, size_t input_width,
+    const int8_t* input, size_t input_pixel_stride,
+    int8_t* output, size_t output_pixel_stride,
+    size_t* output_height_out, size_t* output_width_out);
+
+/** TFLite SAME padding for one dimension: total = max((ceil(input/stride)-1)*stride +
+    dilation*(kernel-1) + 1 - input, 0), pad_before = total/2, pad_after = total - pad_before.
+    Zero stride or dilation, or a NULL out-pointer, leaves both outputs at 0 / untouched. */
+Q8NN_API void q8nn_compute_same_padding(uint32_t input, uint32_t kernel, uint32_t stride,
+                                        uint32_t dilation, uint32_t* pad_before, uint32_t* pad_after);
+
+/* ---------------------------------------------------------------------------------------------
+ * Depthwise convolution 2D, NHWC, int8
+ * ------------------------------------------------------------------------------------------- */
+
+struct q8nn_depthwise_convolution2d_desc {
+  uint32_t padding_top, padding_right, padding_bottom, padding_left;
+  uint32_t kernel_height, kernel_width;     /**< >= 1 */
+  uint32_t stride_height, stride_width;     /**< >= 1 */
+  uint32_t dilation_height, dilation_width; /**< >= 1 */
+  size_t channels;           /**< input channels, >= 1 */
+  size_t depth_multiplier;   /**< >= 1; output channels = channels * depth_multiplier; output channel c*dm+m
+                                  reads input channel c */
+};
+
+/**
+ * Creates a depthwise convolution.
+ * @param kernel [kernel_height][kernel_width][channels * depth_multiplier] (TFLite's 1HWO). Copied.
+ * @param bias   [channels * depth_multiplier] or NULL. Copied.
+ * Other parameters as q8nn_create_convolution2d_nhwc_s8.
+ */
+Q8NN_API enum q8nn_status q8nn_create_depthwise_convolution2d_nhwc_s8(
+    const struct q8nn_depthwise_convolution2d_desc* desc, const struct q8nn_conv_quantization* quant,
+    const int8_t* kernel, const int32_t* bias, uint32_t flags, q8nn_operator_t* depthwise_out);
+
+/** As q8nn_setup_convolution2d_nhwc_s8; input pixels hold `channels` values (stride >= channels),
+    output pixels channels*depth_multiplier values (stride >= that). */
+Q8NN_API enum q8nn_status q8nn_setup_depthwise_convolution2d_nhwc_s8(
+    q8nn_operator_t depthwise, size_t batch_size, size_t input_height, size_t input_width,
+    const int8_t* input, size_t input_pixel_stride, int8_t* output, size_t output_pixel_stride,
+    size_t* output_height_out, size_t* output_width_out);
+
+/* ---------------------------------------------------------------------------------------------
+ * Add, N-dimensional with broadcasting, int8
+ * ------------------------------------------------------------------------------------------- */
+
+/** Exactly TFLite's ArithmeticParams for int8 add. */
+struct q8nn_add_fixed {
+  int32_t left_shift; /**< [0, 20]; TFLite uses 20 */
+  int32_t a_multiplier, a_shift;           /**< multiplier in [0, 2^31), shift in [-31, 0] */
+  int32_t b_multiplier, b_shift;           /**< as a_ */
+  int32_t output_multiplier, output_shift; /**< multiplier in [0, 2^31), shift in [-31, 0] */
+};
+
+struct q8nn_add_quantization {
+  int32_t a_zero_point; float a_scale;           /**< zero point [-128, 127], scale > 0 finite */
+  int32_t b_zero_point; float b_scale;
+  int32_t output_zero_point; float output_scale;
+  int8_t output_min, output_max;                 /**< output_min <= output_max */
+  /** Optional precomputed TFLite add parameters; when non-NULL the scales are ignored. Copied. */
+  const struct q8nn_add_fixed* fixed;
+};
+
+/** Creates an int8 add (TFLite arithmetic: left shift, per-input rescale to twice the larger
+    input scale, output rescale). Scale ratios whose multipliers do not fit are unsupported_parameter. */
+Q8NN_API enum q8nn_status q8nn_create_add_nd_s8(
+    const struct q8nn_add_quantization* quant, uint32_t flags, q8nn_operator_t* add_out);
+
+/** Maximum rank of an add operand. */
+#define Q8NN_MAX_DIMS 6
+
+/**
+ * Binds shapes and buffers of an add. numpy broadcasting: shapes are aligned at their trailing
+ * dimension, a dimension of 1 broadcasts; rank 0 (num_dims 0, shape may be NULL) is a scalar.
+ * @param a, b    dense row-major int8 tensors of their shapes.
+ * @param output  dense row-major int8 tensor of the broadcast shape. May alias a or b exactly when
+ *                that operand has the output's shape.
+ */
+Q8NN_API enum q8nn_status q8nn_setup_add_nd_s8(
+    q8nn_operator_t add, size_t num_a_dims, const size_t* a_shape,
+    size_t num_b_dims, const size_t* b_shape,
+    const int8_t* a, const int8_t* b, int8_t* output);
+
+/* ---------------------------------------------------------------------------------------------
+ * Run and delete
+ * ------------------------------------------------------------------------------------------- */
+
+/** Runs a set-up operator. threadpool NULL = the calling thread. Every thread count gives the same
+    bytes. No allocation. invalid_state before setup. */
+Q8NN_API enum q8nn_status q8nn_run_operator(q8nn_operator_t op, pthreadpool_t threadpool);
+
+/** Deletes an operator and everything it owns. NULL is fine. */
+Q8NN_API enum q8nn_status q8nn_delete_operator(q8nn_operator_t op);
+
+/* ---------------------------------------------------------------------------------------------
+ * Backends
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct q8nn_backend* q8nn_backend_t;
+
+/** VTA hardware configuration: log2 values as in vta_config.json; zero-filled = default 1x16x16. */
+struct q8nn_vta_config {
+  uint32_t log_batch, log_block, log_uop_buff_size, log_inp_buff_size,
+           log_wgt_buff_size, log_acc_buff_size;
+  uint32_t virtual_threads; /**< 1 or 2 (latency hiding); 0 = default */
+};
+
+/** The functional simulator's counters plus the cycle estimate. */
+struct q8nn_vta_stats {
+  uint64_t inp_load_nbytes, wgt_load_nbytes, acc_load_nbytes, uop_load_nbytes, out_store_nbytes;
+  uint64_t gemm_counter, alu_counter;
+  uint64_t instructions, cycles;
+};
+
+/** Creates a VTA model backend. config NULL = default. */
+Q8NN_API enum q8nn_status q8nn_create_vta_backend(const struct q8nn_vta_config* config,
+                                                  q8nn_backend_t* backend_out);
+/** Deletes a backend. Operators using it must be deleted or moved back to the CPU first. NULL is fine. */
+Q8NN_API enum q8nn_status q8nn_delete_backend(q8nn_backend_t backend);
+/** Static name of the backend ("cpu", "vta"); "cpu" for NULL. */
+Q8NN_API const char* q8nn_backend_name(q8nn_backend_t backend);
+/** false: the operator stays on the CPU. */
+Q8NN_API bool q8nn_backend_supports(q8nn_backend_t backend, q8nn_operator_t op);
+/** Before setup. NULL backend = CPU. If the backend cannot run op: unsupported_parameter, op unchanged. */
+Q8NN_API enum q8nn_status q8nn_operator_set_backend(q8nn_operator_t op, q8nn_backend_t backend);
+Q8NN_API enum q8nn_status q8nn_vta_get_stats(q8nn_backend_t vta, struct q8nn_vta_stats* stats);
+Q8NN_API enum q8nn_status q8nn_vta_reset_stats(q8nn_backend_t vta);
+
+/* ---------------------------------------------------------------------------------------------
+ * Additions beyond API.md: ISA control and logging
+ * ------------------------------------------------------------------------------------------- */
+
+/** ISA bits. Scalar kernels are always available and cannot be masked. */
+#define Q8NN_ISA_X86_AVX2        0x00000001u
+#define Q8NN_ISA_X86_AVXVNNI     0x00000002u
+#define Q8NN_ISA_X86_AVX512VNNI  0x00000004u
+#define Q8NN_ISA_ARM_NEON        0x00000100u
+#define Q8NN_ISA_ARM_NEON_DOT    0x00000200u
+#define Q8NN_ISA_ARM_NEON_I8MM   0x00000400u
+#define Q8NN_ISA_RISCV_V         0x00010000u
+#define Q8NN_ISA_ALL             0xFFFFFFFFu
+
+/**
+ * Restricts dispatch to the ISAs in mask (intersected with what the CPU has). Operators created
+ * afterwards use the new tables; existing operators keep their kernels. The environment variable
+ * Q8NN_ISA_MASK sets the initial mask: a number (0x.. accepted) or a comma-separated list of names
+ * ("scalar", "avx2", "avxvnni", "avx512vnni", "neon", "neondot", "i8mm", "rvv").
+ * @return uninitialized before q8nn_initialize.
+ */
+Q8NN_API enum q8nn_status q8nn_set_isa_mask(uint32_t mask);
+/** ISAs the CPU has (all bits, before masking); 0 before q8nn_initialize. */
+Q8NN_API uint32_t q8nn_get_available_isa(void);
+/** ISAs dispatch currently uses (available & mask). */
+Q8NN_API uint32_t q8nn_get_active_isa(void);
+
+/** 0 = silent (default unless Q8NN_LOG is set), 1 = errors to stderr, once per failing call. */
+Q8NN_API void q8nn_set_log_level(int level);
+
+/** Name of the microkernel an operator runs (for tests and benchmarks); "" before create. */
+Q8NN_API const char* q8nn_operator_kernel_name(q8nn_operator_t op);
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+#endif  /* Q8NN_H */

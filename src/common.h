@@ -1,0 +1,43 @@
+/* Internal helpers shared by every q8nn source file. Never installed. */
+#ifndef Q8NN_COMMON_H
+#define Q8NN_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "q8nn.h"
+
+/* Internal symbols are hidden by the build (-fvisibility=hidden); Q8NN_INTERNAL documents it. */
+#define Q8NN_INTERNAL __attribute__((visibility("hidden")))
+
+#if defined(__GNUC__)
+#define Q8NN_LIKELY(x) __builtin_expect(!!(x), 1)
+#define Q8NN_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define Q8NN_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define Q8NN_LIKELY(x) (x)
+#define Q8NN_UNLIKELY(x) (x)
+#define Q8NN_PRINTF(f, a)
+#endif
+
+static inline size_t q8nn_min_sz(size_t a, size_t b) { return a < b ? a : b; }
+static inline size_t q8nn_max_sz(size_t a, size_t b) { return a > b ? a : b; }
+static inline size_t q8nn_divide_round_up(size_t n, size_t d) { return n / d + (n % d != 0); }
+static inline size_t q8nn_round_up(size_t n, size_t q) { return q8nn_divide_round_up(n, q) * q; }
+
+/* a * b into *out; returns 0 on overflow. */
+static inline int q8nn_mul_sz(size_t a, size_t b, size_t* out) {
+  if (a != 0 && b > SIZE_MAX / a) return 0;
+  *out = a * b;
+  return 1;
+}
+
+/* Logs one line to stderr when logging is on (Q8NN_LOG or q8nn_set_log_level); returns status so
+   a caller can write `return q8nn_log_error(status, "...")`. */
+Q8NN_INTERNAL enum q8nn_status q8nn_log_error(enum q8nn_status status, const char* function,
+                                              const char* format, ...) Q8NN_PRINTF(3, 4);
+#define Q8NN_ERROR(status, ...) q8nn_log_error((status), __func__, __VA_ARGS__)
+
+Q8NN_INTERNAL int q8nn_is_initialized(void);
+
+#endif

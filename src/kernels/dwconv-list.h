@@ -1,0 +1,19 @@
+/*
+ * dwconv microkernels (depthwise, channels innermost), best first. One line per kernel:
+ *   Q8NN_DWCONV_KERNEL(isa, fn_rdouble, fn_rsingle, channel_tile, taps, input_offset)
+ * taps 0 = any number of taps (a loop over taps inside each channel tile: accumulators stay in
+ * registers, no int32 buffer). Dispatch takes the first line whose ISA is active and whose taps
+ * equal the operator's (or are 0).
+ */
+#if Q8NN_ARCH_X86
+/* x86 section */
+#endif
+#if Q8NN_ARCH_NEON
+/* NEON section */
+#endif
+#if Q8NN_ARCH_RVV
+/* RVV section */
+#endif
+Q8NN_DWCONV_KERNEL(0, q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p4c__scalar, q8nn_qs8_dwconv_minmax_rsingle_ukernel_9p4c__scalar, 4, 9, 0)
+Q8NN_DWCONV_KERNEL(0, q8nn_qs8_dwconv_minmax_rdouble_ukernel_25p4c__scalar, q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p4c__scalar, 4, 25, 0)
+Q8NN_DWCONV_KERNEL(0, q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp4c__scalar, q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp4c__scalar, 4, 0, 0)

@@ -1,0 +1,18 @@
+/*
+ * igemm microkernels (any convolution, indirection buffer), best first. One line per kernel:
+ *   Q8NN_IGEMM_KERNEL(isa, fn_rdouble, fn_rsingle, mr, nr, kr, input_offset, pack)
+ * isa: Q8NN_ISA_* bits the kernel needs (0 = portable). See ukernel.h for the contract.
+ * Dispatch takes the first line whose ISA is active; tests and benchmarks run every line.
+ * Later ISAs only add lines in their section.
+ */
+#if Q8NN_ARCH_X86
+/* x86 section */
+#endif
+#if Q8NN_ARCH_NEON
+/* NEON section */
+#endif
+#if Q8NN_ARCH_RVV
+/* RVV section */
+#endif
+Q8NN_IGEMM_KERNEL(0, q8nn_qs8_igemm_minmax_rdouble_ukernel_4x4c1__scalar, q8nn_qs8_igemm_minmax_rsingle_ukernel_4x4c1__scalar, 4, 4, 1, 0, q8nn_pack_qs8_gemm_goki_w)
+Q8NN_IGEMM_KERNEL(0, q8nn_qs8_igemm_minmax_rdouble_ukernel_1x4c1__scalar, q8nn_qs8_igemm_minmax_rsingle_ukernel_1x4c1__scalar, 1, 4, 1, 0, q8nn_pack_qs8_gemm_goki_w)

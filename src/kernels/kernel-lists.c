@@ -1,0 +1,31 @@
+/* Builds the per-family kernel tables from the X-macro lists. */
+#include "ukernel.h"
+#include "kernel-decls.h"
+
+#define Q8NN_GEMM_KERNEL(isa, fd, fs, mr, nr, kr, ioff, pack) {#fd, isa, {fd, fs}, mr, nr, kr, ioff, pack},
+const struct q8nn_gemm_entry q8nn_gemm_list[] = {
+#include "gemm-list.h"
+};
+const size_t q8nn_gemm_list_size = sizeof(q8nn_gemm_list) / sizeof(q8nn_gemm_list[0]);
+#undef Q8NN_GEMM_KERNEL
+
+#define Q8NN_IGEMM_KERNEL(isa, fd, fs, mr, nr, kr, ioff, pack) {#fd, isa, {fd, fs}, mr, nr, kr, ioff, pack},
+const struct q8nn_igemm_entry q8nn_igemm_list[] = {
+#include "igemm-list.h"
+};
+const size_t q8nn_igemm_list_size = sizeof(q8nn_igemm_list) / sizeof(q8nn_igemm_list[0]);
+#undef Q8NN_IGEMM_KERNEL
+
+#define Q8NN_DWCONV_KERNEL(isa, fd, fs, ct, taps, ioff) {#fd, isa, {fd, fs}, ct, taps, ioff},
+const struct q8nn_dwconv_entry q8nn_dwconv_list[] = {
+#include "dwconv-list.h"
+};
+const size_t q8nn_dwconv_list_size = sizeof(q8nn_dwconv_list) / sizeof(q8nn_dwconv_list[0]);
+#undef Q8NN_DWCONV_KERNEL
+
+#define Q8NN_VADD_KERNEL(isa, fv, fc, tile) {#fv, isa, fv, fc, tile},
+const struct q8nn_vadd_entry q8nn_vadd_list[] = {
+#include "vadd-list.h"
+};
+const size_t q8nn_vadd_list_size = sizeof(q8nn_vadd_list) / sizeof(q8nn_vadd_list[0]);
+#undef Q8NN_VADD_KERNEL

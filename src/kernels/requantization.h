@@ -1,0 +1,77 @@
+/*
+ * TFLite's integer requantization, scalar. The numerical specification every kernel matches:
+ * gemmlowp's SaturatingRoundingDoublingHighMul and RoundingDivideByPOT (double rounding, TFLite's
+ * default) and TFLite's TFLITE_SINGLE_ROUNDING MultiplyByQuantizedMultiplier.
+ */
+#ifndef Q8NN_KERNELS_REQUANTIZATION_H
+#define Q8NN_KERNELS_REQUANTIZATION_H
+
+#include <stdint.h>
+
+#include "common.h"
+#include "ukernel.h"
+
+/* round(a * b / 2^31) with ties away from zero; saturates the one overflowing case. */
+static inline int32_t q8nn_srdhm(int32_t a, int32_t b) {
+  if (Q8NN_UNLIKELY(a == b && a == INT32_MIN)) return INT32_MAX;
+  const int64_t ab = (int64_t) a * (int64_t) b;
+  const int64_t nudge = ab >= 0 ? INT64_C(1) << 30 : 1 - (INT64_C(1) << 30);
+  /* C division truncates toward zero, as gemmlowp's does. */
+  return (int32_t) ((ab + nudge) / (INT64_C(1) << 31));
+}
+
+/* x / 2^exponent rounded half away from zero; exponent in [0, 31]. */
+static inline int32_t q8nn_rdbpot(int32_t x, int32_t exponent) {
+  const int32_t mask = (int32_t) ((INT64_C(1) << exponent) - 1);
+  const int32_t remainder = x & mask;
+  const int32_t threshold = (mask >> 1) + (x < 0);
+  return (x >> exponent) + (remainder > threshold);
+}
+
+/* TFLite MultiplyByQuantizedMultiplier, double rounding. shift in [-31, 30], positive = left.
+   TFLite computes x * (1 << left_shift) in int32; it is done here modulo 2^32 (what TFLite's
+   compiled code does) without signed overflow. */
+static inline int32_t q8nn_requantize_rdouble(int32_t acc, int32_t multiplier, int32_t shift) {
+  const int32_t left_shift = shift > 0 ? shift : 0;
+  const int32_t right_shift = shift > 0 ? 0 : -shift;
+  const int32_t shifted = (int32_t) ((uint32_t) acc << left_shift);
+  return q8nn_rdbpot(q8nn_srdhm(shifted, multiplier), right_shift);
+}
+
+/* TFLite MultiplyByQuantizedMultiplier, TFLITE_SINGLE_ROUNDING: (x * m + 2^(30-s)) >> (31 - s).
+   The int64 product cannot overflow (|x * m| < 2^62); the result is saturated to int32 where
+   TFLite only DCHECKs it. */
+static inline int32_t q8nn_requantize_rsingle(int32_t acc, int32_t multiplier, int32_t shift) {
+  const int32_t total_shift = 31 - shift; /* [1, 62] */
+  const int64_t round = INT64_C(1) << (total_shift - 1);
+  int64_t result = ((int64_t) acc * (int64_t) multiplier + round) >> total_shift;
+  if (result > INT32_MAX) result = INT32_MAX;
+  if (result < INT32_MIN) result = INT32_MIN;
+  return (int32_t) result;
+}
+
+static inline int8_t q8nn_output_clamp(int32_t value, int32_t zero_point, int32_t vmin, int32_t vmax) {
+  /* value + zero_point in int64: value may be near INT32_MAX after saturation. */
+  int64_t out = (int64_t) value + zero_point;
+  if (out < vmin) out = vmin;
+  if (out > vmax) out = vmax;
+  return (int8_t) out;
+}
+
+/* TFLite's int8 add for one pair of elements. */
+static inline int8_t q8nn_add_scalar(int8_t a, int8_t b, const struct q8nn_qs8_add_params* p) {
+  const int32_t sa = (int32_t) ((uint32_t) ((int32_t) a - p->a_zero_point) << p->left_shift);
+  const int32_t sb = (int32_t) ((uint32_t) ((int32_t) b - p->b_zero_point) << p->left_shift);
+  const int32_t ra = q8nn_rdbpot(q8nn_srdhm(sa, p->a_multiplier), -p->a_shift);
+  const int32_t rb = q8nn_rdbpot(q8nn_srdhm(sb, p->b_multiplier), -p->b_shift);
+  /* |ra|, |rb| <= 255 * 2^20: the sum cannot overflow. */
+  const int32_t out = q8nn_rdbpot(q8nn_srdhm(ra + rb, p->output_multiplier), -p->output_shift);
+  return q8nn_output_clamp(out, p->output_zero_point, p->output_min, p->output_max);
+}
+
+/* TFLite QuantizeMultiplier on a double. Returns 0 when the multiplier does not fit
+   (shift > 30, or a negative / non-finite input); tiny multipliers (shift < -31) flush to
+   multiplier 0, shift 0 exactly as TFLite does. */
+Q8NN_INTERNAL int q8nn_quantize_multiplier(double real, int32_t* multiplier, int32_t* shift);
+
+#endif

@@ -1,0 +1,183 @@
+/*
+ * Microkernel contracts shared by every ISA: signatures, params and packed layouts.
+ *
+ * A microkernel is a pure function of pointers, sizes and one params struct: it never allocates,
+ * never reads past the buffers it is given, accumulates in int32 and requantizes in registers.
+ *
+ * Accumulator arithmetic. The packed bias of output channel n is
+ *     bias[n] - (input_zero_point + input_offset) * sum_k w[n][k]
+ * where input_offset is the kernel list entry's constant (0 for kernels that multiply signed
+ * bytes; 128 for kernels that feed x ^ 0x80 as unsigned bytes to VPDPBUSD). The inner loop is a
+ * pure int8 dot product. Modulo 2^32 this is exactly TFLite's
+ *     bias[n] + sum_k w[n][k] * (x[k] - input_zero_point)
+ * so results match TFLite bit for bit whenever TFLite's int32 accumulator does not overflow
+ * (and wrap identically where it does).
+ */
+#ifndef Q8NN_KERNELS_UKERNEL_H
+#define Q8NN_KERNELS_UKERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Output side of a convolution kernel; per-channel multiplier/shift live in the packed weights. */
+struct q8nn_qs8_conv_params {
+  int32_t output_zero_point; /* [-128, 127] */
+  int32_t output_min;        /* [-128, 127], <= output_max */
+  int32_t output_max;
+};
+
+/*
+ * Packed weights of gemm and igemm, per group, per block of NR output channels (the last block is
+ * zero-padded to NR channels):
+ *   int32 bias[NR]        zero-point terms folded in (see above)
+ *   int32 multiplier[NR]  TFLite QuantizeMultiplier form, [2^30, 2^31) or 0
+ *   int32 shift[NR]       TFLite convention: positive = left, [-31, 30]
+ *   int8  w[ks][round_up(kc, KR) / KR][NR][KR]   (ks = kernel taps; 1 for gemm)
+ * Block size in bytes: NR * (3 * 4 + ks * round_up(kc, KR)).
+ */
+#define Q8NN_PACKED_HEADER_BYTES(nr) ((nr) * 3 * sizeof(int32_t))
+
+/*
+ * gemm: C[mr][nc] = requant(A[mr][kc] * W[kc][nc]) for a 1x1 stride-1 convolution over NHWC
+ * pixels (or a fully connected layer).
+ *   mr        rows of this tile, 1..MR
+ *   nc        output channels, any >= 1: the kernel walks ceil(nc / NR) packed blocks of w
+ *   kc        input channels (K), >= 1; the kernel reads exactly kc bytes per row of A
+ *   a         first row; a_stride bytes between rows
+ *   w         packed blocks as above, the first one for output channel 0 of this call
+ *   c         first output row; cm_stride bytes between rows; cn_stride bytes between NR-channel
+ *             blocks of one row (= NR); only nc bytes per row are written
+ */
+typedef void (*q8nn_qs8_gemm_ukernel_fn)(
+    size_t mr, size_t nc, size_t kc,
+    const int8_t* a, size_t a_stride,
+    const void* w,
+    int8_t* c, size_t cm_stride, size_t cn_stride,
+    const struct q8nn_qs8_conv_params* params);
+
+/*
+ * igemm: convolution through an indirection buffer.
+ *   ks        kernel taps (kernel_height * kernel_width), >= 1
+ *   a         [ks][MR] row pointers (always MR per tap; rows >= mr are ignored). A pointer equal
+ *             to `zero` is used as is; any other gets a_offset bytes added. Each points at kc bytes.
+ *   zero      a row of at least kc bytes holding the input zero point (padding taps)
+ * Other parameters as gemm.
+ */
+typedef void (*q8nn_qs8_igemm_ukernel_fn)(
+    size_t mr, size_t nc, size_t kc, size_t ks,
+    const int8_t** a, const void* w,
+    int8_t* c, size_t cm_stride, size_t cn_stride,
+    size_t a_offset, const int8_t* zero,
+    const struct q8nn_qs8_conv_params* params);
+
+/*
+ * Packed weights of dwconv, per block of CT channels (the last one zero-padded):
+ *   int32 bias[CT], int32 multiplier[CT], int32 shift[CT], int8 w[taps][CT]
+ * Tap order is the kernel's row-major order (ky * kernel_width + kx).
+ *
+ * dwconv: one row of output pixels of a depthwise convolution with depth multiplier 1.
+ *   channels        >= 1, any; the kernel walks ceil(channels / CT) blocks, tails are masked
+ *   output_width    output pixels of this call, >= 1
+ *   taps            kernel taps; fixed-tap kernels are only called with their own count
+ *   input           for pixel x, taps pointers at input[x * input_stride .. + taps); a pointer
+ *                   equal to zero is used as is, others get input_offset bytes added. Each points
+ *                   at `channels` bytes.
+ *   output          first pixel; after each pixel the kernel advances channels + output_increment bytes
+ *   zero            at least `channels` bytes of the input zero point
+ */
+typedef void (*q8nn_qs8_dwconv_ukernel_fn)(
+    size_t channels, size_t output_width, size_t taps,
+    const int8_t** input, size_t input_stride,
+    const void* weights, int8_t* output, size_t output_increment,
+    size_t input_offset, const int8_t* zero,
+    const struct q8nn_qs8_conv_params* params);
+
+/* TFLite int8 add: shifts in TFLite convention (<= 0 = right shift). */
+struct q8nn_qs8_add_params {
+  int32_t a_zero_point, b_zero_point;
+  int32_t a_multiplier, a_shift;
+  int32_t b_multiplier, b_shift;
+  int32_t output_multiplier, output_shift;
+  int32_t left_shift;
+  int32_t output_zero_point, output_min, output_max;
+};
+
+/* vadd: y[i] = add(a[i], b[i]) for i < n; vaddc: y[i] = add(a[i], b[0]). Exactly n bytes read from
+   each operand (1 from b for vaddc) and written to y. y may alias a or b exactly. */
+typedef void (*q8nn_qs8_vadd_ukernel_fn)(
+    size_t n, const int8_t* a, const int8_t* b, int8_t* y, const struct q8nn_qs8_add_params* params);
+
+/* Weight packing for gemm/igemm: kernel is OHWI with ks = H*W taps of kc channels for each of
+   groups*nc output channels; mult/shift per output channel (already expanded). input_fold is
+   input_zero_point + the kernel's input_offset. Writes groups * ceil(nc/nr) blocks. */
+typedef void (*q8nn_pack_gemm_fn)(
+    size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
+    const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+    int32_t input_fold, void* packed);
+
+size_t q8nn_packed_gemm_size(size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr);
+void q8nn_pack_qs8_gemm_goki_w(
+    size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
+    const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+    int32_t input_fold, void* packed);
+
+/* dwconv packing: kernel [taps][channels] (1HWO with dm 1). */
+size_t q8nn_packed_dwconv_size(size_t channels, size_t taps, size_t ct);
+void q8nn_pack_qs8_dwconv_w(
+    size_t channels, size_t taps, size_t ct,
+    const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+    int32_t input_fold, void* packed);
+
+/* Kernel list entries (see *-list.h). */
+struct q8nn_gemm_entry {
+  const char* name;                /* name of the double-rounding kernel */
+  uint32_t isa;                    /* Q8NN_ISA_* bits required; 0 = portable */
+  q8nn_qs8_gemm_ukernel_fn fn[2];  /* [q8nn_rounding_double], [q8nn_rounding_single] */
+  uint32_t mr, nr, kr;
+  int32_t input_offset;            /* see the top of this file */
+  q8nn_pack_gemm_fn pack;
+};
+struct q8nn_igemm_entry {
+  const char* name;
+  uint32_t isa;
+  q8nn_qs8_igemm_ukernel_fn fn[2];
+  uint32_t mr, nr, kr;
+  int32_t input_offset;
+  q8nn_pack_gemm_fn pack;
+};
+struct q8nn_dwconv_entry {
+  const char* name;
+  uint32_t isa;
+  q8nn_qs8_dwconv_ukernel_fn fn[2];
+  uint32_t channel_tile;
+  uint32_t taps;                   /* 0 = any number of taps */
+  int32_t input_offset;
+};
+struct q8nn_vadd_entry {
+  const char* name;
+  uint32_t isa;
+  q8nn_qs8_vadd_ukernel_fn vadd, vaddc;
+  uint32_t element_tile;
+};
+
+/* The lists, in preference order (best first); generated from the X-macro files. */
+extern const struct q8nn_gemm_entry q8nn_gemm_list[];
+extern const size_t q8nn_gemm_list_size;
+extern const struct q8nn_igemm_entry q8nn_igemm_list[];
+extern const size_t q8nn_igemm_list_size;
+extern const struct q8nn_dwconv_entry q8nn_dwconv_list[];
+extern const size_t q8nn_dwconv_list_size;
+extern const struct q8nn_vadd_entry q8nn_vadd_list[];
+extern const size_t q8nn_vadd_list_size;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

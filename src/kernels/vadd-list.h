@@ -1,0 +1,15 @@
+/*
+ * vadd microkernels (TFLite int8 add), best first. One line per kernel:
+ *   Q8NN_VADD_KERNEL(isa, fn_vadd, fn_vaddc, element_tile)
+ * vaddc adds one broadcast element of b. Both implement the single arithmetic of TFLite's add.
+ */
+#if Q8NN_ARCH_X86
+/* x86 section */
+#endif
+#if Q8NN_ARCH_NEON
+/* NEON section */
+#endif
+#if Q8NN_ARCH_RVV
+/* RVV section */
+#endif
+Q8NN_VADD_KERNEL(0, q8nn_qs8_vadd_minmax_ukernel__scalar_u4, q8nn_qs8_vaddc_minmax_ukernel__scalar_u4, 4)

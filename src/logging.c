@@ -1,0 +1,44 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+static int log_level = -1; /* -1: not decided yet, read Q8NN_LOG on first use */
+
+void q8nn_set_log_level(int level) { log_level = level > 0 ? 1 : 0; }
+
+static int logging_enabled(void) {
+  if (log_level < 0) {
+    const char* env = getenv("Q8NN_LOG");
+    log_level = env != NULL && env[0] != '\0' && strcmp(env, "0") != 0;
+  }
+  return log_level > 0;
+}
+
+enum q8nn_status q8nn_log_error(enum q8nn_status status, const char* function, const char* format, ...) {
+  if (logging_enabled()) {
+    char message[512];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message, sizeof(message), format, args);
+    va_end(args);
+    fprintf(stderr, "q8nn: %s: %s: %s\n", function, q8nn_status_string(status), message);
+  }
+  return status;
+}
+
+const char* q8nn_status_string(enum q8nn_status status) {
+  switch (status) {
+    case q8nn_status_success: return "success";
+    case q8nn_status_uninitialized: return "uninitialized";
+    case q8nn_status_invalid_parameter: return "invalid_parameter";
+    case q8nn_status_unsupported_parameter: return "unsupported_parameter";
+    case q8nn_status_unsupported_hardware: return "unsupported_hardware";
+    case q8nn_status_out_of_memory: return "out_of_memory";
+    case q8nn_status_invalid_state: return "invalid_state";
+    case q8nn_status_backend_error: return "backend_error";
+  }
+  return "unknown_status";
+}
