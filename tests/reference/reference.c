@@ -1,0 +1,292 @@
+/*
+ * Naive int64 reference of TFLite's integer kernels. Written from the gemmlowp / TFLite sources'
+ * definitions (fixedpoint.h, common.h, quantization_util.cc, reference_integer_ops/{conv,
+ * depthwise_conv,add}.h, TFLM add_common.cc), not from q8nn's src/.
+ */
+#include "reference/reference.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+static size_t overflow_count;
+
+size_t ref_overflow_count(void) { return overflow_count; }
+void ref_reset_overflow_count(void) { overflow_count = 0; }
+
+/* TFLite accumulates in int32. The int64 sum wrapped modulo 2^32 equals what the int32 code
+   computes (two's complement addition is associative), so only the flag is extra. */
+static int32_t wrap_accumulator(int64_t acc) {
+  if (acc < INT32_MIN || acc > INT32_MAX) {
+    overflow_count++;
+  }
+  return (int32_t) (uint32_t) (uint64_t) acc;
+}
+
+/* Floor division by 2^n of a signed int64 without relying on >> of negatives. */
+static int64_t floor_shift(int64_t x, int n) {
+  if (x >= 0) {
+    return x >> n;
+  }
+  return -(int64_t) ((((uint64_t) -(x + 1)) >> n)) - 1;
+}
+
+int32_t ref_srdhm(int32_t a, int32_t b) {
+  if (a == INT32_MIN && b == INT32_MIN) {
+    return INT32_MAX;
+  }
+  const int64_t ab = (int64_t) a * (int64_t) b;
+  /* gemmlowp: nudge = ab >= 0 ? 2^30 : 1 - 2^30, then C division (truncation toward zero). */
+  const int64_t nudge = ab >= 0 ? (INT64_C(1) << 30) : (1 - (INT64_C(1) << 30));
+  return (int32_t) ((ab + nudge) / (INT64_C(1) << 31));
+}
+
+int32_t ref_rdbpot(int32_t x, int exponent) {
+  assert(exponent >= 0 && exponent <= 31);
+  const int32_t mask = (int32_t) ((INT64_C(1) << exponent) - 1);
+  const int32_t remainder = x & mask;
+  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (int32_t) floor_shift(x, exponent) + (remainder > threshold ? 1 : 0);
+}
+
+int32_t ref_multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, int32_t shift, int rounding) {
+  if (rounding == 0) {
+    const int left = shift > 0 ? shift : 0;
+    const int right = shift > 0 ? 0 : -shift;
+    /* x * (1 << left) in TFLite's int32 arithmetic: wraps modulo 2^32 as compiled. */
+    const int32_t shifted = (int32_t) (uint32_t) ((uint64_t) (uint32_t) x << left);
+    return ref_rdbpot(ref_srdhm(shifted, multiplier), right);
+  }
+  /* TFLITE_SINGLE_ROUNDING: |x * m| < 2^62 and the rounding term <= 2^61, so int64 is exact. */
+  const int total_shift = 31 - shift;
+  assert(total_shift >= 1 && total_shift <= 62);
+  const int64_t round = INT64_C(1) << (total_shift - 1);
+  const int64_t result = floor_shift((int64_t) x * (int64_t) multiplier + round, total_shift);
+  if (result > INT32_MAX) {
+    return INT32_MAX;
+  }
+  if (result < INT32_MIN) {
+    return INT32_MIN;
+  }
+  return (int32_t) result;
+}
+
+int ref_quantize_multiplier(double real, int32_t* multiplier, int32_t* shift) {
+  if (real == 0.0) {
+    *multiplier = 0;
+    *shift = 0;
+    return 1;
+  }
+  int exp = 0;
+  const double q = frexp(real, &exp);
+  /* TfLiteRound = std::round: half away from zero. q * 2^31 is exact (power-of-two scaling). */
+  int64_t q_fixed = (int64_t) round(q * (double) (INT64_C(1) << 31));
+  if (q_fixed == (INT64_C(1) << 31)) {
+    q_fixed /= 2;
+    exp++;
+  }
+  if (exp < -31) {
+    exp = 0;
+    q_fixed = 0;
+  }
+  *multiplier = (int32_t) q_fixed;
+  *shift = exp;
+  return exp <= 30;
+}
+
+/* ---- convolution --------------------------------------------------------------------------- */
+
+static size_t output_dim(size_t in, size_t pad_before, size_t pad_after, size_t k, size_t dil, size_t stride) {
+  const size_t padded = in + pad_before + pad_after;
+  const size_t effective = dil * (k - 1) + 1;
+  if (stride == 0 || padded < effective) {
+    return 0;
+  }
+  return (padded - effective) / stride + 1;
+}
+
+void ref_output_size(const struct ref_conv_params* p, size_t* out_h, size_t* out_w) {
+  *out_h = output_dim(p->in_h, p->pad_top, p->pad_bottom, p->k_h, p->dil_h, p->stride_h);
+  *out_w = output_dim(p->in_w, p->pad_left, p->pad_right, p->k_w, p->dil_w, p->stride_w);
+}
+
+static int8_t requantize(const struct ref_conv_params* p, int64_t acc, size_t oc) {
+  int32_t v = ref_multiply_by_quantized_multiplier(wrap_accumulator(acc), p->multiplier[oc],
+                                                   p->shift[oc], p->rounding);
+  /* TFLite adds the output offset in int32 after the multiply. */
+  v = (int32_t) ((int64_t) v + p->out_zp);
+  if (v < p->out_min) v = p->out_min;
+  if (v > p->out_max) v = p->out_max;
+  return (int8_t) v;
+}
+
+/* Input row/column of a tap, or -1 when the tap falls into the padding. */
+static long tap_coord(size_t out, size_t stride, size_t pad, size_t k, size_t dil, size_t in_size) {
+  const long c = (long) (out * stride + k * dil) - (long) pad;
+  return (c >= 0 && c < (long) in_size) ? c : -1;
+}
+
+void ref_conv2d(const struct ref_conv_params* p, const int8_t* input, const int8_t* kernel,
+                const int32_t* bias, int8_t* output) {
+  size_t out_h, out_w;
+  ref_output_size(p, &out_h, &out_w);
+  const size_t total_out_c = p->groups * p->out_c;
+  for (size_t n = 0; n < p->batch; n++) {
+    for (size_t oy = 0; oy < out_h; oy++) {
+      for (size_t ox = 0; ox < out_w; ox++) {
+        int8_t* out_pixel = output + ((n * out_h + oy) * out_w + ox) * p->out_pixel_stride;
+        for (size_t oc = 0; oc < total_out_c; oc++) {
+          const size_t g = oc / p->out_c;
+          int64_t acc = 0;
+          for (size_t ky = 0; ky < p->k_h; ky++) {
+            const long iy = tap_coord(oy, p->stride_h, p->pad_top, ky, p->dil_h, p->in_h);
+            if (iy < 0) continue;
+            for (size_t kx = 0; kx < p->k_w; kx++) {
+              const long ix = tap_coord(ox, p->stride_w, p->pad_left, kx, p->dil_w, p->in_w);
+              if (ix < 0) continue;
+              const int8_t* in_pixel =
+                  input + ((n * p->in_h + (size_t) iy) * p->in_w + (size_t) ix) * p->in_pixel_stride + g * p->in_c;
+              const int8_t* k = kernel + ((oc * p->k_h + ky) * p->k_w + kx) * p->in_c;
+              for (size_t ic = 0; ic < p->in_c; ic++) {
+                acc += (int64_t) k[ic] * ((int64_t) in_pixel[ic] - p->in_zp);
+              }
+            }
+          }
+          if (bias != NULL) {
+            acc += bias[oc];
+          }
+          out_pixel[oc] = requantize(p, acc, oc);
+        }
+      }
+    }
+  }
+}
+
+void ref_depthwise(const struct ref_conv_params* p, const int8_t* input, const int8_t* kernel,
+                   const int32_t* bias, int8_t* output) {
+  /* Depthwise is the grouped convolution with one input channel per group: output channel
+     c*dm+m is in group c. Only the kernel layout differs: [k_h][k_w][C*dm] -> OHWI [C*dm][k_h][k_w][1]. */
+  const size_t total_out_c = p->in_c * p->out_c, taps = p->k_h * p->k_w;
+  int8_t* ohwi = malloc(total_out_c * taps);
+  assert(ohwi != NULL);
+  for (size_t oc = 0; oc < total_out_c; oc++) {
+    for (size_t t = 0; t < taps; t++) {
+      ohwi[oc * taps + t] = kernel[t * total_out_c + oc];
+    }
+  }
+  struct ref_conv_params grouped = *p;
+  grouped.groups = p->in_c;
+  grouped.in_c = 1;
+  ref_conv2d(&grouped, input, ohwi, bias, output);
+  free(ohwi);
+}
+
+/* ---- add ----------------------------------------------------------------------------------- */
+
+static int quantize_smaller_than_one_exp(double real, int32_t* multiplier, int32_t* shift) {
+  if (!(real > 0.0) || !(real < 1.0)) {
+    return 0;
+  }
+  return ref_quantize_multiplier(real, multiplier, shift) && *shift <= 0;
+}
+
+int ref_add_params_from_scales(float a_scale, int32_t a_zp, float b_scale, int32_t b_zp,
+                               float out_scale, int32_t out_zp, int32_t out_min, int32_t out_max,
+                               struct ref_add_params* p) {
+  if (!(isfinite(a_scale) && a_scale > 0.0f && isfinite(b_scale) && b_scale > 0.0f &&
+        isfinite(out_scale) && out_scale > 0.0f)) {
+    return 0;
+  }
+  struct ref_add_params r = {0};
+  r.a_zp = a_zp;
+  r.b_zp = b_zp;
+  r.out_zp = out_zp;
+  r.out_min = out_min;
+  r.out_max = out_max;
+  r.left_shift = 20;
+  /* std::max of the floats, then widened: same as max of the widened values. */
+  const double twice_max = 2.0 * (double) (a_scale > b_scale ? a_scale : b_scale);
+  const double real_a = (double) a_scale / twice_max;
+  const double real_b = (double) b_scale / twice_max;
+  const double real_out = twice_max / ((double) (1 << r.left_shift) * (double) out_scale);
+  if (!quantize_smaller_than_one_exp(real_a, &r.a_mult, &r.a_shift) ||
+      !quantize_smaller_than_one_exp(real_b, &r.b_mult, &r.b_shift) ||
+      !quantize_smaller_than_one_exp(real_out, &r.out_mult, &r.out_shift)) {
+    return 0;
+  }
+  *p = r;
+  return 1;
+}
+
+/* TFLite MultiplyByQuantizedMultiplierSmallerThanOneExp: shift <= 0, double rounding. */
+static int32_t mul_smaller_than_one(int32_t x, int32_t multiplier, int32_t shift) {
+  assert(shift <= 0);
+  return ref_rdbpot(ref_srdhm(x, multiplier), -shift);
+}
+
+int8_t ref_add_element(const struct ref_add_params* p, int8_t a, int8_t b) {
+  /* |a - zp| <= 255 and left_shift <= 20: the shifted values stay below 2^28. */
+  const int32_t sa = ((int32_t) a - p->a_zp) * (INT32_C(1) << p->left_shift);
+  const int32_t sb = ((int32_t) b - p->b_zp) * (INT32_C(1) << p->left_shift);
+  const int32_t ra = mul_smaller_than_one(sa, p->a_mult, p->a_shift);
+  const int32_t rb = mul_smaller_than_one(sb, p->b_mult, p->b_shift);
+  int32_t v = mul_smaller_than_one(ra + rb, p->out_mult, p->out_shift) + p->out_zp;
+  if (v < p->out_min) v = p->out_min;
+  if (v > p->out_max) v = p->out_max;
+  return (int8_t) v;
+}
+
+/* Right-aligns a shape into REF_MAX_DIMS dims, padding with leading 1s. */
+static void align_shape(size_t rank, const size_t* shape, size_t aligned[REF_MAX_DIMS]) {
+  for (size_t i = 0; i < REF_MAX_DIMS; i++) {
+    aligned[i] = 1;
+  }
+  for (size_t i = 0; i < rank; i++) {
+    aligned[REF_MAX_DIMS - rank + i] = shape[i];
+  }
+}
+
+int ref_broadcast_shape(size_t a_rank, const size_t* a_shape, size_t b_rank, const size_t* b_shape,
+                        size_t* out_rank, size_t out_shape[REF_MAX_DIMS]) {
+  if (a_rank > REF_MAX_DIMS || b_rank > REF_MAX_DIMS) {
+    return 0;
+  }
+  size_t a[REF_MAX_DIMS], b[REF_MAX_DIMS];
+  align_shape(a_rank, a_shape, a);
+  align_shape(b_rank, b_shape, b);
+  const size_t rank = a_rank > b_rank ? a_rank : b_rank;
+  for (size_t i = REF_MAX_DIMS - rank; i < REF_MAX_DIMS; i++) {
+    if (a[i] != b[i] && a[i] != 1 && b[i] != 1) {
+      return 0;
+    }
+    out_shape[i - (REF_MAX_DIMS - rank)] = a[i] == 1 ? b[i] : a[i];
+  }
+  *out_rank = rank;
+  return 1;
+}
+
+void ref_add(const struct ref_add_params* p, size_t a_rank, const size_t* a_shape, const int8_t* a,
+             size_t b_rank, const size_t* b_shape, const int8_t* b, int8_t* out) {
+  size_t as[REF_MAX_DIMS], bs[REF_MAX_DIMS], os[REF_MAX_DIMS];
+  align_shape(a_rank, a_shape, as);
+  align_shape(b_rank, b_shape, bs);
+  size_t total = 1;
+  for (size_t i = 0; i < REF_MAX_DIMS; i++) {
+    os[i] = as[i] == 1 ? bs[i] : as[i];
+    total *= os[i];
+  }
+  for (size_t flat = 0; flat < total; flat++) {
+    /* Decompose the output index; a broadcast dimension contributes index 0. */
+    size_t rem = flat, ai = 0, bi = 0, a_mul = 1, b_mul = 1;
+    for (size_t d = REF_MAX_DIMS; d-- > 0;) {
+      const size_t idx = rem % os[d];
+      rem /= os[d];
+      ai += (as[d] == 1 ? 0 : idx) * a_mul;
+      bi += (bs[d] == 1 ? 0 : idx) * b_mul;
+      a_mul *= as[d];
+      b_mul *= bs[d];
+    }
+    out[flat] = ref_add_element(p, a[ai], b[bi]);
+  }
+}
