@@ -1,0 +1,164 @@
+/*
+ * Library initialization: CPU detection (cpuinfo, plus cpuid for what Debian's cpuinfo does not
+ * report) and the per-family dispatch tables, filled from the kernel lists for the active ISA
+ * mask. q8nn_set_isa_mask refills them so tests can force every path on one machine.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef Q8NN_NO_CPUINFO
+#include <cpuinfo.h>
+#endif
+#if Q8NN_ARCH_X86
+#include <cpuid.h>
+#endif
+#if Q8NN_ARCH_RVV
+#include "arch/rvv/rvv-detect.h"
+#endif
+
+#include "common.h"
+#include "dispatch.h"
+
+static pthread_once_t init_guard = PTHREAD_ONCE_INIT;
+static pthread_mutex_t dispatch_lock = PTHREAD_MUTEX_INITIALIZER;
+static enum q8nn_status init_status = q8nn_status_uninitialized;
+static int initialized;
+static uint32_t available_isa, isa_mask = Q8NN_ISA_ALL;
+static struct q8nn_dispatch dispatch;
+
+#if Q8NN_ARCH_X86
+static int x86_has_avxvnni(void) {
+  unsigned eax, ebx, ecx, edx;
+  if (__get_cpuid_max(0, NULL) < 7) return 0;
+  __cpuid_count(7, 1, eax, ebx, ecx, edx);
+  return (eax >> 4) & 1;
+}
+#endif
+
+static uint32_t detect_isa(void) {
+  uint32_t isa = 0;
+#if Q8NN_ARCH_X86
+  /* cpuinfo's AVX flags already include the OS (XSAVE) support check. */
+  if (cpuinfo_has_x86_avx2() && cpuinfo_has_x86_fma3()) {
+    isa |= Q8NN_ISA_X86_AVX2;
+    if (x86_has_avxvnni()) isa |= Q8NN_ISA_X86_AVXVNNI;
+  }
+  if (cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512dq() &&
+      cpuinfo_has_x86_avx512vl() && cpuinfo_has_x86_avx512vnni()) {
+    isa |= Q8NN_ISA_X86_AVX512VNNI;
+  }
+#elif Q8NN_ARCH_NEON
+  isa |= Q8NN_ISA_ARM_NEON; /* baseline on aarch64 */
+#ifndef Q8NN_NO_CPUINFO
+  if (cpuinfo_has_arm_neon_dot()) isa |= Q8NN_ISA_ARM_NEON_DOT;
+#endif
+#elif Q8NN_ARCH_RVV
+  isa |= q8nn_rvv_detect_isa();
+#endif
+  return isa;
+}
+
+static uint32_t parse_isa_mask(const char* text) {
+  char* end = NULL;
+  const unsigned long number = strtoul(text, &end, 0);
+  if (end != text && *end == '\0') return (uint32_t) number;
+  static const struct { const char* name; uint32_t bit; } names[] = {
+      {"scalar", 0},
+      {"avx2", Q8NN_ISA_X86_AVX2},
+      {"avxvnni", Q8NN_ISA_X86_AVXVNNI},
+      {"avx512vnni", Q8NN_ISA_X86_AVX512VNNI},
+      {"neon", Q8NN_ISA_ARM_NEON},
+      {"neondot", Q8NN_ISA_ARM_NEON_DOT},
+      {"i8mm", Q8NN_ISA_ARM_NEON_I8MM},
+      {"rvv", Q8NN_ISA_RISCV_V},
+      {"all", Q8NN_ISA_ALL},
+  };
+  uint32_t mask = 0;
+  const char* p = text;
+  while (*p != '\0') {
+    const size_t len = strcspn(p, ",");
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+      if (strlen(names[i].name) == len && strncmp(p, names[i].name, len) == 0) mask |= names[i].bit;
+    }
+    p += len;
+    if (*p == ',') p++;
+  }
+  return mask;
+}
+
+static int isa_ok(uint32_t required, uint32_t active) { return (required & ~active) == 0; }
+
+/* Fills the tables for one active-ISA set: the first list line whose ISA bits are all active. */
+static void fill_dispatch(uint32_t active) {
+  struct q8nn_dispatch d;
+  memset(&d, 0, sizeof(d));
+  for (size_t i = 0; i < q8nn_gemm_list_size && d.gemm == NULL; i++) {
+    if (isa_ok(q8nn_gemm_list[i].isa, active)) d.gemm = &q8nn_gemm_list[i];
+  }
+  for (size_t i = 0; i < q8nn_igemm_list_size && d.igemm == NULL; i++) {
+    if (isa_ok(q8nn_igemm_list[i].isa, active)) d.igemm = &q8nn_igemm_list[i];
+  }
+  for (size_t i = 0; i < q8nn_dwconv_list_size; i++) {
+    const struct q8nn_dwconv_entry* e = &q8nn_dwconv_list[i];
+    if (!isa_ok(e->isa, active)) continue;
+    if (e->taps == 9 && d.dwconv_9 == NULL) d.dwconv_9 = e;
+    if (e->taps == 25 && d.dwconv_25 == NULL) d.dwconv_25 = e;
+    if (e->taps == 0 && d.dwconv_any == NULL) d.dwconv_any = e;
+  }
+  for (size_t i = 0; i < q8nn_vadd_list_size && d.vadd == NULL; i++) {
+    if (isa_ok(q8nn_vadd_list[i].isa, active)) d.vadd = &q8nn_vadd_list[i];
+  }
+  dispatch = d;
+}
+
+static void initialize_once(void) {
+#ifndef Q8NN_NO_CPUINFO
+  if (!cpuinfo_initialize()) {
+    init_status = q8nn_status_unsupported_hardware;
+    return;
+  }
+#endif
+  available_isa = detect_isa();
+  const char* env = getenv("Q8NN_ISA_MASK");
+  if (env != NULL && env[0] != '\0') isa_mask = parse_isa_mask(env);
+  fill_dispatch(available_isa & isa_mask);
+  initialized = 1;
+  init_status = q8nn_status_success;
+}
+
+enum q8nn_status q8nn_initialize(void) {
+  pthread_once(&init_guard, initialize_once);
+  if (init_status != q8nn_status_success) {
+    return Q8NN_ERROR(init_status, "CPU detection failed");
+  }
+  return q8nn_status_success;
+}
+
+enum q8nn_status q8nn_deinitialize(void) {
+  /* cpuinfo keeps its tables for the process lifetime; nothing else is owned here. */
+  return initialized ? q8nn_status_success : q8nn_status_uninitialized;
+}
+
+int q8nn_is_initialized(void) { return initialized; }
+
+enum q8nn_status q8nn_set_isa_mask(uint32_t mask) {
+  if (!initialized) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
+  pthread_mutex_lock(&dispatch_lock);
+  isa_mask = mask;
+  fill_dispatch(available_isa & isa_mask);
+  pthread_mutex_unlock(&dispatch_lock);
+  return q8nn_status_success;
+}
+
+uint32_t q8nn_get_available_isa(void) { return initialized ? available_isa : 0; }
+uint32_t q8nn_get_active_isa(void) { return initialized ? available_isa & isa_mask : 0; }
+
+struct q8nn_dispatch q8nn_get_dispatch(void) {
+  pthread_mutex_lock(&dispatch_lock);
+  const struct q8nn_dispatch d = dispatch;
+  pthread_mutex_unlock(&dispatch_lock);
+  return d;
+}
+
+const char* q8nn_version_string(void) { return "0.1.0"; }

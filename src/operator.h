@@ -1,0 +1,109 @@
+/* The operator object behind q8nn_operator_t. One struct for all operator types: create fills the
+   constant part (packed weights, requantization), setup the shape part (sizes, pointers,
+   indirection), run only reads it. */
+#ifndef Q8NN_OPERATOR_H
+#define Q8NN_OPERATOR_H
+
+#include "common.h"
+#include "dispatch.h"
+
+enum q8nn_operator_type {
+  q8nn_operator_type_convolution = 1,
+  q8nn_operator_type_depthwise = 2,
+  q8nn_operator_type_add = 3,
+};
+
+/* How a convolution runs on the CPU. */
+enum q8nn_conv_path {
+  q8nn_conv_path_gemm = 1,   /* 1x1, stride 1, no padding: GEMM over NHWC pixels */
+  q8nn_conv_path_igemm = 2,  /* anything else: indirection buffer */
+  q8nn_conv_path_dwconv = 3, /* one input and one output channel per group */
+};
+
+/* Geometry of a convolution or depthwise convolution (depthwise: groups = channels,
+   group_input_channels = 1, group_output_channels = depth multiplier). */
+struct q8nn_conv_geometry {
+  uint32_t padding_top, padding_right, padding_bottom, padding_left;
+  uint32_t kernel_height, kernel_width, stride_height, stride_width, dilation_height, dilation_width;
+  size_t groups, group_input_channels, group_output_channels;
+};
+
+struct q8nn_backend;
+
+struct q8nn_operator {
+  enum q8nn_operator_type type;
+  char kernel_name[96];
+
+  /* ---- convolution and depthwise (constant after create) ---- */
+  struct q8nn_conv_geometry geometry;
+  enum q8nn_conv_path path;
+  enum q8nn_rounding rounding;
+  int32_t input_zero_point;
+  struct q8nn_qs8_conv_params conv_params;
+  /* Unpacked copies for backends that re-lay weights out their own way: kernel OHWI (grouped),
+     bias (zeros when NULL was given), per-output-channel multiplier and shift. */
+  int8_t* kernel;
+  int32_t* bias;
+  int32_t* multiplier;
+  int32_t* shift;
+  void* packed_weights;
+  size_t packed_group_stride; /* bytes of packed weights per group (gemm/igemm) */
+  uint32_t mr, nr;            /* tile of the gemm/igemm kernel */
+  q8nn_qs8_gemm_ukernel_fn gemm;
+  q8nn_qs8_igemm_ukernel_fn igemm;
+  q8nn_qs8_dwconv_ukernel_fn dwconv;
+  int8_t* zero_buffer; /* input zero point, `zero_size` bytes: the row padding taps point at */
+  size_t zero_size;
+
+  /* ---- convolution setup ---- */
+  size_t batch_size, input_height, input_width, output_height, output_width;
+  size_t input_pixel_stride, output_pixel_stride;
+  const int8_t* input;
+  int8_t* output;
+  const int8_t** indirection;
+  size_t indirection_capacity; /* pointers allocated */
+  size_t nc_tile;              /* output channels per task, a multiple of nr */
+
+  /* ---- add ---- */
+  struct q8nn_qs8_add_params add_params;
+  struct q8nn_qs8_add_params add_params_swapped; /* a and b exchanged, for a broadcast `a` */
+  q8nn_qs8_vadd_ukernel_fn vadd, vaddc;
+  size_t add_a_shape[Q8NN_MAX_DIMS], add_b_shape[Q8NN_MAX_DIMS]; /* as given, right-aligned */
+  size_t add_out_shape[Q8NN_MAX_DIMS];
+  size_t add_rank;
+  /* run plan: outer loop over add_outer_shape (5 dims), inner run of add_inner elements */
+  size_t add_outer_shape[Q8NN_MAX_DIMS - 1];
+  size_t add_a_stride[Q8NN_MAX_DIMS - 1], add_b_stride[Q8NN_MAX_DIMS - 1], add_y_stride[Q8NN_MAX_DIMS - 1];
+  size_t add_outer_count, add_inner;
+  int add_inner_mode; /* 0: a and b both dense, 1: b broadcast, 2: a broadcast */
+  const int8_t* add_a;
+  const int8_t* add_b;
+  int8_t* add_y;
+
+  int is_setup;
+
+  /* ---- backend ---- */
+  struct q8nn_backend* backend; /* NULL = CPU */
+  void* backend_state;
+};
+
+Q8NN_INTERNAL struct q8nn_operator* q8nn_allocate_operator(enum q8nn_operator_type type);
+
+/* Shared by convolution and depthwise: validates quantization, computes per-channel multipliers,
+   selects and packs the kernel. `kernel_ohwi` is grouped OHWI, bias may be NULL. On failure
+   nothing is left allocated in op beyond what q8nn_delete_operator frees. */
+Q8NN_INTERNAL enum q8nn_status q8nn_create_conv_common(
+    struct q8nn_operator* op, const struct q8nn_conv_geometry* geometry,
+    const struct q8nn_conv_quantization* quant, const int8_t* kernel_ohwi, const int32_t* bias,
+    uint32_t flags, const char* caller);
+
+/* Shared setup of convolution and depthwise. */
+Q8NN_INTERNAL enum q8nn_status q8nn_setup_conv_common(
+    struct q8nn_operator* op, size_t batch_size, size_t input_height, size_t input_width,
+    const int8_t* input, size_t input_pixel_stride, int8_t* output, size_t output_pixel_stride,
+    size_t* output_height_out, size_t* output_width_out, const char* caller);
+
+Q8NN_INTERNAL enum q8nn_status q8nn_run_conv_cpu(struct q8nn_operator* op, pthreadpool_t threadpool);
+Q8NN_INTERNAL enum q8nn_status q8nn_run_add_cpu(struct q8nn_operator* op, pthreadpool_t threadpool);
+
+#endif

@@ -1,0 +1,186 @@
+/*
+ * Add, N-dimensional with numpy broadcasting, int8, TFLite arithmetic. Setup reduces any pair of
+ * shapes (rank <= 6) to an outer loop of at most 5 dimensions with per-operand strides (0 where
+ * an operand broadcasts) around one contiguous inner run, handled by vadd (both dense) or vaddc
+ * (one operand broadcast along the run).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "accel/backend.h"
+#include "kernels/requantization.h"
+#include "operator.h"
+
+static int valid_zero_point(int32_t zp) { return zp >= -128 && zp <= 127; }
+static int valid_scale(float s) { return isfinite(s) && s > 0.0f; }
+
+/* TFLite's QuantizeMultiplierSmallerThanOneExp: the shift must come out <= 0. */
+static int quantize_smaller_than_one(double real, int32_t* multiplier, int32_t* shift) {
+  return q8nn_quantize_multiplier(real, multiplier, shift) && *shift <= 0;
+}
+
+enum q8nn_status q8nn_create_add_nd_s8(const struct q8nn_add_quantization* quant, uint32_t flags,
+                                       q8nn_operator_t* add_out) {
+  if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
+  if (quant == NULL || add_out == NULL) {
+    return Q8NN_ERROR(q8nn_status_invalid_parameter, "quant and add_out must not be NULL");
+  }
+  if (flags != 0) return Q8NN_ERROR(q8nn_status_invalid_parameter, "unknown flags 0x%x", (unsigned) flags);
+  if (!valid_zero_point(quant->a_zero_point) || !valid_zero_point(quant->b_zero_point) ||
+      !valid_zero_point(quant->output_zero_point)) {
+    return Q8NN_ERROR(q8nn_status_invalid_parameter, "zero points outside [-128, 127]");
+  }
+  if (quant->output_min > quant->output_max) {
+    return Q8NN_ERROR(q8nn_status_invalid_parameter, "output_min %d > output_max %d", (int) quant->output_min,
+                      (int) quant->output_max);
+  }
+  struct q8nn_qs8_add_params p;
+  p.a_zero_point = quant->a_zero_point;
+  p.b_zero_point = quant->b_zero_point;
+  p.output_zero_point = quant->output_zero_point;
+  p.output_min = quant->output_min;
+  p.output_max = quant->output_max;
+  if (quant->fixed != NULL) {
+    const struct q8nn_add_fixed* f = quant->fixed;
+    if (f->left_shift < 0 || f->left_shift > 20 || f->a_multiplier < 0 || f->b_multiplier < 0 ||
+        f->output_multiplier < 0 || f->a_shift > 0 || f->b_shift > 0 || f->output_shift > 0 ||
+        f->a_shift < -31 || f->b_shift < -31 || f->output_shift < -31) {
+      return Q8NN_ERROR(q8nn_status_invalid_parameter,
+                        "fixed add parameters out of range (left_shift [0, 20], multipliers >= 0, shifts [-31, 0])");
+    }
+    p.left_shift = f->left_shift;
+    p.a_multiplier = f->a_multiplier, p.a_shift = f->a_shift;
+    p.b_multiplier = f->b_multiplier, p.b_shift = f->b_shift;
+    p.output_multiplier = f->output_multiplier, p.output_shift = f->output_shift;
+  } else {
+    if (!valid_scale(quant->a_scale) || !valid_scale(quant->b_scale) || !valid_scale(quant->output_scale)) {
+      return Q8NN_ERROR(q8nn_status_invalid_parameter, "scales must be finite and > 0");
+    }
+    /* TFLite/TFLM CalculateOpDataAdd, in double */
+    p.left_shift = 20;
+    const double twice_max = 2.0 * (double) fmaxf(quant->a_scale, quant->b_scale);
+    const double real_a = (double) quant->a_scale / twice_max;
+    const double real_b = (double) quant->b_scale / twice_max;
+    const double real_out = twice_max / ((double) (1 << p.left_shift) * (double) quant->output_scale);
+    if (!quantize_smaller_than_one(real_a, &p.a_multiplier, &p.a_shift) ||
+        !quantize_smaller_than_one(real_b, &p.b_multiplier, &p.b_shift) ||
+        !quantize_smaller_than_one(real_out, &p.output_multiplier, &p.output_shift)) {
+      return Q8NN_ERROR(q8nn_status_unsupported_parameter,
+                        "output scale %g too small for TFLite's add rescaling", (double) quant->output_scale);
+    }
+  }
+  struct q8nn_operator* op = q8nn_allocate_operator(q8nn_operator_type_add);
+  if (op == NULL) return Q8NN_ERROR(q8nn_status_out_of_memory, "operator");
+  op->add_params = p;
+  op->add_params_swapped = p;
+  op->add_params_swapped.a_zero_point = p.b_zero_point;
+  op->add_params_swapped.b_zero_point = p.a_zero_point;
+  op->add_params_swapped.a_multiplier = p.b_multiplier;
+  op->add_params_swapped.b_multiplier = p.a_multiplier;
+  op->add_params_swapped.a_shift = p.b_shift;
+  op->add_params_swapped.b_shift = p.a_shift;
+  const struct q8nn_dispatch d = q8nn_get_dispatch();
+  op->vadd = d.vadd->vadd;
+  op->vaddc = d.vadd->vaddc;
+  snprintf(op->kernel_name, sizeof(op->kernel_name), "%s", d.vadd->name);
+  *add_out = op;
+  return q8nn_status_success;
+}
+
+enum q8nn_status q8nn_setup_add_nd_s8(q8nn_operator_t op, size_t num_a_dims, const size_t* a_shape,
+                                      size_t num_b_dims, const size_t* b_shape, const int8_t* a,
+                                      const int8_t* b, int8_t* output) {
+  if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
+  if (op == NULL || op->type != q8nn_operator_type_add) {
+    return Q8NN_ERROR(q8nn_status_invalid_parameter, "not an add operator");
+  }
+  if (a == NULL || b == NULL || output == NULL) {
+    return Q8NN_ERROR(q8nn_status_invalid_parameter, "a, b and output must not be NULL");
+  }
+  if (num_a_dims > Q8NN_MAX_DIMS || num_b_dims > Q8NN_MAX_DIMS) {
+    return Q8NN_ERROR(q8nn_status_unsupported_parameter, "rank %zu/%zu above %d", num_a_dims, num_b_dims,
+                      Q8NN_MAX_DIMS);
+  }
+  if ((num_a_dims != 0 && a_shape == NULL) || (num_b_dims != 0 && b_shape == NULL)) {
+    return Q8NN_ERROR(q8nn_status_invalid_parameter, "shape pointer is NULL");
+  }
+  /* Right-align both shapes to 6 dimensions. */
+  size_t sa[Q8NN_MAX_DIMS], sb[Q8NN_MAX_DIMS], so[Q8NN_MAX_DIMS];
+  for (size_t i = 0; i < Q8NN_MAX_DIMS; i++) sa[i] = sb[i] = 1;
+  for (size_t i = 0; i < num_a_dims; i++) sa[Q8NN_MAX_DIMS - num_a_dims + i] = a_shape[i];
+  for (size_t i = 0; i < num_b_dims; i++) sb[Q8NN_MAX_DIMS - num_b_dims + i] = b_shape[i];
+  size_t total = 1;
+  for (size_t i = 0; i < Q8NN_MAX_DIMS; i++) {
+    if (sa[i] == 0 || sb[i] == 0) return Q8NN_ERROR(q8nn_status_invalid_parameter, "zero dimension");
+    if (sa[i] != sb[i] && sa[i] != 1 && sb[i] != 1) {
+      return Q8NN_ERROR(q8nn_status_invalid_parameter, "shapes do not broadcast (dimension %zu: %zu vs %zu)",
+                        i, sa[i], sb[i]);
+    }
+    so[i] = sa[i] > sb[i] ? sa[i] : sb[i];
+    if (!q8nn_mul_sz(total, so[i], &total)) {
+      return Q8NN_ERROR(q8nn_status_invalid_parameter, "output size overflows size_t");
+    }
+  }
+  size_t a_total = 1, b_total = 1;
+  for (size_t i = 0; i < Q8NN_MAX_DIMS; i++) a_total *= sa[i], b_total *= sb[i];
+  if ((output == (int8_t*) a && a_total != total) || (output == (int8_t*) b && b_total != total)) {
+    return Q8NN_ERROR(q8nn_status_invalid_parameter, "output aliases an operand that is broadcast");
+  }
+
+  /* Drop size-1 output dims and merge neighbours with the same broadcast pattern, innermost first. */
+  size_t dims[Q8NN_MAX_DIMS];
+  int a_one[Q8NN_MAX_DIMS], b_one[Q8NN_MAX_DIMS];
+  size_t count = 0;
+  for (size_t k = Q8NN_MAX_DIMS; k-- > 0;) {
+    if (so[k] == 1) continue;
+    const int ao = sa[k] == 1, bo = sb[k] == 1;
+    if (count != 0 && a_one[count - 1] == ao && b_one[count - 1] == bo) {
+      dims[count - 1] *= so[k];
+    } else {
+      dims[count] = so[k], a_one[count] = ao, b_one[count] = bo;
+      count++;
+    }
+  }
+  size_t inner = 1;
+  int mode = 0;
+  if (count != 0) {
+    inner = dims[0];
+    mode = b_one[0] ? 1 : a_one[0] ? 2 : 0;
+  }
+  size_t a_stride = a_one[0] && count != 0 ? 1 : inner, b_stride = b_one[0] && count != 0 ? 1 : inner;
+  size_t y_stride = inner;
+  if (count == 0) a_stride = b_stride = y_stride = 1;
+  /* outer dims, innermost first in `dims[1..count)`, stored outermost first */
+  const size_t outer = count > 1 ? count - 1 : 0;
+  size_t outer_count = 1;
+  for (size_t i = 0; i < Q8NN_MAX_DIMS - 1; i++) {
+    op->add_outer_shape[i] = 1;
+    op->add_a_stride[i] = op->add_b_stride[i] = op->add_y_stride[i] = 0;
+  }
+  for (size_t j = 1; j <= outer; j++) {
+    const size_t slot = Q8NN_MAX_DIMS - 1 - j; /* innermost outer dim in the last slot */
+    op->add_outer_shape[slot] = dims[j];
+    op->add_a_stride[slot] = a_one[j] ? 0 : a_stride;
+    op->add_b_stride[slot] = b_one[j] ? 0 : b_stride;
+    op->add_y_stride[slot] = y_stride;
+    if (!a_one[j]) a_stride *= dims[j];
+    if (!b_one[j]) b_stride *= dims[j];
+    y_stride *= dims[j];
+    outer_count *= dims[j];
+  }
+  op->add_outer_count = outer_count;
+  op->add_inner = inner;
+  op->add_inner_mode = mode;
+  op->add_rank = num_a_dims > num_b_dims ? num_a_dims : num_b_dims;
+  memcpy(op->add_a_shape, sa, sizeof(sa));
+  memcpy(op->add_b_shape, sb, sizeof(sb));
+  memcpy(op->add_out_shape, so, sizeof(so));
+  op->add_a = a;
+  op->add_b = b;
+  op->add_y = output;
+  op->is_setup = 1;
+  const enum q8nn_status status = q8nn_backend_prepare(op);
+  if (status != q8nn_status_success) op->is_setup = 0;
+  return status;
+}

@@ -1,0 +1,346 @@
+/*
+ * Convolution 2D, NHWC, int8: create (validate, requantization, kernel choice, packing) and setup
+ * (output size, indirection). The shared parts also serve the depthwise operator.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "accel/backend.h"
+#include "kernels/requantization.h"
+#include "operator.h"
+
+struct q8nn_operator* q8nn_allocate_operator(enum q8nn_operator_type type) {
+  struct q8nn_operator* op = calloc(1, sizeof(struct q8nn_operator));
+  if (op != NULL) op->type = type;
+  return op;
+}
+
+static int valid_zero_point(int32_t zp) { return zp >= -128 && zp <= 127; }
+static int valid_scale(float s) { return isfinite(s) && s > 0.0f; }
+
+/* Per-output-channel (multiplier, shift) in TFLite form, from float scales or as given. */
+static enum q8nn_status compute_requantization(
+    const struct q8nn_conv_quantization* quant, size_t channels, uint32_t flags,
+    int32_t* multiplier, int32_t* shift, const char* caller) {
+  const int per_tensor = (flags & Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE) != 0;
+  if (quant->output_multiplier != NULL) {
+    if (quant->output_shift == NULL) {
+      return q8nn_log_error(q8nn_status_invalid_parameter, caller, "output_multiplier given without output_shift");
+    }
+    for (size_t c = 0; c < channels; c++) {
+      const int32_t m = quant->output_multiplier[per_tensor ? 0 : c];
+      const int32_t s = quant->output_shift[per_tensor ? 0 : c];
+      if (m != 0 && m < (INT32_C(1) << 30)) {
+        return q8nn_log_error(q8nn_status_invalid_parameter, caller,
+                              "output_multiplier[%zu] = %d is neither 0 nor in [2^30, 2^31)", c, (int) m);
+      }
+      if (s < -31 || s > 30) {
+        return q8nn_log_error(q8nn_status_unsupported_parameter, caller,
+                              "output_shift[%zu] = %d is outside [-31, 30]", c, (int) s);
+      }
+      multiplier[c] = m;
+      shift[c] = s;
+    }
+    return q8nn_status_success;
+  }
+  if (!valid_scale(quant->input_scale) || !valid_scale(quant->output_scale)) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "input/output scale %g/%g must be finite and > 0",
+                          (double) quant->input_scale, (double) quant->output_scale);
+  }
+  if (quant->kernel_scale == NULL) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "kernel_scale is NULL");
+  }
+  for (size_t c = 0; c < channels; c++) {
+    const float ks = quant->kernel_scale[per_tensor ? 0 : c];
+    if (!valid_scale(ks)) {
+      return q8nn_log_error(q8nn_status_invalid_parameter, caller, "kernel_scale[%zu] = %g must be finite and > 0",
+                            c, (double) ks);
+    }
+    /* exactly TFLite's PopulateConvolutionQuantizationParams: double product, then division */
+    const double real = (double) quant->input_scale * (double) ks / (double) quant->output_scale;
+    if (!q8nn_quantize_multiplier(real, &multiplier[c], &shift[c])) {
+      return q8nn_log_error(q8nn_status_unsupported_parameter, caller,
+                            "requantization scale %g of channel %zu does not fit a shift <= 30", real, c);
+    }
+  }
+  return q8nn_status_success;
+}
+
+static void set_kernel_name(struct q8nn_operator* op, const char* name) {
+  snprintf(op->kernel_name, sizeof(op->kernel_name), "%s", name);
+  if (op->rounding == q8nn_rounding_single) {
+    char* r = strstr(op->kernel_name, "rdouble");
+    if (r != NULL) memcpy(r, "rsingle", 7);
+  }
+}
+
+enum q8nn_status q8nn_create_conv_common(
+    struct q8nn_operator* op, const struct q8nn_conv_geometry* g,
+    const struct q8nn_conv_quantization* quant, const int8_t* kernel_ohwi, const int32_t* bias,
+    uint32_t flags, const char* caller) {
+  if (!valid_zero_point(quant->input_zero_point) || !valid_zero_point(quant->output_zero_point)) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "zero points %d/%d outside [-128, 127]",
+                          (int) quant->input_zero_point, (int) quant->output_zero_point);
+  }
+  if (quant->output_min > quant->output_max) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "output_min %d > output_max %d",
+                          (int) quant->output_min, (int) quant->output_max);
+  }
+  if (quant->rounding != q8nn_rounding_double && quant->rounding != q8nn_rounding_single) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "unknown rounding %d", (int) quant->rounding);
+  }
+  if ((flags & ~Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE) != 0) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "unknown flags 0x%x", (unsigned) flags);
+  }
+  const size_t ks = (size_t) g->kernel_height * g->kernel_width;
+  size_t channels_out, kernel_size;
+  if (!q8nn_mul_sz(g->groups, g->group_output_channels, &channels_out) ||
+      !q8nn_mul_sz(channels_out, ks, &kernel_size) || !q8nn_mul_sz(kernel_size, g->group_input_channels, &kernel_size) ||
+      channels_out > SIZE_MAX / (4 * sizeof(int32_t))) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "weight size overflows size_t");
+  }
+
+  op->geometry = *g;
+  op->rounding = quant->rounding;
+  op->input_zero_point = quant->input_zero_point;
+  op->conv_params.output_zero_point = quant->output_zero_point;
+  op->conv_params.output_min = quant->output_min;
+  op->conv_params.output_max = quant->output_max;
+
+  op->multiplier = malloc(channels_out * sizeof(int32_t));
+  op->shift = malloc(channels_out * sizeof(int32_t));
+  op->bias = calloc(channels_out, sizeof(int32_t));
+  op->kernel = malloc(kernel_size);
+  if (op->multiplier == NULL || op->shift == NULL || op->bias == NULL || op->kernel == NULL) {
+    return q8nn_log_error(q8nn_status_out_of_memory, caller, "%zu bytes of weights", kernel_size);
+  }
+  enum q8nn_status status = compute_requantization(quant, channels_out, flags, op->multiplier, op->shift, caller);
+  if (status != q8nn_status_success) return status;
+  memcpy(op->kernel, kernel_ohwi, kernel_size);
+  if (bias != NULL) memcpy(op->bias, bias, channels_out * sizeof(int32_t));
+
+  const struct q8nn_dispatch d = q8nn_get_dispatch();
+  const size_t gic = g->group_input_channels, goc = g->group_output_channels;
+  size_t zero_size = gic;
+  if (gic == 1 && goc == 1) {
+    /* One input and one output channel per group: depthwise, channels innermost. */
+    const struct q8nn_dwconv_entry* e = ks == 9 && d.dwconv_9 != NULL    ? d.dwconv_9
+                                        : ks == 25 && d.dwconv_25 != NULL ? d.dwconv_25
+                                                                          : d.dwconv_any;
+    const size_t channels = g->groups;
+    op->path = q8nn_conv_path_dwconv;
+    op->dwconv = e->fn[op->rounding];
+    set_kernel_name(op, e->name);
+    /* OHWI with I = 1 is [C][taps]; the dwconv packing wants [taps][C]. */
+    int8_t* taps_major = malloc(kernel_size);
+    op->packed_weights = malloc(q8nn_packed_dwconv_size(channels, ks, e->channel_tile));
+    if (taps_major == NULL || op->packed_weights == NULL) {
+      free(taps_major);
+      return q8nn_log_error(q8nn_status_out_of_memory, caller, "packed depthwise weights");
+    }
+    for (size_t c = 0; c < channels; c++) {
+      for (size_t t = 0; t < ks; t++) taps_major[t * channels + c] = kernel_ohwi[c * ks + t];
+    }
+    q8nn_pack_qs8_dwconv_w(channels, ks, e->channel_tile, taps_major, bias, op->multiplier, op->shift,
+                           quant->input_zero_point + e->input_offset, op->packed_weights);
+    free(taps_major);
+    zero_size = channels;
+  } else {
+    const int is_gemm = g->kernel_height == 1 && g->kernel_width == 1 && g->stride_height == 1 &&
+                        g->stride_width == 1 && g->padding_top == 0 && g->padding_bottom == 0 &&
+                        g->padding_left == 0 && g->padding_right == 0;
+    uint32_t nr, kr;
+    int32_t input_offset;
+    q8nn_pack_gemm_fn pack;
+    if (is_gemm) {
+      op->path = q8nn_conv_path_gemm;
+      op->gemm = d.gemm->fn[op->rounding];
+      op->mr = d.gemm->mr, nr = d.gemm->nr, kr = d.gemm->kr;
+      input_offset = d.gemm->input_offset, pack = d.gemm->pack;
+      set_kernel_name(op, d.gemm->name);
+    } else {
+      op->path = q8nn_conv_path_igemm;
+      op->igemm = d.igemm->fn[op->rounding];
+      op->mr = d.igemm->mr, nr = d.igemm->nr, kr = d.igemm->kr;
+      input_offset = d.igemm->input_offset, pack = d.igemm->pack;
+      set_kernel_name(op, d.igemm->name);
+    }
+    op->nr = nr;
+    op->packed_group_stride = q8nn_packed_gemm_size(1, goc, is_gemm ? 1 : ks, gic, nr, kr);
+    op->packed_weights = malloc(op->packed_group_stride * g->groups);
+    if (op->packed_weights == NULL) {
+      return q8nn_log_error(q8nn_status_out_of_memory, caller, "packed weights");
+    }
+    pack(g->groups, goc, ks, gic, nr, kr, kernel_ohwi, bias, op->multiplier, op->shift,
+         quant->input_zero_point + input_offset, op->packed_weights);
+  }
+  op->zero_size = zero_size;
+  op->zero_buffer = malloc(zero_size);
+  if (op->zero_buffer == NULL) return q8nn_log_error(q8nn_status_out_of_memory, caller, "zero row");
+  memset(op->zero_buffer, (int) (int8_t) quant->input_zero_point, zero_size);
+  return q8nn_status_success;
+}
+
+enum q8nn_status q8nn_create_convolution2d_nhwc_s8(
+    const struct q8nn_convolution2d_desc* desc, const struct q8nn_conv_quantization* quant,
+    const int8_t* kernel, const int32_t* bias, uint32_t flags, q8nn_operator_t* convolution_out) {
+  if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
+  if (desc == NULL || quant == NULL || kernel == NULL || convolution_out == NULL) {
+    return Q8NN_ERROR(q8nn_status_invalid_parameter, "desc, quant, kernel and convolution_out must not be NULL");
+  }
+  if (desc->kernel_height == 0 || desc->kernel_width == 0 || desc->stride_height == 0 || desc->stride_width == 0 ||
+      desc->dilation_height == 0 || desc->dilation_width == 0 || desc->groups == 0 ||
+      desc->group_input_channels == 0 || desc->group_output_channels == 0) {
+    return Q8NN_ERROR(q8nn_status_invalid_parameter,
+                      "kernel size, stride, dilation, groups and channels must be >= 1");
+  }
+  const struct q8nn_conv_geometry g = {
+      desc->padding_top, desc->padding_right, desc->padding_bottom, desc->padding_left,
+      desc->kernel_height, desc->kernel_width, desc->stride_height, desc->stride_width,
+      desc->dilation_height, desc->dilation_width,
+      desc->groups, desc->group_input_channels, desc->group_output_channels};
+  struct q8nn_operator* op = q8nn_allocate_operator(q8nn_operator_type_convolution);
+  if (op == NULL) return Q8NN_ERROR(q8nn_status_out_of_memory, "operator");
+  const enum q8nn_status status = q8nn_create_conv_common(op, &g, quant, kernel, bias, flags, __func__);
+  if (status != q8nn_status_success) {
+    q8nn_delete_operator(op);
+    return status;
+  }
+  *convolution_out = op;
+  return q8nn_status_success;
+}
+
+/* Output extent per TFLite; 0 when it is not positive. */
+static size_t output_extent(size_t input, uint32_t pad_before, uint32_t pad_after, uint32_t kernel,
+                            uint32_t stride, uint32_t dilation) {
+  const size_t padded = input + (size_t) pad_before + (size_t) pad_after;
+  const size_t effective = (size_t) dilation * (kernel - 1) + 1;
+  if (padded < effective) return 0;
+  return (padded - effective) / stride + 1;
+}
+
+static void build_indirection(struct q8nn_operator* op, size_t tile, size_t tiles) {
+  const struct q8nn_conv_geometry* g = &op->geometry;
+  const size_t kh = g->kernel_height, kw = g->kernel_width, ks = kh * kw;
+  const size_t m_total = op->output_height * op->output_width;
+  for (size_t mt = 0; mt < tiles; mt++) {
+    for (size_t t = 0; t < ks; t++) {
+      const size_t ky = t / kw, kx = t % kw;
+      for (size_t i = 0; i < tile; i++) {
+        size_t m = mt * tile + i;
+        if (m >= m_total) m = m_total - 1; /* partial tile: repeat the last pixel */
+        const size_t oy = m / op->output_width, ox = m % op->output_width;
+        /* iy = oy*stride + ky*dilation - pad, in signed arithmetic wide enough for any input */
+        const int64_t iy = (int64_t) (oy * g->stride_height + ky * g->dilation_height) - g->padding_top;
+        const int64_t ix = (int64_t) (ox * g->stride_width + kx * g->dilation_width) - g->padding_left;
+        const int8_t* p = op->zero_buffer;
+        if (iy >= 0 && iy < (int64_t) op->input_height && ix >= 0 && ix < (int64_t) op->input_width) {
+          p = op->input + ((size_t) iy * op->input_width + (size_t) ix) * op->input_pixel_stride;
+        }
+        op->indirection[(mt * ks + t) * tile + i] = p;
+      }
+    }
+  }
+}
+
+enum q8nn_status q8nn_setup_conv_common(
+    struct q8nn_operator* op, size_t batch_size, size_t input_height, size_t input_width,
+    const int8_t* input, size_t input_pixel_stride, int8_t* output, size_t output_pixel_stride,
+    size_t* output_height_out, size_t* output_width_out, const char* caller) {
+  const struct q8nn_conv_geometry* g = &op->geometry;
+  if (input == NULL || output == NULL) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "input and output must not be NULL");
+  }
+  if (batch_size == 0 || input_height == 0 || input_width == 0) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "batch %zu, input %zux%zu must be >= 1",
+                          batch_size, input_height, input_width);
+  }
+  const size_t in_channels = g->groups * g->group_input_channels;
+  const size_t out_channels = g->groups * g->group_output_channels;
+  if (input_pixel_stride < in_channels || output_pixel_stride < out_channels) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller,
+                          "pixel strides %zu/%zu below channel counts %zu/%zu", input_pixel_stride,
+                          output_pixel_stride, in_channels, out_channels);
+  }
+  if (input_height > UINT32_MAX || input_width > UINT32_MAX) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "input size beyond 2^32");
+  }
+  const size_t oh = output_extent(input_height, g->padding_top, g->padding_bottom, g->kernel_height,
+                                  g->stride_height, g->dilation_height);
+  const size_t ow = output_extent(input_width, g->padding_left, g->padding_right, g->kernel_width,
+                                  g->stride_width, g->dilation_width);
+  if (oh == 0 || ow == 0) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "output size %zux%zu is not positive", oh, ow);
+  }
+  size_t n;
+  if (!q8nn_mul_sz(batch_size, input_height, &n) || !q8nn_mul_sz(n, input_width, &n) ||
+      !q8nn_mul_sz(n, input_pixel_stride, &n) || !q8nn_mul_sz(batch_size, oh, &n) ||
+      !q8nn_mul_sz(n, ow, &n) || !q8nn_mul_sz(n, output_pixel_stride, &n)) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "tensor size overflows size_t");
+  }
+
+  /* Indirection: igemm tiles of MR pixels, or one list of taps per output pixel (dwconv). */
+  const size_t ks = (size_t) g->kernel_height * g->kernel_width;
+  size_t tile = 0, tiles = 0, pointers = 0;
+  if (op->path != q8nn_conv_path_gemm) {
+    tile = op->path == q8nn_conv_path_igemm ? op->mr : 1;
+    tiles = q8nn_divide_round_up(oh * ow, tile);
+    if (!q8nn_mul_sz(tiles, ks * tile, &pointers) || pointers > SIZE_MAX / sizeof(void*)) {
+      return q8nn_log_error(q8nn_status_invalid_parameter, caller, "indirection size overflows size_t");
+    }
+    if (pointers > op->indirection_capacity) {
+      const int8_t** grown = realloc(op->indirection, pointers * sizeof(void*));
+      if (grown == NULL) return q8nn_log_error(q8nn_status_out_of_memory, caller, "indirection buffer");
+      op->indirection = grown;
+      op->indirection_capacity = pointers;
+    }
+  }
+  op->batch_size = batch_size;
+  op->input_height = input_height;
+  op->input_width = input_width;
+  op->output_height = oh;
+  op->output_width = ow;
+  op->input = input;
+  op->output = output;
+  op->input_pixel_stride = input_pixel_stride;
+  op->output_pixel_stride = output_pixel_stride;
+  if (pointers != 0) build_indirection(op, tile, tiles);
+  op->is_setup = 1;
+  const enum q8nn_status status = q8nn_backend_prepare(op);
+  if (status != q8nn_status_success) {
+    op->is_setup = 0;
+    return status;
+  }
+  if (output_height_out != NULL) *output_height_out = oh;
+  if (output_width_out != NULL) *output_width_out = ow;
+  return q8nn_status_success;
+}
+
+enum q8nn_status q8nn_setup_convolution2d_nhwc_s8(
+    q8nn_operator_t op, size_t batch_size, size_t input_height, size_t input_width,
+    const int8_t* input, size_t input_pixel_stride, int8_t* output, size_t output_pixel_stride,
+    size_t* output_height_out, size_t* output_width_out) {
+  if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
+  if (op == NULL || op->type != q8nn_operator_type_convolution) {
+    return Q8NN_ERROR(q8nn_status_invalid_parameter, "not a convolution operator");
+  }
+  return q8nn_setup_conv_common(op, batch_size, input_height, input_width, input, input_pixel_stride,
+                                output, output_pixel_stride, output_height_out, output_width_out, __func__);
+}
+
+void q8nn_compute_same_padding(uint32_t input, uint32_t kernel, uint32_t stride, uint32_t dilation,
+                               uint32_t* pad_before, uint32_t* pad_after) {
+  if (pad_before == NULL || pad_after == NULL) return;
+  *pad_before = 0;
+  *pad_after = 0;
+  if (stride == 0 || dilation == 0 || kernel == 0) return;
+  const uint64_t out = ((uint64_t) input + stride - 1) / stride;
+  const uint64_t effective = (uint64_t) dilation * (kernel - 1) + 1;
+  const int64_t total = out == 0 ? 0 : (int64_t) ((out - 1) * stride + effective) - (int64_t) input;
+  if (total > 0) {
+    *pad_before = (uint32_t) (total / 2);
+    *pad_after = (uint32_t) (total - total / 2);
+  }
+}
