@@ -1,0 +1,55 @@
+/* Every dwconv kernel of the list: channels around the channel tile, 1..3 output pixels, its tap
+   count (or several for any-taps kernels), pointer strides beyond taps, output gaps, zero rows,
+   offsets, zero points, clamps, scale regimes and both roundings. */
+#include <stdlib.h>
+
+#include "ukernels/sweep.h"
+#include "ukernels/ukernel-tester.h"
+
+static void test_dwconv_entry(void** state) {
+  const struct q8nn_dwconv_entry* e = *state;
+  SWEEP_REQUIRE_ISA(e->isa, e->name);
+  const size_t ct = e->channel_tile;
+  const size_t channels[] = {1, ct - 1, ct, ct + 1, 2 * ct + 3, 5 * ct - 1, 67};
+  const size_t any_taps[] = {1, 2, 4, 9, 10, 25, 49};
+  const size_t ntaps = e->taps != 0 ? 1 : sizeof(any_taps) / sizeof(any_taps[0]);
+  int failures = 0;
+  size_t i = 0;
+  for (int rounding = 0; rounding < 2; rounding++) {
+    for (size_t c = 0; c < sizeof(channels) / sizeof(channels[0]); c++) {
+      if (channels[c] == 0) continue;
+      for (size_t width = 1; width <= 3; width++) {
+        for (size_t tp = 0; tp < ntaps; tp++, i++) {
+          struct dwconv_tester t = {0};
+          t.channels = channels[c];
+          t.width = width;
+          t.taps = e->taps != 0 ? e->taps : any_taps[tp];
+          t.input_stride_extra = i % 3 == 2 ? 2 : 0;
+          t.output_increment = i % 2 ? 5 : 0;
+          t.input_zero_point = sweep_zero_point(i);
+          t.output_zero_point = sweep_zero_point(i / 4 + 2);
+          sweep_clamp(i / 2, t.output_zero_point, &t.output_min, &t.output_max);
+          t.rounding = rounding;
+          sweep_shift_range((int) (i / 3), (double) t.taps, &t.shift_lo, &t.shift_hi);
+          t.input_offset = i % 4 == 3 ? 17 : 0;
+          failures += dwconv_tester_run(&t, e);
+          if (failures > 10) fail_msg("%s: too many mismatches", e->name);
+        }
+      }
+    }
+  }
+  if (failures != 0) fail_msg("%s: %d mismatches (seed %llu)", e->name, failures, (unsigned long long) test_seed());
+}
+
+int main(void) {
+  test_seed();
+  struct CMUnitTest* tests = calloc(q8nn_dwconv_list_size, sizeof(struct CMUnitTest));
+  for (size_t i = 0; i < q8nn_dwconv_list_size; i++) {
+    tests[i].name = q8nn_dwconv_list[i].name;
+    tests[i].test_func = test_dwconv_entry;
+    tests[i].initial_state = (void*) &q8nn_dwconv_list[i];
+  }
+  const int result = _cmocka_run_group_tests("ukernel_dwconv", tests, q8nn_dwconv_list_size, sweep_setup, NULL);
+  free(tests);
+  return result;
+}

@@ -1,0 +1,96 @@
+/* Every gemm and igemm kernel of the lists over sweeps around its tile: rows 1..MR, channels
+   around NR, K below / at / above the K block, taps, zero points, clamps, scale regimes, both
+   roundings, padded (zero) rows and offset pointers for igemm. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ukernels/sweep.h"
+#include "ukernels/ukernel-tester.h"
+
+static size_t n_values(size_t nr, size_t* out) {
+  const size_t cand[] = {1, nr - 1, nr, nr + 1, 2 * nr + 3, 3 * nr};
+  size_t count = 0;
+  for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
+    if (cand[i] == 0) continue;
+    int dup = 0;
+    for (size_t j = 0; j < count; j++) dup |= out[j] == cand[i];
+    if (!dup) out[count++] = cand[i];
+  }
+  return count;
+}
+
+static size_t k_values(size_t kr, size_t* out) {
+  const size_t cand[] = {1, 2, 3, kr - 1, kr, kr + 1, 2 * kr + 3, 4 * kr, 37, 160};
+  size_t count = 0;
+  for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
+    if (cand[i] == 0) continue;
+    int dup = 0;
+    for (size_t j = 0; j < count; j++) dup |= out[j] == cand[i];
+    if (!dup) out[count++] = cand[i];
+  }
+  return count;
+}
+
+static void run_sweep(const struct q8nn_gemm_entry* gemm, const struct q8nn_igemm_entry* igemm) {
+  const char* name = gemm != NULL ? gemm->name : igemm->name;
+  SWEEP_REQUIRE_ISA(gemm != NULL ? gemm->isa : igemm->isa, name);
+  const size_t mr = gemm != NULL ? gemm->mr : igemm->mr;
+  const size_t nr = gemm != NULL ? gemm->nr : igemm->nr;
+  const size_t kr = gemm != NULL ? gemm->kr : igemm->kr;
+  size_t ns[8], ks_[12];
+  const size_t nn = n_values(nr, ns), nk = k_values(kr, ks_);
+  const size_t taps[] = {1, 2, 9};
+  const size_t ntaps = gemm != NULL ? 1 : 3;
+  int failures = 0;
+  size_t i = 0;
+  for (int rounding = 0; rounding < 2; rounding++) {
+    for (size_t m = 1; m <= mr; m++) {
+      for (size_t a = 0; a < nn; a++) {
+        for (size_t b = 0; b < nk; b++) {
+          for (size_t tp = 0; tp < ntaps; tp++, i++) {
+            struct gemm_tester t = {0};
+            t.m = m, t.n = ns[a], t.k = ks_[b], t.ks = taps[tp];
+            t.a_stride_extra = i % 3 == 0 ? 0 : i % 7;
+            t.c_stride_extra = i % 2 == 0 ? 0 : 1 + i % 5;
+            t.input_zero_point = sweep_zero_point(i);
+            t.output_zero_point = sweep_zero_point(i / 4 + 1);
+            sweep_clamp(i / 3, t.output_zero_point, &t.output_min, &t.output_max);
+            t.rounding = rounding;
+            sweep_shift_range((int) (i / 5), (double) (t.k * t.ks), &t.shift_lo, &t.shift_hi);
+            t.zero_rows = gemm == NULL && i % 2 == 0;
+            t.a_offset = gemm == NULL && i % 3 == 1 ? 3 + i % 61 : 0;
+            failures += gemm_tester_run(&t, gemm, igemm);
+            if (failures > 10) fail_msg("%s: too many mismatches, see above", name);
+          }
+        }
+      }
+    }
+  }
+  if (failures != 0) fail_msg("%s: %d mismatches (seed %llu)", name, failures, (unsigned long long) test_seed());
+}
+
+static void test_gemm_entry(void** state) { run_sweep((const struct q8nn_gemm_entry*) *state, NULL); }
+static void test_igemm_entry(void** state) { run_sweep(NULL, (const struct q8nn_igemm_entry*) *state); }
+
+static int set_entry(void** state) { return sweep_setup(state); }
+
+int main(void) {
+  test_seed();
+  const size_t count = q8nn_gemm_list_size + q8nn_igemm_list_size;
+  struct CMUnitTest* tests = calloc(count, sizeof(struct CMUnitTest));
+  size_t t = 0;
+  for (size_t i = 0; i < q8nn_gemm_list_size; i++, t++) {
+    tests[t].name = q8nn_gemm_list[i].name;
+    tests[t].test_func = test_gemm_entry;
+    tests[t].initial_state = (void*) &q8nn_gemm_list[i];
+    tests[t].setup_func = NULL;
+  }
+  for (size_t i = 0; i < q8nn_igemm_list_size; i++, t++) {
+    tests[t].name = q8nn_igemm_list[i].name;
+    tests[t].test_func = test_igemm_entry;
+    tests[t].initial_state = (void*) &q8nn_igemm_list[i];
+  }
+  const int result = _cmocka_run_group_tests("ukernel_gemm", tests, count, set_entry, NULL);
+  free(tests);
+  return result;
+}

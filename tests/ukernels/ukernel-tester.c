@@ -1,0 +1,260 @@
+#include "ukernels/ukernel-tester.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reference/reference.h"
+#include "testers/test-util.h"
+
+#define GUARD TEST_GUARD_BYTE
+
+void tester_random_requant(size_t n, int shift_lo, int shift_hi, int32_t* multiplier, int32_t* shift) {
+  for (size_t i = 0; i < n; i++) {
+    const uint32_t pick = test_rand() % 16;
+    if (pick == 0) {
+      multiplier[i] = INT32_C(1) << 30;
+    } else if (pick == 1) {
+      multiplier[i] = INT32_MAX;
+    } else if (pick == 2) {
+      multiplier[i] = 0;
+    } else {
+      multiplier[i] = (int32_t) ((UINT32_C(1) << 30) | (test_rand() & ((UINT32_C(1) << 30) - 1)));
+    }
+    shift[i] = test_rand_range(shift_lo, shift_hi);
+  }
+}
+
+static int8_t requantize_ref(int64_t acc, int32_t multiplier, int32_t shift, int rounding, int32_t zp,
+                             int32_t vmin, int32_t vmax) {
+  /* TFLite's accumulator is int32: wrap, then requantize. */
+  const int32_t acc32 = (int32_t) (uint32_t) (uint64_t) acc;
+  int64_t out = (int64_t) ref_multiply_by_quantized_multiplier(acc32, multiplier, shift, rounding) + zp;
+  if (out < vmin) out = vmin;
+  if (out > vmax) out = vmax;
+  return (int8_t) out;
+}
+
+static void* checked_malloc(size_t size) {
+  void* p = malloc(size == 0 ? 1 : size);
+  if (p == NULL) abort();
+  return p;
+}
+
+int gemm_tester_run(const struct gemm_tester* t, const struct q8nn_gemm_entry* gemm,
+                    const struct q8nn_igemm_entry* igemm) {
+  const char* name = gemm != NULL ? gemm->name : igemm->name;
+  const size_t mr_max = gemm != NULL ? gemm->mr : igemm->mr;
+  const size_t nr = gemm != NULL ? gemm->nr : igemm->nr;
+  const size_t kr = gemm != NULL ? gemm->kr : igemm->kr;
+  const int32_t input_offset = gemm != NULL ? gemm->input_offset : igemm->input_offset;
+  q8nn_pack_gemm_fn pack = gemm != NULL ? gemm->pack : igemm->pack;
+  const size_t m = t->m, n = t->n, k = t->k, ks = gemm != NULL ? 1 : t->ks;
+  const size_t a_stride = k + t->a_stride_extra, cm_stride = n + t->c_stride_extra;
+
+  /* Inputs: gemm reads m rows of A (exactly sized); igemm reads ks*MR row pointers. */
+  const size_t rows = gemm != NULL ? m : ks * m;
+  const size_t a_size = t->a_offset + (rows - 1) * a_stride + k;
+  int8_t* a = checked_malloc(a_size);
+  test_fill_s8(a, a_size);
+  int8_t* zero = checked_malloc(k);
+  memset(zero, (int) (int8_t) t->input_zero_point, k);
+  int8_t* kernel = checked_malloc(n * ks * k);
+  test_fill_s8(kernel, n * ks * k);
+  int32_t* bias = checked_malloc(n * sizeof(int32_t));
+  test_fill_s32_range(bias, n, -100000, 100000);
+  int32_t* multiplier = checked_malloc(n * sizeof(int32_t));
+  int32_t* shift = checked_malloc(n * sizeof(int32_t));
+  tester_random_requant(n, t->shift_lo, t->shift_hi, multiplier, shift);
+  const size_t packed_size = q8nn_packed_gemm_size(1, n, ks, k, nr, kr);
+  void* packed = checked_malloc(packed_size);
+  pack(1, n, ks, k, nr, kr, kernel, bias, multiplier, shift, t->input_zero_point + input_offset, packed);
+
+  /* indirection [ks][MR]: row (tap, i) -> a + offset + (tap*m + i)*a_stride, or zero */
+  const int8_t** indirection = checked_malloc(ks * mr_max * sizeof(void*));
+  const int8_t** rows_used = checked_malloc(ks * m * sizeof(void*)); /* actual data for the reference */
+  for (size_t tap = 0; tap < ks; tap++) {
+    for (size_t i = 0; i < mr_max; i++) {
+      const size_t ii = i < m ? i : m - 1;
+      const int is_zero = t->zero_rows && (test_rand() % 4 == 0);
+      const int8_t* row = a + (tap * m + ii) * a_stride; /* before the offset the kernel adds */
+      indirection[tap * mr_max + i] = is_zero ? zero : row;
+      if (i < m) rows_used[tap * m + i] = is_zero ? zero : row + t->a_offset;
+    }
+  }
+
+  const size_t c_size = (m - 1) * cm_stride + n + 64;
+  int8_t* c = checked_malloc(c_size);
+  memset(c, GUARD, c_size);
+  const struct q8nn_qs8_conv_params params = {t->output_zero_point, t->output_min, t->output_max};
+  if (gemm != NULL) {
+    gemm->fn[t->rounding](m, n, k, a + t->a_offset, a_stride, packed, c, cm_stride, nr, &params);
+  } else {
+    igemm->fn[t->rounding](m, n, k, ks, indirection, packed, c, cm_stride, nr, t->a_offset, zero, &params);
+  }
+
+  int failures = 0;
+  for (size_t i = 0; i < m && failures < 5; i++) {
+    for (size_t j = 0; j < n && failures < 5; j++) {
+      int64_t acc = bias[j];
+      for (size_t tap = 0; tap < ks; tap++) {
+        const int8_t* row = gemm != NULL ? a + t->a_offset + i * a_stride : rows_used[tap * m + i];
+        for (size_t kk = 0; kk < k; kk++) {
+          acc += (int64_t) kernel[(j * ks + tap) * k + kk] * ((int64_t) row[kk] - t->input_zero_point);
+        }
+      }
+      const int8_t expected = requantize_ref(acc, multiplier[j], shift[j], t->rounding, t->output_zero_point,
+                                             t->output_min, t->output_max);
+      const int8_t got = c[i * cm_stride + j];
+      if (got != expected) {
+        fprintf(stderr,
+                "%s: m=%zu n=%zu k=%zu ks=%zu zp=%d/%d clamp=[%d,%d] rounding=%d: out[%zu][%zu] = %d, expected %d "
+                "(acc %" PRId64 ", mult %d, shift %d) seed %" PRIu64 "\n",
+                name, m, n, k, ks, (int) t->input_zero_point, (int) t->output_zero_point, (int) t->output_min,
+                (int) t->output_max, t->rounding, i, j, got, expected, acc, (int) multiplier[j], (int) shift[j],
+                test_seed());
+        failures++;
+      }
+    }
+    /* guard bytes between rows and after the last one */
+    const size_t gap_end = i + 1 < m ? (i + 1) * cm_stride : c_size;
+    for (size_t b = i * cm_stride + n; b < gap_end && failures < 5; b++) {
+      if (c[b] != GUARD) {
+        fprintf(stderr, "%s: m=%zu n=%zu k=%zu: byte %zu past row %zu was written, seed %" PRIu64 "\n", name, m, n,
+                k, b, i, test_seed());
+        failures++;
+      }
+    }
+  }
+  free(a), free(zero), free(kernel), free(bias), free(multiplier), free(shift), free(packed);
+  free(indirection), free(rows_used), free(c);
+  return failures;
+}
+
+int dwconv_tester_run(const struct dwconv_tester* t, const struct q8nn_dwconv_entry* e) {
+  const size_t channels = t->channels, width = t->width, taps = t->taps;
+  const size_t ct = e->channel_tile;
+  const size_t input_stride = taps + t->input_stride_extra;
+  /* every (pixel, tap) gets its own row of `channels` bytes, exactly sized as one block */
+  const size_t rows = width * taps;
+  const size_t in_size = t->input_offset + rows * channels;
+  int8_t* in = checked_malloc(in_size);
+  test_fill_s8(in, in_size);
+  int8_t* zero = checked_malloc(channels);
+  memset(zero, (int) (int8_t) t->input_zero_point, channels);
+  int8_t* kernel = checked_malloc(taps * channels);
+  test_fill_s8(kernel, taps * channels);
+  int32_t* bias = checked_malloc(channels * sizeof(int32_t));
+  test_fill_s32_range(bias, channels, -50000, 50000);
+  int32_t* multiplier = checked_malloc(channels * sizeof(int32_t));
+  int32_t* shift = checked_malloc(channels * sizeof(int32_t));
+  tester_random_requant(channels, t->shift_lo, t->shift_hi, multiplier, shift);
+  void* packed = checked_malloc(q8nn_packed_dwconv_size(channels, taps, ct));
+  q8nn_pack_qs8_dwconv_w(channels, taps, ct, kernel, bias, multiplier, shift, t->input_zero_point + e->input_offset,
+                         packed);
+  const int8_t** indirection = checked_malloc((width * input_stride) * sizeof(void*));
+  for (size_t x = 0; x < width; x++) {
+    for (size_t tap = 0; tap < input_stride; tap++) {
+      const int is_zero = tap >= taps || test_rand() % 5 == 0;
+      indirection[x * input_stride + tap] = is_zero ? zero : in + (x * taps + tap) * channels;
+    }
+  }
+  const size_t out_stride = channels + t->output_increment;
+  const size_t out_size = width * out_stride + 32;
+  int8_t* out = checked_malloc(out_size);
+  memset(out, GUARD, out_size);
+  const struct q8nn_qs8_conv_params params = {t->output_zero_point, t->output_min, t->output_max};
+  e->fn[t->rounding](channels, width, taps, indirection, input_stride, packed, out, t->output_increment,
+                     t->input_offset, zero, &params);
+  int failures = 0;
+  for (size_t x = 0; x < width && failures < 5; x++) {
+    for (size_t ch = 0; ch < channels && failures < 5; ch++) {
+      int64_t acc = bias[ch];
+      for (size_t tap = 0; tap < taps; tap++) {
+        const int8_t* row = indirection[x * input_stride + tap];
+        if (row != zero) row += t->input_offset;
+        acc += (int64_t) kernel[tap * channels + ch] * ((int64_t) row[ch] - t->input_zero_point);
+      }
+      const int8_t expected = requantize_ref(acc, multiplier[ch], shift[ch], t->rounding, t->output_zero_point,
+                                             t->output_min, t->output_max);
+      const int8_t got = out[x * out_stride + ch];
+      if (got != expected) {
+        fprintf(stderr,
+                "%s: channels=%zu width=%zu taps=%zu zp=%d/%d rounding=%d: out[%zu][%zu] = %d, expected %d "
+                "(mult %d, shift %d) seed %" PRIu64 "\n",
+                e->name, channels, width, taps, (int) t->input_zero_point, (int) t->output_zero_point, t->rounding, x,
+                ch, got, expected, (int) multiplier[ch], (int) shift[ch], test_seed());
+        failures++;
+      }
+    }
+    for (size_t b = x * out_stride + channels; b < (x + 1) * out_stride && failures < 5; b++) {
+      if (out[b] != GUARD) {
+        fprintf(stderr, "%s: channels=%zu: gap byte %zu written, seed %" PRIu64 "\n", e->name, channels, b,
+                test_seed());
+        failures++;
+      }
+    }
+  }
+  for (size_t b = width * out_stride; b < out_size && failures < 5; b++) {
+    if (out[b] != GUARD) {
+      fprintf(stderr, "%s: channels=%zu: byte %zu past the output written\n", e->name, channels, b);
+      failures++;
+    }
+  }
+  free(in), free(zero), free(kernel), free(bias), free(multiplier), free(shift), free(packed);
+  free(indirection), free(out);
+  return failures;
+}
+
+int vadd_tester_run(const struct vadd_tester* t, const struct q8nn_vadd_entry* e) {
+  const size_t n = t->n;
+  int8_t* a = checked_malloc(n);
+  int8_t* b = checked_malloc(t->broadcast_b ? 1 : n);
+  int8_t* y = checked_malloc(n + 32);
+  test_fill_s8(a, n);
+  test_fill_s8(b, t->broadcast_b ? 1 : n);
+  memset(y, GUARD, n + 32);
+  int8_t* a_copy = checked_malloc(n);
+  memcpy(a_copy, a, n);
+  struct q8nn_qs8_add_params p;
+  p.a_zero_point = t->a_zero_point;
+  p.b_zero_point = t->b_zero_point;
+  p.output_zero_point = t->output_zero_point;
+  p.output_min = t->output_min;
+  p.output_max = t->output_max;
+  p.left_shift = t->left_shift;
+  int32_t mult[3], shift[3];
+  tester_random_requant(3, t->shift_lo, t->shift_hi, mult, shift);
+  p.a_multiplier = mult[0], p.a_shift = shift[0];
+  p.b_multiplier = mult[1], p.b_shift = shift[1];
+  /* output rescale large enough to bring 2^left_shift-scaled sums back to int8 */
+  p.output_multiplier = mult[2];
+  p.output_shift = test_rand_range(-t->left_shift - 8 < -31 ? -31 : -t->left_shift - 8, -t->left_shift + 2 > 0 ? 0 : -t->left_shift + 2);
+  struct ref_add_params rp = {t->a_zero_point, t->b_zero_point, t->output_zero_point, t->left_shift,
+                              p.a_multiplier, p.a_shift, p.b_multiplier, p.b_shift,
+                              p.output_multiplier, p.output_shift, t->output_min, t->output_max};
+  int8_t* dst = t->in_place ? a : y;
+  (t->broadcast_b ? e->vaddc : e->vadd)(n, a, b, dst, &p);
+  int failures = 0;
+  for (size_t i = 0; i < n && failures < 5; i++) {
+    const int8_t expected = ref_add_element(&rp, a_copy[i], t->broadcast_b ? b[0] : b[i]);
+    if (dst[i] != expected) {
+      fprintf(stderr,
+              "%s: n=%zu broadcast=%d in_place=%d: y[%zu] = %d, expected %d (a %d b %d, shifts %d/%d/%d) seed %" PRIu64 "\n",
+              e->name, n, t->broadcast_b, t->in_place, i, dst[i], expected, a_copy[i], t->broadcast_b ? b[0] : b[i],
+              (int) p.a_shift, (int) p.b_shift, (int) p.output_shift, test_seed());
+      failures++;
+    }
+  }
+  if (!t->in_place) {
+    for (size_t i = n; i < n + 32 && failures < 5; i++) {
+      if (y[i] != GUARD) {
+        fprintf(stderr, "%s: n=%zu: byte %zu past the output written\n", e->name, n, i);
+        failures++;
+      }
+    }
+  }
+  free(a), free(b), free(y), free(a_copy);
+  return failures;
+}

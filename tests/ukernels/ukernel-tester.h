@@ -1,0 +1,58 @@
+/*
+ * Microkernel testers: one struct of parameters + a run function per family, XNNPACK-style. Each
+ * run builds exactly-sized inputs (so ASan catches any over-read), packs weights with the list
+ * entry's own pack function, calls the kernel and compares every output byte EXACTLY with a naive
+ * int64 loop using the independent reference's requantization; guard bytes around and between
+ * output rows must survive. Failures print the kernel, the parameters and the run's seed.
+ */
+#ifndef Q8NN_TESTS_UKERNEL_TESTER_H
+#define Q8NN_TESTS_UKERNEL_TESTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/ukernel.h"
+
+struct gemm_tester {
+  size_t m, n, k;        /* rows (<= MR), output channels, input channels */
+  size_t ks;             /* taps: 1 for gemm, >= 1 for igemm */
+  size_t a_stride_extra; /* bytes between rows beyond k */
+  size_t c_stride_extra; /* bytes between output rows beyond n */
+  int32_t input_zero_point, output_zero_point;
+  int32_t output_min, output_max;
+  int rounding;
+  int shift_lo, shift_hi; /* per-channel shifts drawn in [shift_lo, shift_hi] */
+  int zero_rows;          /* igemm: some taps point at the zero row */
+  size_t a_offset;        /* igemm: offset added to non-zero row pointers */
+};
+
+/* Returns 0 when every byte matches. is_igemm selects the entry type. */
+int gemm_tester_run(const struct gemm_tester* t, const struct q8nn_gemm_entry* gemm,
+                    const struct q8nn_igemm_entry* igemm);
+
+struct dwconv_tester {
+  size_t channels, width, taps;
+  size_t input_stride_extra; /* pointers between pixels beyond taps */
+  size_t output_increment;   /* bytes skipped after each pixel */
+  int32_t input_zero_point, output_zero_point, output_min, output_max;
+  int rounding;
+  int shift_lo, shift_hi;
+  size_t input_offset;
+};
+int dwconv_tester_run(const struct dwconv_tester* t, const struct q8nn_dwconv_entry* e);
+
+struct vadd_tester {
+  size_t n;
+  int broadcast_b; /* vaddc */
+  int in_place;    /* y aliases a */
+  int32_t a_zero_point, b_zero_point, output_zero_point, output_min, output_max;
+  int32_t left_shift;
+  int shift_lo, shift_hi; /* for the input shifts; the output shift is drawn separately */
+};
+int vadd_tester_run(const struct vadd_tester* t, const struct q8nn_vadd_entry* e);
+
+/* Random per-channel requantization: multiplier in [2^30, 2^31) (sometimes the extremes or 0),
+   shift in [lo, hi]. */
+void tester_random_requant(size_t n, int shift_lo, int shift_hi, int32_t* multiplier, int32_t* shift);
+
+#endif
