@@ -8,6 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <pthreadpool.h>
+
+#include "reference/reference.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -43,11 +47,75 @@ size_t test_isa_masks(uint32_t* masks, size_t max);
 /** Name of an ISA mask for messages ("scalar", "avx2", ...); static storage. */
 const char* test_isa_name(uint32_t mask);
 
+/** Threadpools every operator test runs with: index 0 = NULL (caller thread), 1..3 = pools of
+    1, 2 and 3 threads, created on first use and kept until test_destroy_threadpools. */
+#define TEST_NUM_THREADPOOLS 4
+pthreadpool_t test_threadpool(size_t index);
+/** Threads of test_threadpool(index), 0 for NULL; for messages. */
+size_t test_threadpool_threads(size_t index);
+void test_destroy_threadpools(void);
+
 /** Guard byte value written around and between output pixels. */
 #define TEST_GUARD_BYTE ((int8_t) 0x5A)
 
 /** Index of the first differing byte of a and b, or SIZE_MAX when equal. */
 size_t test_first_mismatch(const int8_t* a, const int8_t* b, size_t n);
+
+/* ---- operator runners: public API on every ISA mask and threadpool vs the reference -------- */
+
+/**
+ * One convolution (or depthwise) case. geometry/zero points/clamp/rounding are in p; p.multiplier
+ * and p.shift are ignored (the runner derives them from what is passed to create).
+ */
+struct test_conv_case {
+  int depthwise;                  /* 1: depthwise API (p.in_c = channels, p.out_c = multiplier) */
+  struct ref_conv_params p;
+  const int8_t* input;            /* p.batch*p.in_h*p.in_w pixels, p.in_pixel_stride apart */
+  const int8_t* kernel;           /* OHWI (conv) or [k_h][k_w][C*dm] (depthwise) */
+  const int32_t* bias;            /* or NULL */
+  int per_tensor;                 /* Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE */
+  /* either fixed multipliers (one, or one per output channel) ... */
+  const int32_t* multiplier;
+  const int32_t* shift;
+  /* ... or float scales when multiplier is NULL */
+  float input_scale, output_scale;
+  const float* kernel_scale;
+  /* optional check against published numbers (NULL = reference only) */
+  const int8_t* expected;
+  int tolerance;
+  const char* name;               /* for messages */
+  size_t num_threadpools;         /* run with test_threadpool(0 .. n-1); 0 = all TEST_NUM_THREADPOOLS */
+};
+
+/**
+ * Runs the case through q8nn create/setup/run under every ISA mask (test_isa_masks) and every
+ * threadpool, and compares the written bytes EXACTLY with the reference; bytes between output
+ * pixels and after the output must keep their guard value. When the reference finds the
+ * multiplier unrepresentable, create must return unsupported_parameter.
+ * @return the number of failed (mask, threadpool) runs; details go to stderr with the seed.
+ */
+int test_conv_run(const struct test_conv_case* c);
+
+/** One add case: either fixed parameters (fixed != NULL) or scales. */
+struct test_add_case {
+  size_t a_rank, b_rank;
+  const size_t* a_shape;
+  const size_t* b_shape;
+  const int8_t* a;
+  const int8_t* b;
+  int32_t a_zp, b_zp, out_zp;
+  float a_scale, b_scale, out_scale;
+  int8_t out_min, out_max;
+  const int32_t* fixed;           /* left_shift, a_mult, a_shift, b_mult, b_shift, out_mult, out_shift */
+  int in_place;                   /* 1: output aliases a, 2: output aliases b (that operand must have the output shape) */
+  const int8_t* expected;
+  int tolerance;
+  const char* name;
+  size_t num_threadpools;         /* as in test_conv_case */
+};
+
+/** As test_conv_run, for add. */
+int test_add_run(const struct test_add_case* c);
 
 #ifdef __cplusplus
 }
