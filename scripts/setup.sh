@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what q8nn needs to build, test and benchmark on Debian (12 "bookworm" or later).
+# Idempotent: only missing packages are installed, and apt-get update runs only then.
+set -euo pipefail
+packages=(build-essential cmake pkg-config libcpuinfo-dev libpthreadpool-dev libcmocka-dev
+          libbenchmark-dev libxnnpack-dev libdnnl-dev)
+packages+=("$@")
+missing=()
+for p in "${packages[@]}"; do
+  # a package counts as present only when installed for the native architecture
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -ne 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "q8nn setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# README command 2: install what is missing, build (Release) and run the whole test suite with
+# ctest. Options:
+#   --sanitize   also build in build-asan with AddressSanitizer + UndefinedBehaviorSanitizer and
+#                run the suite there
+#   --cross      also run the aarch64 and riscv64 suites under qemu-user (scripts/cross-test.sh)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+sanitize=0
+cross=0
+for arg in "$@"; do
+  case "$arg" in
+    --sanitize) sanitize=1 ;;
+    --cross) cross=1 ;;
+    *) echo "usage: $0 [--sanitize] [--cross]" >&2; exit 2 ;;
+  esac
+done
+bash "$root/scripts/setup.sh"
+jobs=$(nproc)
+cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$root/build" -j"$jobs"
+(cd "$root/build" && ctest --output-on-failure -j"$jobs")
+if [ "$sanitize" -eq 1 ]; then
+  cmake -S "$root" -B "$root/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQ8NN_SANITIZE=ON \
+        -DQ8NN_BUILD_BENCHMARKS=OFF >/dev/null
+  cmake --build "$root/build-asan" -j"$jobs"
+  (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j"$jobs")
+fi
+if [ "$cross" -eq 1 ] && [ -f "$root/scripts/cross-test.sh" ]; then
+  bash "$root/scripts/cross-test.sh"
+fi
