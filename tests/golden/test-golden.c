@@ -98,19 +98,6 @@ static void test_golden_case(void** state) {
   }
 }
 
-static int group_setup(void** state) {
-  (void) state;
-  (void) test_seed();
-  return q8nn_initialize() == q8nn_status_success ? 0 : -1;
-}
-
-static int group_teardown(void** state) {
-  (void) state;
-  test_destroy_threadpools();
-  q8nn_deinitialize();
-  return 0;
-}
-
 int main(void) {
   struct CMUnitTest tests[GOLDEN_NUM_CASES];
   for (size_t i = 0; i < GOLDEN_NUM_CASES; i++) {
@@ -121,5 +108,5 @@ int main(void) {
     };
     tests[i] = t;
   }
-  return _cmocka_run_group_tests("golden", tests, GOLDEN_NUM_CASES, group_setup, group_teardown);
+  return _cmocka_run_group_tests("golden", tests, GOLDEN_NUM_CASES, test_group_setup, test_group_teardown);
 }

@@ -242,18 +242,6 @@ static void test_extreme_values(void** state) {
   assert_int_equal(failures, 0);
 }
 
-static int setup(void** state) {
-  (void) state;
-  (void) test_seed();
-  return q8nn_initialize() == q8nn_status_success ? 0 : -1;
-}
-
-static int teardown(void** state) {
-  (void) state;
-  test_destroy_threadpools();
-  return 0;
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_kernel_sizes),
@@ -267,5 +255,5 @@ int main(void) {
       cmocka_unit_test(test_channel_tails),
       cmocka_unit_test(test_extreme_values),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
 }

@@ -129,18 +129,6 @@ static void test_channel_tails(void** state) {
   assert_int_equal(failures, 0);
 }
 
-static int setup(void** state) {
-  (void) state;
-  (void) test_seed();
-  return q8nn_initialize() == q8nn_status_success ? 0 : -1;
-}
-
-static int teardown(void** state) {
-  (void) state;
-  test_destroy_threadpools();
-  return 0;
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_kernel_sizes),
@@ -150,5 +138,5 @@ int main(void) {
       cmocka_unit_test(test_quantization_modes),
       cmocka_unit_test(test_channel_tails),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
 }

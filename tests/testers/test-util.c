@@ -143,6 +143,18 @@ void test_destroy_threadpools(void) {
   }
 }
 
+int test_group_setup(void** state) {
+  (void) state;
+  (void) test_seed();
+  return q8nn_initialize() == q8nn_status_success ? 0 : -1;
+}
+
+int test_group_teardown(void** state) {
+  (void) state;
+  test_destroy_threadpools();
+  return 0;
+}
+
 /* ---- operator runners ---------------------------------------------------------------------- */
 
 #define TEST_TAIL_GUARD 16

@@ -55,6 +55,11 @@ pthreadpool_t test_threadpool(size_t index);
 size_t test_threadpool_threads(size_t index);
 void test_destroy_threadpools(void);
 
+/** cmocka group setup/teardown shared by the operator tests: prints the seed, initializes q8nn;
+    teardown destroys the threadpools. */
+int test_group_setup(void** state);
+int test_group_teardown(void** state);
+
 /** Guard byte value written around and between output pixels. */
 #define TEST_GUARD_BYTE ((int8_t) 0x5A)
 
