@@ -2,6 +2,9 @@
 #ifndef Q8NN_KERNEL_DECLS_H
 #define Q8NN_KERNEL_DECLS_H
 #include "ukernel.h"
+#if Q8NN_ARCH_X86
+#include "arch/x86/x86-pack.h"
+#endif
 
 #define Q8NN_GEMM_KERNEL(isa, fd, fs, mr, nr, kr, ioff, pack)                                      \
   Q8NN_INTERNAL void fd(size_t, size_t, size_t, const int8_t*, size_t, const void*, int8_t*, size_t, \

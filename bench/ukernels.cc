@@ -1,0 +1,207 @@
+// Per-microkernel benchmarks, one per line of each kernel list (gemm, igemm, dwconv, vadd), over
+// MobileNetV2-like shapes. Kernels whose ISA this CPU lacks are skipped with a message. Counters:
+// GMAC/s (gemm/igemm/dwconv) or GB/s (vadd: 2 inputs + 1 output per element).
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "q8nn.h"
+#include "ukernel.h"
+
+namespace {
+
+std::vector<int8_t> random_bytes(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dist(-128, 127);
+  std::vector<int8_t> v(n);
+  for (auto& x : v) x = (int8_t) dist(rng);
+  return v;
+}
+
+bool isa_available(benchmark::State& state, uint32_t isa) {
+  if ((q8nn_get_available_isa() & isa) != isa) {
+    state.SkipWithError("ISA not available on this CPU");
+    return false;
+  }
+  return true;
+}
+
+// Per-channel requantization typical of MobileNetV2 (scale ~ 2^-9).
+void requant_params(size_t n, std::vector<int32_t>& mult, std::vector<int32_t>& shift, uint32_t seed) {
+  std::mt19937 rng(seed);
+  mult.resize(n);
+  shift.resize(n);
+  for (size_t i = 0; i < n; i++) {
+    mult[i] = (int32_t) ((1u << 30) | (rng() >> 2));
+    shift[i] = -8 - (int32_t) (rng() % 3);
+  }
+}
+
+const q8nn_qs8_conv_params kConvParams = {-3, -128, 127};
+
+// gemm: M x N x K = pixels x output channels x input channels.
+void gemm_bench(benchmark::State& state, const q8nn_gemm_entry* e, q8nn_rounding rounding) {
+  if (!isa_available(state, e->isa)) return;
+  const size_t m = state.range(0), n = state.range(1), k = state.range(2);
+  const auto a = random_bytes(m * k, 1);
+  const auto kernel = random_bytes(n * k, 2);
+  std::vector<int32_t> bias(n, 1000), mult, shift;
+  requant_params(n, mult, shift, 3);
+  std::vector<uint8_t> packed(q8nn_packed_gemm_size(1, n, 1, k, e->nr, e->kr));
+  e->pack(1, n, 1, k, e->nr, e->kr, kernel.data(), bias.data(), mult.data(), shift.data(),
+          -5 + e->input_offset, packed.data());
+  std::vector<int8_t> c(m * n);
+  const auto fn = e->fn[rounding];
+  for (auto _ : state) {
+    for (size_t i = 0; i < m; i += e->mr) {
+      fn(std::min<size_t>(e->mr, m - i), n, k, a.data() + i * k, k, packed.data(), c.data() + i * n, n,
+         e->nr, &kConvParams);
+    }
+    benchmark::DoNotOptimize(c.data());
+  }
+  state.counters["GMAC/s"] = benchmark::Counter((double) m * n * k * state.iterations() * 1e-9,
+                                                benchmark::Counter::kIsRate);
+}
+
+// igemm: 3x3 convolution over an H x W image (SAME padding, stride 1), cin -> cout.
+void igemm_bench(benchmark::State& state, const q8nn_igemm_entry* e, q8nn_rounding rounding) {
+  if (!isa_available(state, e->isa)) return;
+  const size_t h = state.range(0), w = state.range(0), cin = state.range(1), cout = state.range(2);
+  const size_t ks = 9, m = h * w;
+  const auto input = random_bytes(h * w * cin, 1);
+  const auto kernel = random_bytes(cout * ks * cin, 2);
+  const std::vector<int8_t> zero(cin, -5);
+  std::vector<int32_t> bias(cout, 1000), mult, shift;
+  requant_params(cout, mult, shift, 3);
+  std::vector<uint8_t> packed(q8nn_packed_gemm_size(1, cout, ks, cin, e->nr, e->kr));
+  e->pack(1, cout, ks, cin, e->nr, e->kr, kernel.data(), bias.data(), mult.data(), shift.data(),
+          -5 + e->input_offset, packed.data());
+  // Indirection: [tile][tap][MR] pointers.
+  const size_t tiles = (m + e->mr - 1) / e->mr;
+  std::vector<const int8_t*> ind(tiles * ks * e->mr);
+  for (size_t t = 0; t < tiles; t++) {
+    for (size_t tap = 0; tap < ks; tap++) {
+      for (size_t r = 0; r < e->mr; r++) {
+        const size_t p = std::min(t * e->mr + r, m - 1);
+        const long y = (long) (p / w) + (long) (tap / 3) - 1, x = (long) (p % w) + (long) (tap % 3) - 1;
+        ind[(t * ks + tap) * e->mr + r] =
+            (y < 0 || x < 0 || y >= (long) h || x >= (long) w) ? zero.data() : input.data() + (y * w + x) * cin;
+      }
+    }
+  }
+  std::vector<int8_t> c(m * cout);
+  const auto fn = e->fn[rounding];
+  for (auto _ : state) {
+    for (size_t t = 0; t < tiles; t++) {
+      fn(std::min<size_t>(e->mr, m - t * e->mr), cout, cin, ks, ind.data() + t * ks * e->mr, packed.data(),
+         c.data() + t * e->mr * cout, cout, e->nr, 0, zero.data(), &kConvParams);
+    }
+    benchmark::DoNotOptimize(c.data());
+  }
+  state.counters["GMAC/s"] = benchmark::Counter((double) m * cout * cin * ks * state.iterations() * 1e-9,
+                                                benchmark::Counter::kIsRate);
+}
+
+// dwconv: 3x3 depthwise over an H x W x C image, stride 1, one output row per call.
+void dwconv_bench(benchmark::State& state, const q8nn_dwconv_entry* e, q8nn_rounding rounding) {
+  if (!isa_available(state, e->isa)) return;
+  const size_t h = state.range(0), w = state.range(0), ch = state.range(1);
+  const size_t taps = e->taps != 0 ? e->taps : 9;
+  const size_t kw = taps == 25 ? 5 : 3, pad = kw / 2;
+  const auto input = random_bytes(h * w * ch, 1);
+  const auto kernel = random_bytes(taps * ch, 2);
+  const std::vector<int8_t> zero(ch, -5);
+  std::vector<int32_t> bias(ch, 1000), mult, shift;
+  requant_params(ch, mult, shift, 3);
+  std::vector<uint8_t> packed(q8nn_packed_dwconv_size(ch, taps, e->channel_tile));
+  q8nn_pack_qs8_dwconv_w(ch, taps, e->channel_tile, kernel.data(), bias.data(), mult.data(), shift.data(),
+                         -5 + e->input_offset, packed.data());
+  std::vector<const int8_t*> ind(h * w * taps);
+  for (size_t y = 0; y < h; y++) {
+    for (size_t x = 0; x < w; x++) {
+      for (size_t t = 0; t < taps; t++) {
+        const long iy = (long) y + (long) (t / kw) - (long) pad, ix = (long) x + (long) (t % kw) - (long) pad;
+        ind[(y * w + x) * taps + t] = (iy < 0 || ix < 0 || iy >= (long) h || ix >= (long) w)
+                                          ? zero.data() : input.data() + (iy * w + ix) * ch;
+      }
+    }
+  }
+  std::vector<int8_t> out(h * w * ch);
+  const auto fn = e->fn[rounding];
+  for (auto _ : state) {
+    for (size_t y = 0; y < h; y++) {
+      fn(ch, w, taps, ind.data() + y * w * taps, taps, packed.data(), out.data() + y * w * ch, 0, 0,
+         zero.data(), &kConvParams);
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["GMAC/s"] = benchmark::Counter((double) h * w * ch * taps * state.iterations() * 1e-9,
+                                                benchmark::Counter::kIsRate);
+}
+
+void vadd_bench(benchmark::State& state, const q8nn_vadd_entry* e) {
+  if (!isa_available(state, e->isa)) return;
+  const size_t n = state.range(0);
+  const auto a = random_bytes(n, 1), b = random_bytes(n, 2);
+  std::vector<int8_t> y(n);
+  q8nn_qs8_add_params p = {3, -7, 1518500250, -1, 1277672857, -1, 1431655765, -18, 20, -2, -128, 127};
+  for (auto _ : state) {
+    e->vadd(n, a.data(), b.data(), y.data(), &p);
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.counters["GB/s"] = benchmark::Counter((double) 3 * n * state.iterations() * 1e-9,
+                                              benchmark::Counter::kIsRate);
+}
+
+const char* rounding_suffix(int r) { return r == 0 ? "" : "/rsingle"; }
+
+int register_all() {
+  q8nn_initialize();
+  // (M, N, K) of MobileNetV2 1x1 layers: expand 56x56 24->144, project 56x56 144->24,
+  // expand 14x14 64->384, project 7x7 960->320, expand 112x112 16->96.
+  const std::vector<std::vector<int64_t>> gemm_shapes = {
+      {3136, 144, 24}, {3136, 24, 144}, {196, 384, 64}, {49, 320, 960}, {12544, 96, 16}, {784, 192, 32}};
+  for (size_t i = 0; i < q8nn_gemm_list_size; i++) {
+    for (int r = 0; r < 2; r++) {
+      const q8nn_gemm_entry* e = &q8nn_gemm_list[i];
+      auto* b = benchmark::RegisterBenchmark((std::string("gemm/") + e->name + rounding_suffix(r)).c_str(),
+                                             [e, r](benchmark::State& s) { gemm_bench(s, e, (q8nn_rounding) r); });
+      for (const auto& shape : gemm_shapes) b->Args(shape);
+      b->ArgNames({"M", "N", "K"})->UseRealTime();
+    }
+  }
+  for (size_t i = 0; i < q8nn_igemm_list_size; i++) {
+    for (int r = 0; r < 2; r++) {
+      const q8nn_igemm_entry* e = &q8nn_igemm_list[i];
+      auto* b = benchmark::RegisterBenchmark((std::string("igemm/") + e->name + rounding_suffix(r)).c_str(),
+                                             [e, r](benchmark::State& s) { igemm_bench(s, e, (q8nn_rounding) r); });
+      b->Args({112, 3, 32})->Args({28, 32, 64})->ArgNames({"HW", "Cin", "Cout"})->UseRealTime();
+    }
+  }
+  for (size_t i = 0; i < q8nn_dwconv_list_size; i++) {
+    for (int r = 0; r < 2; r++) {
+      const q8nn_dwconv_entry* e = &q8nn_dwconv_list[i];
+      auto* b = benchmark::RegisterBenchmark((std::string("dwconv/") + e->name + rounding_suffix(r)).c_str(),
+                                             [e, r](benchmark::State& s) { dwconv_bench(s, e, (q8nn_rounding) r); });
+      b->Args({112, 32})->Args({56, 144})->Args({14, 576})->ArgNames({"HW", "C"})->UseRealTime();
+    }
+  }
+  for (size_t i = 0; i < q8nn_vadd_list_size; i++) {
+    const q8nn_vadd_entry* e = &q8nn_vadd_list[i];
+    benchmark::RegisterBenchmark((std::string("vadd/") + e->name).c_str(),
+                                 [e](benchmark::State& s) { vadd_bench(s, e); })
+        ->Arg(28 * 28 * 32)->Arg(56 * 56 * 24)->ArgName("N")->UseRealTime();
+  }
+  return 0;
+}
+
+const int registered = register_all();
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,204 @@
+/*
+ * Body of the AVX-512 VNNI gemm and igemm kernels (MR x 16*NB tiles, KR = 4), instantiated by the
+ * qs8-[i]gemm-minmax-<MR>x<NR>c4-avx512vnni.c files with MR, NB and the rounding as constants.
+ *
+ * Sign handling: weights are packed as unsigned bytes w + 128 (q8nn_pack_qs8_gemm_goki_w_u8) and
+ * are VPDPBUSD's unsigned operand; activations are the signed operand, broadcast 4 bytes at a time
+ * straight from the input rows (no per-K-step sign flip in the loop). Each accumulator then holds
+ * sum(w x) + 128 sum(x); 128 sum(x) of each row (all taps for igemm) is computed once per call
+ * with 64-byte loads and subtracted when the accumulators are initialised from the bias.
+ * Everything is modulo 2^32, so the result equals TFLite's accumulator bit for bit.
+ *
+ * K: groups of 4 bytes; a 1..3-byte K tail is read with a masked load (zeros past kc, which meet
+ * packed padding). Rows past mr alias the last valid row (computed, stored to the same place with
+ * identical bytes). Output channels: ceil(nc / (16 NB)) blocks; the last block runs only the
+ * 16-channel vectors it needs and stores nc bytes with masked stores.
+ */
+#ifndef Q8NN_ARCH_X86_QS8_GEMM_AVX512VNNI_H
+#define Q8NN_ARCH_X86_QS8_GEMM_AVX512VNNI_H
+
+#include "arch/x86/x86-avx512.h"
+
+#define Q8NN_X86_GEMM_MAX_MR 12
+#define Q8NN_X86_GEMM_MAX_NB 4
+
+/* The MR row pointers of tap t: rows >= mr alias row mr - 1, pointers other than zero get a_offset. */
+Q8NN_X86_INLINE void q8nn_x86_gemm_tap_rows(const size_t MR, const int8_t* const* a, size_t t, size_t mr,
+                                            size_t a_offset, const int8_t* zero, const int8_t** p) {
+#pragma GCC unroll 12
+  for (size_t r = 0; r < MR; r++) {
+    const int8_t* row = a[t * MR + (r < mr ? r : mr - 1)];
+    p[r] = row == zero ? row : row + a_offset;
+  }
+}
+
+/* One NR block: nb (<= NB) vectors of 16 channels. a: [ks][MR] row pointers (see tap_rows). */
+Q8NN_X86_INLINE void q8nn_x86_gemm_block(
+    const size_t MR, const size_t NB, const size_t nb, const int single,
+    size_t nc, size_t kc, size_t ks, const int8_t* const* a, size_t mr, size_t a_offset,
+    const int8_t* zero, const __m512i* vcorr,
+    const uint8_t* w, int8_t* const* crow, const struct q8nn_x86_out64* vout) {
+  const size_t NR = 16 * NB;
+  __m512i vacc[Q8NN_X86_GEMM_MAX_MR][Q8NN_X86_GEMM_MAX_NB];
+#pragma GCC unroll 4
+  for (size_t j = 0; j < nb; j++) {
+    const __m512i vbias = _mm512_loadu_si512(w + 64 * j);
+#pragma GCC unroll 12
+    for (size_t r = 0; r < MR; r++) vacc[r][j] = _mm512_add_epi32(vbias, vcorr[r]);
+  }
+  const uint8_t* wk = w + Q8NN_PACKED_HEADER_BYTES(NR);
+  for (size_t t = 0; t < ks; t++) {
+    const int8_t* p[Q8NN_X86_GEMM_MAX_MR];
+    q8nn_x86_gemm_tap_rows(MR, a, t, mr, a_offset, zero, p);
+    size_t k = 0;
+    for (; k + 4 <= kc; k += 4) {
+      __m512i vw[Q8NN_X86_GEMM_MAX_NB];
+#pragma GCC unroll 4
+      for (size_t j = 0; j < nb; j++) vw[j] = _mm512_loadu_si512(wk + 64 * j);
+#pragma GCC unroll 12
+      for (size_t r = 0; r < MR; r++) {
+        const __m512i vx = q8nn_x86_bcast4(p[r] + k);
+#pragma GCC unroll 4
+        for (size_t j = 0; j < nb; j++) vacc[r][j] = _mm512_dpbusd_epi32(vacc[r][j], vw[j], vx);
+      }
+      wk += 4 * NR;
+    }
+    if (k < kc) {
+      __m512i vw[Q8NN_X86_GEMM_MAX_NB];
+#pragma GCC unroll 4
+      for (size_t j = 0; j < nb; j++) vw[j] = _mm512_loadu_si512(wk + 64 * j);
+#pragma GCC unroll 12
+      for (size_t r = 0; r < MR; r++) {
+        const __m512i vx = q8nn_x86_bcast_tail(p[r] + k, kc - k);
+#pragma GCC unroll 4
+        for (size_t j = 0; j < nb; j++) vacc[r][j] = _mm512_dpbusd_epi32(vacc[r][j], vw[j], vx);
+      }
+      wk += 4 * NR;
+    }
+  }
+  /* Requantize in place. */
+#pragma GCC unroll 4
+  for (size_t j = 0; j < nb; j++) {
+    const __m512i vmult = _mm512_loadu_si512(w + 4 * NR + 64 * j);
+    const __m512i vshift = _mm512_loadu_si512(w + 8 * NR + 64 * j);
+    const struct q8nn_x86_rq16 rq =
+        single ? q8nn_x86_rq16_init_rsingle(vmult, vshift) : q8nn_x86_rq16_init_rdouble(vmult, vshift);
+#pragma GCC unroll 12
+    for (size_t r = 0; r < MR; r++) {
+      vacc[r][j] = single ? q8nn_x86_requantize_rsingle(vacc[r][j], &rq)
+                          : q8nn_x86_requantize_rdouble(vacc[r][j], &rq);
+    }
+  }
+  const size_t nbytes = nc < 16 * nb ? nc : 16 * nb;
+  if (nb >= 3) {
+#pragma GCC unroll 12
+    for (size_t r = 0; r < MR; r++) {
+      const __m512i v = q8nn_x86_pack64(vacc[r][0], vacc[r][1], vacc[r][2], vacc[r][nb - 1], vout, 1);
+      _mm512_mask_storeu_epi8(crow[r], q8nn_x86_mask64(nbytes), v);
+    }
+  } else if (nb == 2) {
+#pragma GCC unroll 12
+    for (size_t r = 0; r < MR; r += 2) {
+      const size_t r1 = r + 1 < MR ? r + 1 : r;
+      const __m512i v = q8nn_x86_pack64(vacc[r][0], vacc[r][1], vacc[r1][0], vacc[r1][1], vout, 1);
+      const __mmask64 m = q8nn_x86_mask64(nbytes);
+      _mm256_mask_storeu_epi8(crow[r], (__mmask32) m, _mm512_castsi512_si256(v));
+      _mm256_mask_storeu_epi8(crow[r1], (__mmask32) m, _mm512_extracti64x4_epi64(v, 1));
+    }
+  } else {
+#pragma GCC unroll 12
+    for (size_t r = 0; r < MR; r += 4) {
+      const size_t r1 = r + 1 < MR ? r + 1 : MR - 1;
+      const size_t r2 = r + 2 < MR ? r + 2 : MR - 1;
+      const size_t r3 = r + 3 < MR ? r + 3 : MR - 1;
+      const __m512i v = q8nn_x86_pack64(vacc[r][0], vacc[r1][0], vacc[r2][0], vacc[r3][0], vout, 1);
+      const __m128i m = _mm512_castsi512_si128(v);
+      _mm_mask_storeu_epi8(crow[r], (__mmask16) q8nn_x86_mask64(nbytes), m);
+      _mm_mask_storeu_epi8(crow[r1], (__mmask16) q8nn_x86_mask64(nbytes), _mm512_extracti32x4_epi32(v, 1));
+      _mm_mask_storeu_epi8(crow[r2], (__mmask16) q8nn_x86_mask64(nbytes), _mm512_extracti32x4_epi32(v, 2));
+      _mm_mask_storeu_epi8(crow[r3], (__mmask16) q8nn_x86_mask64(nbytes), _mm512_extracti32x4_epi32(v, 3));
+    }
+  }
+}
+
+/* Whole call: row sums, then every NR block. a: [ks][MR] row pointers (see tap_rows). */
+Q8NN_X86_INLINE void q8nn_x86_gemm_rows(
+    const size_t MR, const size_t NB, const int single,
+    size_t nc, size_t kc, size_t ks, const int8_t* const* a, size_t a_offset, const int8_t* zero,
+    const void* w, int8_t* c, size_t mr, size_t cm_stride, size_t cn_stride,
+    const struct q8nn_qs8_conv_params* params) {
+  if (mr == 0) __builtin_unreachable(); /* contract: mr in [1, MR] */
+  __m512i vsum[Q8NN_X86_GEMM_MAX_MR];
+#pragma GCC unroll 12
+  for (size_t r = 0; r < MR; r++) vsum[r] = _mm512_setzero_si512();
+  for (size_t t = 0; t < ks; t++) {
+    const int8_t* p[Q8NN_X86_GEMM_MAX_MR];
+    q8nn_x86_gemm_tap_rows(MR, a, t, mr, a_offset, zero, p);
+#pragma GCC unroll 12
+    for (size_t r = 0; r < MR; r++) vsum[r] = q8nn_x86_rowsum_acc(vsum[r], p[r], kc);
+  }
+  __m512i vcorr[Q8NN_X86_GEMM_MAX_MR];
+#pragma GCC unroll 12
+  for (size_t r = 0; r < MR; r++) {
+    const uint32_t sum = (uint32_t) _mm512_reduce_add_epi32(vsum[r]);
+    vcorr[r] = _mm512_set1_epi32((int32_t) (0u - (sum << 7)));
+  }
+  int8_t* crow[Q8NN_X86_GEMM_MAX_MR];
+#pragma GCC unroll 12
+  for (size_t r = 0; r < MR; r++) crow[r] = c + (r < mr ? r : mr - 1) * cm_stride;
+  const struct q8nn_x86_out64 vout = q8nn_x86_out64_init(params);
+  const size_t NR = 16 * NB;
+  const size_t block_bytes = Q8NN_PACKED_HEADER_BYTES(NR) + ks * q8nn_round_up(kc, 4) * NR;
+  const uint8_t* wb = (const uint8_t*) w;
+  while (nc > 16 * (NB - 1)) {
+    q8nn_x86_gemm_block(MR, NB, NB, single, nc, kc, ks, a, mr, a_offset, zero, vcorr, wb, crow, &vout);
+    if (nc <= NR) return;
+    wb += block_bytes;
+    nc -= NR;
+#pragma GCC unroll 12
+    for (size_t r = 0; r < MR; r++) crow[r] += cn_stride;
+  }
+  /* Last block, 1..NB-1 vectors of 16 channels. */
+  switch ((nc + 15) / 16) {
+    case 1: q8nn_x86_gemm_block(MR, NB, 1, single, nc, kc, ks, a, mr, a_offset, zero, vcorr, wb, crow, &vout); break;
+    case 2:
+      if (NB > 2) q8nn_x86_gemm_block(MR, NB, 2, single, nc, kc, ks, a, mr, a_offset, zero, vcorr, wb, crow, &vout);
+      break;
+    case 3:
+      if (NB > 3) q8nn_x86_gemm_block(MR, NB, 3, single, nc, kc, ks, a, mr, a_offset, zero, vcorr, wb, crow, &vout);
+      break;
+    default: break;
+  }
+}
+
+/* Defines the rdouble and rsingle gemm and igemm kernels of one tile. */
+#define Q8NN_X86_GEMM_AVX512VNNI(gemm_rd, gemm_rs, igemm_rd, igemm_rs, MR_, NB_)                   \
+  static inline __attribute__((always_inline)) void gemm_rd##_impl(                                 \
+      int single, size_t mr, size_t nc, size_t kc, const int8_t* a, size_t a_stride, const void* w, \
+      int8_t* c, size_t cm_stride, size_t cn_stride, const struct q8nn_qs8_conv_params* params) {   \
+    if (mr == 0) __builtin_unreachable();                                                           \
+    const int8_t* rows[MR_];                                                                        \
+    for (size_t r = 0; r < (MR_); r++) rows[r] = a + (r < mr ? r : mr - 1) * a_stride;             \
+    q8nn_x86_gemm_rows(MR_, NB_, single, nc, kc, 1, rows, 0, NULL, w, c, mr, cm_stride, cn_stride, \
+                       params);                                                                     \
+  }                                                                                                 \
+  void gemm_rd(size_t mr, size_t nc, size_t kc, const int8_t* a, size_t a_stride, const void* w,    \
+               int8_t* c, size_t cm_stride, size_t cn_stride, const struct q8nn_qs8_conv_params* p) { \
+    gemm_rd##_impl(0, mr, nc, kc, a, a_stride, w, c, cm_stride, cn_stride, p);                     \
+  }                                                                                                 \
+  void gemm_rs(size_t mr, size_t nc, size_t kc, const int8_t* a, size_t a_stride, const void* w,    \
+               int8_t* c, size_t cm_stride, size_t cn_stride, const struct q8nn_qs8_conv_params* p) { \
+    gemm_rd##_impl(1, mr, nc, kc, a, a_stride, w, c, cm_stride, cn_stride, p);                     \
+  }                                                                                                 \
+  void igemm_rd(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t** a, const void* w,        \
+                int8_t* c, size_t cm_stride, size_t cn_stride, size_t a_offset, const int8_t* zero, \
+                const struct q8nn_qs8_conv_params* p) {                                             \
+    q8nn_x86_gemm_rows(MR_, NB_, 0, nc, kc, ks, a, a_offset, zero, w, c, mr, cm_stride, cn_stride, p); \
+  }                                                                                                 \
+  void igemm_rs(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t** a, const void* w,        \
+                int8_t* c, size_t cm_stride, size_t cn_stride, size_t a_offset, const int8_t* zero, \
+                const struct q8nn_qs8_conv_params* p) {                                             \
+    q8nn_x86_gemm_rows(MR_, NB_, 1, nc, kc, ks, a, a_offset, zero, w, c, mr, cm_stride, cn_stride, p); \
+  }
+
+#endif

@@ -1,0 +1,180 @@
+/*
+ * AVX-512 helpers shared by the x86 AVX-512 VNNI microkernels: TFLite requantization of 16 int32
+ * lanes in registers (both rounding modes, exact for every int32 accumulator and every legal
+ * multiplier/shift), and the int32 -> int8 output stage. Only included by files compiled with the
+ * avx512vnni flags.
+ *
+ * Double rounding (TFLite default). With P = (acc << ls) * m (int64, exact), e = max(-shift, 0):
+ *   srdhm  q = floor((P + 2^30) / 2^31)              gemmlowp's SRDHM rounds ties up; its only
+ *                                                     saturating case needs m = INT32_MIN, which is
+ *                                                     not a legal multiplier ([2^30, 2^31) or 0)
+ *   rdbpot r = floor((q + 2^(e-1) - [q < 0]) / 2^e)  ties away from zero (r = q when e = 0)
+ * and since floor(floor(x / A) / B) = floor(x / (A B)) the two become one shift of a 64-bit sum:
+ *   r = (P + N) >> (31 + e),  N = 2^30 + [e > 0] (2^(30+e) - 2^31 [q < 0]).
+ * [q < 0] may be replaced by [P < 0]: when P < 0 but q = 0 the result is 0 with either nudge.
+ * |P| < 2^62 and N < 2^62, so the sum never overflows.
+ *
+ * Single rounding (TFLITE_SINGLE_ROUNDING): r = (acc * m + 2^(s-1)) >> s with s = 31 - shift in
+ * [1, 62], saturated to int32.
+ *
+ * Output: r + output_zero_point saturated to int8 (int32 -> int16 saturating pack, saturating
+ * int16 add, int16 -> int8 saturating pack: exact because |zp| <= 128 keeps saturated values out
+ * of the int8 range), then clamped to [output_min, output_max].
+ */
+#ifndef Q8NN_ARCH_X86_AVX512_H
+#define Q8NN_ARCH_X86_AVX512_H
+
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ukernel.h"
+
+#define Q8NN_X86_INLINE static inline __attribute__((always_inline))
+
+/* Requantization constants of 16 channels; computed once per channel block. */
+struct q8nn_x86_rq16 {
+  __m512i lshift;          /* rdouble: left shift per int32 lane */
+  __m512i m_even, m_odd;   /* multiplier in the low dword of each qword (even / odd channels) */
+  __m512i n_even, n_odd;   /* rounding nudge, int64 */
+  __m512i d_even, d_odd;   /* rdouble: nudge correction for negative products, int64 */
+  __m512i s_even, s_odd;   /* total right shift, int64 */
+};
+
+Q8NN_X86_INLINE struct q8nn_x86_rq16 q8nn_x86_rq16_init_rdouble(__m512i vmult, __m512i vshift) {
+  struct q8nn_x86_rq16 p;
+  const __m512i vzero = _mm512_setzero_si512();
+  const __m512i ve = _mm512_max_epi32(_mm512_sub_epi32(vzero, vshift), vzero);
+  p.lshift = _mm512_max_epi32(vshift, vzero);
+  p.m_even = vmult;
+  p.m_odd = _mm512_srli_epi64(vmult, 32);
+  const __m512i ve_even = _mm512_and_si512(ve, _mm512_set1_epi64(0xFFFFFFFF));
+  const __m512i ve_odd = _mm512_srli_epi64(ve, 32);
+  const __m512i v2p30 = _mm512_set1_epi64(INT64_C(1) << 30);
+  const __m512i v2p31 = _mm512_set1_epi64(INT64_C(1) << 31);
+  const __mmask8 kpos_even = _mm512_test_epi64_mask(ve_even, ve_even);
+  const __mmask8 kpos_odd = _mm512_test_epi64_mask(ve_odd, ve_odd);
+  p.n_even = _mm512_mask_add_epi64(v2p30, kpos_even, v2p30, _mm512_sllv_epi64(v2p30, ve_even));
+  p.n_odd = _mm512_mask_add_epi64(v2p30, kpos_odd, v2p30, _mm512_sllv_epi64(v2p30, ve_odd));
+  p.d_even = _mm512_maskz_mov_epi64(kpos_even, v2p31);
+  p.d_odd = _mm512_maskz_mov_epi64(kpos_odd, v2p31);
+  const __m512i v31 = _mm512_set1_epi64(31);
+  p.s_even = _mm512_add_epi64(ve_even, v31);
+  p.s_odd = _mm512_add_epi64(ve_odd, v31);
+  return p;
+}
+
+Q8NN_X86_INLINE struct q8nn_x86_rq16 q8nn_x86_rq16_init_rsingle(__m512i vmult, __m512i vshift) {
+  struct q8nn_x86_rq16 p;
+  p.lshift = _mm512_setzero_si512();
+  p.m_even = vmult;
+  p.m_odd = _mm512_srli_epi64(vmult, 32);
+  /* s = 31 - shift in [1, 62]; nudge 2^(s-1). */
+  const __m512i vs = _mm512_sub_epi32(_mm512_set1_epi32(31), vshift);
+  p.s_even = _mm512_and_si512(vs, _mm512_set1_epi64(0xFFFFFFFF));
+  p.s_odd = _mm512_srli_epi64(vs, 32);
+  const __m512i vone = _mm512_set1_epi64(1);
+  p.n_even = _mm512_sllv_epi64(vone, _mm512_sub_epi64(p.s_even, vone));
+  p.n_odd = _mm512_sllv_epi64(vone, _mm512_sub_epi64(p.s_odd, vone));
+  p.d_even = p.d_odd = _mm512_setzero_si512();
+  return p;
+}
+
+/* Takes the low dword of every qword of `even` (lanes 0, 2, ...) and of `odd` (lanes 1, 3, ...). */
+Q8NN_X86_INLINE __m512i q8nn_x86_merge_even_odd(__m512i even, __m512i odd) {
+  const __m512i vidx = _mm512_set_epi32(30, 14, 28, 12, 26, 10, 24, 8, 22, 6, 20, 4, 18, 2, 16, 0);
+  return _mm512_permutex2var_epi32(even, vidx, odd);
+}
+
+Q8NN_X86_INLINE __m512i q8nn_x86_requantize_rdouble(__m512i vacc, const struct q8nn_x86_rq16* p) {
+  /* TFLite shifts left in int32 (modulo 2^32). */
+  const __m512i va = _mm512_sllv_epi32(vacc, p->lshift);
+  const __m512i va_odd = _mm512_srli_epi64(va, 32);
+  __m512i vp_even = _mm512_mul_epi32(va, p->m_even);
+  __m512i vp_odd = _mm512_mul_epi32(va_odd, p->m_odd);
+  const __mmask8 kneg_even = _mm512_movepi64_mask(vp_even);
+  const __mmask8 kneg_odd = _mm512_movepi64_mask(vp_odd);
+  vp_even = _mm512_add_epi64(vp_even, p->n_even);
+  vp_odd = _mm512_add_epi64(vp_odd, p->n_odd);
+  vp_even = _mm512_mask_sub_epi64(vp_even, kneg_even, vp_even, p->d_even);
+  vp_odd = _mm512_mask_sub_epi64(vp_odd, kneg_odd, vp_odd, p->d_odd);
+  vp_even = _mm512_srav_epi64(vp_even, p->s_even);
+  vp_odd = _mm512_srav_epi64(vp_odd, p->s_odd);
+  /* |r| < 2^31: the low dword is the int32 result. */
+  return q8nn_x86_merge_even_odd(vp_even, vp_odd);
+}
+
+Q8NN_X86_INLINE __m512i q8nn_x86_requantize_rsingle(__m512i vacc, const struct q8nn_x86_rq16* p) {
+  const __m512i vacc_odd = _mm512_srli_epi64(vacc, 32);
+  __m512i vp_even = _mm512_add_epi64(_mm512_mul_epi32(vacc, p->m_even), p->n_even);
+  __m512i vp_odd = _mm512_add_epi64(_mm512_mul_epi32(vacc_odd, p->m_odd), p->n_odd);
+  vp_even = _mm512_srav_epi64(vp_even, p->s_even);
+  vp_odd = _mm512_srav_epi64(vp_odd, p->s_odd);
+  const __m512i vmax = _mm512_set1_epi64(INT32_MAX);
+  const __m512i vmin = _mm512_set1_epi64(INT32_MIN);
+  vp_even = _mm512_max_epi64(_mm512_min_epi64(vp_even, vmax), vmin);
+  vp_odd = _mm512_max_epi64(_mm512_min_epi64(vp_odd, vmax), vmin);
+  return q8nn_x86_merge_even_odd(vp_even, vp_odd);
+}
+
+/* Output stage constants. */
+struct q8nn_x86_out64 {
+  __m512i zp16, min8, max8;
+};
+
+Q8NN_X86_INLINE struct q8nn_x86_out64 q8nn_x86_out64_init(const struct q8nn_qs8_conv_params* params) {
+  struct q8nn_x86_out64 o;
+  o.zp16 = _mm512_set1_epi16((int16_t) params->output_zero_point);
+  o.min8 = _mm512_set1_epi8((int8_t) params->output_min);
+  o.max8 = _mm512_set1_epi8((int8_t) params->output_max);
+  return o;
+}
+
+/* Packs 4 x 16 int32 to 64 int8 after adding the zero point and clamping. Byte 16j + 4L + i of the
+   result (j = vector, L = 128-bit lane) comes from lane 4L + i of vector j when `natural` is
+   nonzero; otherwise the bytes stay in pack order: position 16L + 4j + i holds lane 4L + i of
+   vector j (what the depthwise kernels' interleaved accumulators want). */
+Q8NN_X86_INLINE __m512i q8nn_x86_pack64(__m512i r0, __m512i r1, __m512i r2, __m512i r3,
+                                        const struct q8nn_x86_out64* o, int natural) {
+  const __m512i v01 = _mm512_adds_epi16(_mm512_packs_epi32(r0, r1), o->zp16);
+  const __m512i v23 = _mm512_adds_epi16(_mm512_packs_epi32(r2, r3), o->zp16);
+  __m512i vout = _mm512_packs_epi16(v01, v23);
+  if (natural) {
+    const __m512i vperm = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+    vout = _mm512_permutexvar_epi32(vperm, vout);
+  }
+  vout = _mm512_max_epi8(vout, o->min8);
+  return _mm512_min_epi8(vout, o->max8);
+}
+
+/* Mask of the first n (<= 64) bytes. */
+Q8NN_X86_INLINE __mmask64 q8nn_x86_mask64(size_t n) {
+  return n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
+}
+
+/* Sum of the n int8 values at p, read with masked loads (never past p + n). */
+Q8NN_X86_INLINE __m512i q8nn_x86_rowsum_acc(__m512i vsum, const int8_t* p, size_t n) {
+  const __m512i vones = _mm512_set1_epi8(1);
+  for (; n >= 64; n -= 64, p += 64) {
+    vsum = _mm512_dpbusd_epi32(vsum, vones, _mm512_loadu_si512(p));
+  }
+  if (n != 0) {
+    vsum = _mm512_dpbusd_epi32(vsum, vones, _mm512_maskz_loadu_epi8(q8nn_x86_mask64(n), p));
+  }
+  return vsum;
+}
+
+/* Broadcast of 4 bytes at p (unaligned). */
+Q8NN_X86_INLINE __m512i q8nn_x86_bcast4(const int8_t* p) {
+  int32_t v;
+  memcpy(&v, p, sizeof(v));
+  return _mm512_set1_epi32(v);
+}
+
+/* Broadcast of the n (1..3) bytes at p, zero-extended to 4 (masked load: no over-read). */
+Q8NN_X86_INLINE __m512i q8nn_x86_bcast_tail(const int8_t* p, size_t n) {
+  const __m128i v = _mm_maskz_loadu_epi8((__mmask16) ((1u << n) - 1), p);
+  return _mm512_broadcastd_epi32(v);
+}
+
+#endif

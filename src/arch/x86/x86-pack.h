@@ -1,0 +1,17 @@
+/* Weight packing for x86 kernels whose packed layout differs from q8nn_pack_qs8_gemm_goki_w. */
+#ifndef Q8NN_ARCH_X86_PACK_H
+#define Q8NN_ARCH_X86_PACK_H
+
+#include "ukernel.h"
+
+/* The goki layout of ukernel.h with every weight byte stored as w ^ 0x80, i.e. as the unsigned
+   byte w + 128. The AVX-512 VNNI gemm/igemm kernels feed it as VPDPBUSD's unsigned operand and the
+   activations (signed, unchanged) as the signed one, then subtract 128 * sum(x) per output row
+   (one sum per row, shared by every output channel). The bias fold is the usual
+   -(input_zero_point + input_offset) * sum(w) with input_offset 0. Padding bytes hold 0x80 (w = 0). */
+Q8NN_INTERNAL void q8nn_pack_qs8_gemm_goki_w_u8(
+    size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
+    const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+    int32_t input_fold, void* packed);
+
+#endif
