@@ -1,0 +1,77 @@
+/*
+ * AVX-512 TFLite int8 add, 64 elements per iteration (4 x 16 int32 lanes), vadd and vaddc.
+ * Per element: (x - zp) << left_shift, then the double-rounding requantization of each input and
+ * of the sum, all in registers with the exact arithmetic of x86-avx512.h (left_shift <= 20 and
+ * |x - zp| <= 255 keep every value within int32; input and output shifts are <= 0).
+ * Tails: masked loads and stores, exactly n bytes read from a (and b) and written to y. y may
+ * alias a or b: each 64-byte chunk is read before it is written.
+ * Listed with the AVX-512 VNNI bit because it shares that family's flags and helpers; it uses
+ * only AVX-512 F/BW/DQ.
+ */
+#include "kernel-decls.h"
+#include "arch/x86/x86-avx512.h"
+
+struct q8nn_x86_add_consts {
+  __m512i za, zb, lshift;
+  struct q8nn_x86_rq16 ra, rb, ro;
+  struct q8nn_x86_out64 out;
+};
+
+Q8NN_X86_INLINE struct q8nn_x86_add_consts q8nn_x86_add_init(const struct q8nn_qs8_add_params* p) {
+  struct q8nn_x86_add_consts c;
+  c.za = _mm512_set1_epi32(p->a_zero_point);
+  c.zb = _mm512_set1_epi32(p->b_zero_point);
+  c.lshift = _mm512_set1_epi32(p->left_shift);
+  c.ra = q8nn_x86_rq16_init_rdouble(_mm512_set1_epi32(p->a_multiplier), _mm512_set1_epi32(p->a_shift));
+  c.rb = q8nn_x86_rq16_init_rdouble(_mm512_set1_epi32(p->b_multiplier), _mm512_set1_epi32(p->b_shift));
+  c.ro = q8nn_x86_rq16_init_rdouble(_mm512_set1_epi32(p->output_multiplier), _mm512_set1_epi32(p->output_shift));
+  c.out.zp16 = _mm512_set1_epi16((int16_t) p->output_zero_point);
+  c.out.min8 = _mm512_set1_epi8((int8_t) p->output_min);
+  c.out.max8 = _mm512_set1_epi8((int8_t) p->output_max);
+  return c;
+}
+
+/* 16 int8 (in the low 128 bits of x, sign-extended) -> requantized input term. */
+Q8NN_X86_INLINE __m512i q8nn_x86_add_input(__m128i x, __m512i vzp, const struct q8nn_x86_add_consts* c,
+                                           const struct q8nn_x86_rq16* rq) {
+  const __m512i v = _mm512_sllv_epi32(_mm512_sub_epi32(_mm512_cvtepi8_epi32(x), vzp), c->lshift);
+  return q8nn_x86_requantize_rdouble(v, rq);
+}
+
+/* b_term: NULL for vadd; the broadcast requantized b for vaddc. */
+Q8NN_X86_INLINE void q8nn_x86_vadd(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
+                                   const struct q8nn_qs8_add_params* params, int broadcast_b) {
+  const struct q8nn_x86_add_consts c = q8nn_x86_add_init(params);
+  __m512i vbterm = _mm512_setzero_si512();
+  if (broadcast_b) {
+    vbterm = q8nn_x86_add_input(_mm_set1_epi8(b[0]), c.zb, &c, &c.rb);
+  }
+  while (n != 0) {
+    const size_t chunk = n < 64 ? n : 64;
+    const __mmask64 k = q8nn_x86_mask64(chunk);
+    const __m512i va = _mm512_maskz_loadu_epi8(k, a);
+    const __m512i vb = broadcast_b ? _mm512_setzero_si512() : _mm512_maskz_loadu_epi8(k, b);
+    __m512i vsum[4];
+#pragma GCC unroll 4
+    for (size_t j = 0; j < 4; j++) {
+      const __m512i ta = q8nn_x86_add_input(_mm512_extracti32x4_epi32(va, j), c.za, &c, &c.ra);
+      const __m512i tb = broadcast_b ? vbterm : q8nn_x86_add_input(_mm512_extracti32x4_epi32(vb, j), c.zb, &c, &c.rb);
+      vsum[j] = q8nn_x86_requantize_rdouble(_mm512_add_epi32(ta, tb), &c.ro);
+    }
+    _mm512_mask_storeu_epi8(y, k, q8nn_x86_pack64(vsum[0], vsum[1], vsum[2], vsum[3], &c.out, 1));
+    a += chunk;
+    if (!broadcast_b) b += chunk;
+    y += chunk;
+    n -= chunk;
+  }
+}
+
+void q8nn_qs8_vadd_minmax_ukernel__avx512vnni_u64(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
+                                                  const struct q8nn_qs8_add_params* params) {
+  q8nn_x86_vadd(n, a, b, y, params, 0);
+}
+
+void q8nn_qs8_vaddc_minmax_ukernel__avx512vnni_u64(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
+                                                   const struct q8nn_qs8_add_params* params) {
+  q8nn_x86_vadd(n, a, b, y, params, 1);
+}
