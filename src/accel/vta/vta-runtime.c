@@ -237,7 +237,7 @@ enum q8nn_status q8nn_vta_load_buffer_2d(struct q8nn_vta_cmd* cmd, uint32_t src_
     return cmd_fail(cmd, q8nn_status_backend_error, "LoadBuffer2D: memory type %u cannot be loaded", dst_memory_type);
   }
   const uint32_t pads = x_pad_before > 15 || y_pad_before > 15 || x_pad_after > 15 || y_pad_after > 15 ? 16 : 0;
-  uint32_t dram_base;
+  uint32_t dram_base = 0;
   enum q8nn_status status = check_mem_fields(cmd, "LoadBuffer2D", dst_sram_index, x_size, y_size, x_stride, pads);
   if (status == q8nn_status_success) {
     status = dram_element(cmd, "LoadBuffer2D", src_addr, src_elem_offset, dst_memory_type, &dram_base);
@@ -266,7 +266,7 @@ enum q8nn_status q8nn_vta_store_buffer_2d(struct q8nn_vta_cmd* cmd, uint32_t src
     return cmd_fail(cmd, q8nn_status_backend_error, "StoreBuffer2D: memory type %u (only OUT = 4 is stored)",
                     src_memory_type);
   }
-  uint32_t dram_base;
+  uint32_t dram_base = 0;
   enum q8nn_status status = check_mem_fields(cmd, "StoreBuffer2D", src_sram_index, x_size, y_size, x_stride, 0);
   if (status == q8nn_status_success) {
     status = dram_element(cmd, "StoreBuffer2D", dst_addr, dst_elem_offset, src_memory_type, &dram_base);
