@@ -49,17 +49,31 @@ static void igemm_task(void* context, size_t n, size_t group, size_t m0, size_t 
             op->output_pixel_stride, op->nr, a_offset, op->zero_buffer, &op->conv_params);
 }
 
+/* Depth multiplier > 1: one input row with every channel repeated dm times. */
+static void expand_task(void* context, size_t row) {
+  const struct q8nn_operator* op = context;
+  const size_t channels = op->geometry.groups, dm = op->geometry.group_output_channels;
+  const int8_t* in = op->input + row * op->input_width * op->input_pixel_stride;
+  int8_t* out = op->expanded_input + row * op->input_width * channels * dm;
+  for (size_t x = 0; x < op->input_width; x++) {
+    for (size_t c = 0; c < channels; c++) {
+      for (size_t m = 0; m < dm; m++) *out++ = in[c];
+    }
+    in += op->input_pixel_stride;
+  }
+}
+
 static void dwconv_task(void* context, size_t n, size_t oy) {
   const struct q8nn_operator* op = context;
   const struct q8nn_conv_geometry* g = &op->geometry;
   const size_t ks = (size_t) g->kernel_height * g->kernel_width;
-  const size_t channels = g->groups;
+  const size_t channels = g->groups * g->group_output_channels;
+  const size_t in_stride = g->group_output_channels > 1 ? channels : op->input_pixel_stride;
   op->dwconv(channels, op->output_width, ks, op->indirection + oy * op->output_width * ks, ks,
              op->packed_weights,
              op->output + ((n * op->output_height + oy) * op->output_width) * op->output_pixel_stride,
              op->output_pixel_stride - channels,
-             n * op->input_height * op->input_width * op->input_pixel_stride, op->zero_buffer,
-             &op->conv_params);
+             n * op->input_height * op->input_width * in_stride, op->zero_buffer, &op->conv_params);
 }
 
 enum q8nn_status q8nn_run_conv_cpu(struct q8nn_operator* op, pthreadpool_t threadpool) {
@@ -84,6 +98,9 @@ enum q8nn_status q8nn_run_conv_cpu(struct q8nn_operator* op, pthreadpool_t threa
       break;
     }
     case q8nn_conv_path_dwconv:
+      if (g->group_output_channels > 1) {
+        pthreadpool_parallelize_1d(threadpool, expand_task, op, op->batch_size * op->input_height, 0);
+      }
       pthreadpool_parallelize_2d(threadpool, dwconv_task, op, op->batch_size, op->output_height, 0);
       break;
   }
@@ -137,6 +154,7 @@ enum q8nn_status q8nn_delete_operator(q8nn_operator_t op) {
   free(op->packed_weights);
   free(op->zero_buffer);
   free((void*) op->indirection);
+  free(op->expanded_input);
   free(op);
   return q8nn_status_success;
 }

@@ -62,7 +62,10 @@ struct q8nn_operator {
   int8_t* output;
   const int8_t** indirection;
   size_t indirection_capacity; /* pointers allocated */
-  size_t nc_tile;              /* output channels per task, a multiple of nr */
+  /* dwconv with depth multiplier dm > 1: input pixels with each channel repeated dm times,
+     [batch][height][width][channels * dm], filled by run */
+  int8_t* expanded_input;
+  size_t expanded_capacity;
 
   /* ---- add ---- */
   struct q8nn_qs8_add_params add_params;

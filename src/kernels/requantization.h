@@ -39,20 +39,20 @@ static inline int32_t q8nn_requantize_rdouble(int32_t acc, int32_t multiplier, i
 }
 
 /* TFLite MultiplyByQuantizedMultiplier, TFLITE_SINGLE_ROUNDING: (x * m + 2^(30-s)) >> (31 - s).
-   The int64 product cannot overflow (|x * m| < 2^62); the result is saturated to int32 where
-   TFLite only DCHECKs it. */
+   The int64 product cannot overflow (|x * m| < 2^62). Where the result leaves int32 (TFLite only
+   DCHECKs it) TFLite's static_cast keeps the low 32 bits; so does this. */
 static inline int32_t q8nn_requantize_rsingle(int32_t acc, int32_t multiplier, int32_t shift) {
   const int32_t total_shift = 31 - shift; /* [1, 62] */
   const int64_t round = INT64_C(1) << (total_shift - 1);
-  int64_t result = ((int64_t) acc * (int64_t) multiplier + round) >> total_shift;
-  if (result > INT32_MAX) result = INT32_MAX;
-  if (result < INT32_MIN) result = INT32_MIN;
-  return (int32_t) result;
+  const int64_t result = ((int64_t) acc * (int64_t) multiplier + round) >> total_shift;
+  return (int32_t) (uint32_t) (uint64_t) result;
 }
 
+/* TFLite adds the output zero point in int32 (`acc += output_offset`) before clamping: where that
+   overflows, its compiled code wraps, and so does this (only reachable with multipliers so large
+   that TFLite's own arithmetic overflows). */
 static inline int8_t q8nn_output_clamp(int32_t value, int32_t zero_point, int32_t vmin, int32_t vmax) {
-  /* value + zero_point in int64: value may be near INT32_MAX after saturation. */
-  int64_t out = (int64_t) value + zero_point;
+  int32_t out = (int32_t) ((uint32_t) value + (uint32_t) zero_point);
   if (out < vmin) out = vmin;
   if (out > vmax) out = vmax;
   return (int8_t) out;

@@ -124,16 +124,18 @@ enum q8nn_status q8nn_create_conv_common(
   const struct q8nn_dispatch d = q8nn_get_dispatch();
   const size_t gic = g->group_input_channels, goc = g->group_output_channels;
   size_t zero_size = gic;
-  if (gic == 1 && goc == 1) {
-    /* One input and one output channel per group: depthwise, channels innermost. */
+  if (gic == 1) {
+    /* One input channel per group: depthwise, channels innermost. With a depth multiplier
+       (goc > 1) run reads each input channel dm times into op->expanded_input first, so output
+       channel c*dm+m finds its input at the same index and the dwconv kernels apply unchanged. */
     const struct q8nn_dwconv_entry* e = ks == 9 && d.dwconv_9 != NULL    ? d.dwconv_9
                                         : ks == 25 && d.dwconv_25 != NULL ? d.dwconv_25
                                                                           : d.dwconv_any;
-    const size_t channels = g->groups;
+    const size_t channels = channels_out;
     op->path = q8nn_conv_path_dwconv;
     op->dwconv = e->fn[op->rounding];
     set_kernel_name(op, e->name);
-    /* OHWI with I = 1 is [C][taps]; the dwconv packing wants [taps][C]. */
+    /* OHWI with I = 1 is [C*dm][taps]; the dwconv packing wants [taps][C*dm]. */
     int8_t* taps_major = malloc(kernel_size);
     op->packed_weights = malloc(q8nn_packed_dwconv_size(channels, ks, e->channel_tile));
     if (taps_major == NULL || op->packed_weights == NULL) {
@@ -221,7 +223,8 @@ static size_t output_extent(size_t input, uint32_t pad_before, uint32_t pad_afte
   return (padded - effective) / stride + 1;
 }
 
-static void build_indirection(struct q8nn_operator* op, size_t tile, size_t tiles) {
+static void build_indirection(struct q8nn_operator* op, size_t tile, size_t tiles, const int8_t* base,
+                              size_t pixel_stride) {
   const struct q8nn_conv_geometry* g = &op->geometry;
   const size_t kh = g->kernel_height, kw = g->kernel_width, ks = kh * kw;
   const size_t m_total = op->output_height * op->output_width;
@@ -237,7 +240,7 @@ static void build_indirection(struct q8nn_operator* op, size_t tile, size_t tile
         const int64_t ix = (int64_t) (ox * g->stride_width + kx * g->dilation_width) - g->padding_left;
         const int8_t* p = op->zero_buffer;
         if (iy >= 0 && iy < (int64_t) op->input_height && ix >= 0 && ix < (int64_t) op->input_width) {
-          p = op->input + ((size_t) iy * op->input_width + (size_t) ix) * op->input_pixel_stride;
+          p = base + ((size_t) iy * op->input_width + (size_t) ix) * pixel_stride;
         }
         op->indirection[(mt * ks + t) * tile + i] = p;
       }
@@ -297,6 +300,20 @@ enum q8nn_status q8nn_setup_conv_common(
       op->indirection_capacity = pointers;
     }
   }
+  /* Depth multiplier on the dwconv path: run expands the input into a buffer owned here. */
+  const int expand = op->path == q8nn_conv_path_dwconv && g->group_output_channels > 1;
+  if (expand) {
+    size_t bytes;
+    if (!q8nn_mul_sz(batch_size * input_height * input_width, out_channels, &bytes)) {
+      return q8nn_log_error(q8nn_status_invalid_parameter, caller, "expanded input size overflows size_t");
+    }
+    if (bytes > op->expanded_capacity) {
+      int8_t* grown = realloc(op->expanded_input, bytes);
+      if (grown == NULL) return q8nn_log_error(q8nn_status_out_of_memory, caller, "expanded input");
+      op->expanded_input = grown;
+      op->expanded_capacity = bytes;
+    }
+  }
   op->batch_size = batch_size;
   op->input_height = input_height;
   op->input_width = input_width;
@@ -306,7 +323,13 @@ enum q8nn_status q8nn_setup_conv_common(
   op->output = output;
   op->input_pixel_stride = input_pixel_stride;
   op->output_pixel_stride = output_pixel_stride;
-  if (pointers != 0) build_indirection(op, tile, tiles);
+  if (pointers != 0) {
+    if (expand) {
+      build_indirection(op, tile, tiles, op->expanded_input, out_channels);
+    } else {
+      build_indirection(op, tile, tiles, input, input_pixel_stride);
+    }
+  }
   op->is_setup = 1;
   const enum q8nn_status status = q8nn_backend_prepare(op);
   if (status != q8nn_status_success) {

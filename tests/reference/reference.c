@@ -63,13 +63,8 @@ int32_t ref_multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, int3
   assert(total_shift >= 1 && total_shift <= 62);
   const int64_t round = INT64_C(1) << (total_shift - 1);
   const int64_t result = floor_shift((int64_t) x * (int64_t) multiplier + round, total_shift);
-  if (result > INT32_MAX) {
-    return INT32_MAX;
-  }
-  if (result < INT32_MIN) {
-    return INT32_MIN;
-  }
-  return (int32_t) result;
+  /* TFLite returns static_cast<int32_t>(result) and only DCHECKs the range: the low 32 bits. */
+  return (int32_t) (uint32_t) (uint64_t) result;
 }
 
 int ref_quantize_multiplier(double real, int32_t* multiplier, int32_t* shift) {
@@ -114,8 +109,8 @@ void ref_output_size(const struct ref_conv_params* p, size_t* out_h, size_t* out
 static int8_t requantize(const struct ref_conv_params* p, int64_t acc, size_t oc) {
   int32_t v = ref_multiply_by_quantized_multiplier(wrap_accumulator(acc), p->multiplier[oc],
                                                    p->shift[oc], p->rounding);
-  /* TFLite adds the output offset in int32 after the multiply. */
-  v = (int32_t) ((int64_t) v + p->out_zp);
+  /* TFLite adds the output offset in int32 after the multiply; as compiled, that wraps. */
+  v = (int32_t) ((uint32_t) v + (uint32_t) p->out_zp);
   if (v < p->out_min) v = p->out_min;
   if (v > p->out_max) v = p->out_max;
   return (int8_t) v;

@@ -31,7 +31,7 @@ int32_t ref_rdbpot(int32_t x, int exponent);
  * rounding 0 = double rounding: RDBPOT(SRDHM(x * 2^max(shift,0), multiplier), max(-shift,0)),
  *   with x * 2^left computed modulo 2^32 as TFLite's compiled int32 code does.
  * rounding 1 = TFLITE_SINGLE_ROUNDING: (x * multiplier + 2^(30-shift)) >> (31-shift) in int64,
- *   saturated to int32 (TFLite only DCHECKs the range).
+ *   truncated to its low 32 bits as TFLite's static_cast<int32_t> does (TFLite only DCHECKs the range).
  */
 int32_t ref_multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, int32_t shift, int rounding);
 

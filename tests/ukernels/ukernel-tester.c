@@ -30,7 +30,8 @@ static int8_t requantize_ref(int64_t acc, int32_t multiplier, int32_t shift, int
                              int32_t vmin, int32_t vmax) {
   /* TFLite's accumulator is int32: wrap, then requantize. */
   const int32_t acc32 = (int32_t) (uint32_t) (uint64_t) acc;
-  int64_t out = (int64_t) ref_multiply_by_quantized_multiplier(acc32, multiplier, shift, rounding) + zp;
+  /* TFLite's `acc += output_offset` is int32 arithmetic: wraps as compiled */
+  int32_t out = (int32_t) ((uint32_t) ref_multiply_by_quantized_multiplier(acc32, multiplier, shift, rounding) + (uint32_t) zp);
   if (out < vmin) out = vmin;
   if (out > vmax) out = vmax;
   return (int8_t) out;
