@@ -1,0 +1,63 @@
+/* Requantization on VTA with 16-bit multipliers (DESIGN §1.7, VTA-SPEC §8.2 idea), and the host
+   oracles the VTA programs must match bit for bit. docs/vta-backend.md has the derivations.
+
+   Convolution, per output channel (ALU ops in this order, all int32, arithmetic shifts):
+     t = acc + c_bias          acc = GEMM sum of w*x over the zero-point-padded image,
+                               c_bias = bias - zx*sum(w) + r1
+     t = min(max(t, lo), hi)   lo = r1 - L, hi = r1 + L (|acc + bias'| >= L saturates anyway)
+     v = t >> s1
+     p = v * m                 m: 15-bit multiplier
+     q = (p + r2) >> s2
+     out = min(max(q + zp, out_min), out_max)
+   with r1 = s1 ? 2^(s1-1) : 0, r2 = s2 ? 2^(s2-1) : 0.
+   No int32 overflow: |acc + bias'| <= B = 128*sum|w| + |bias'| < 2^30 (checked), so
+   |t| < 2^30 + 2^15; L < 2^(15+s1) gives -2^15 <= v <= 2^15; m < 2^15 gives |p| < 2^30;
+   r2 <= 2^29 (s2 <= 30) gives |p + r2| < 2^31.
+
+   Add (TFLite int8 ArithmeticParams in, VTA constants out), per element:
+     A = (a*ma + ca) >> sa     ca = -za*ma + 2^(sa-1) (0 when sa = 0)
+     B = (b*mb + cb) >> sb
+     S = min(max(A + B, -32767), 32767)
+     q = (S*mo + ro) >> so
+     out = min(max(q + zo, out_min), out_max)
+   |a*ma + ca| < 2^22 + 2^22 + 2^29 < 2^30, so |A + B| < 2^31; |S*mo| < 2^30, ro <= 2^29. */
+#ifndef Q8NN_VTA_REQUANT_H
+#define Q8NN_VTA_REQUANT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common.h"
+
+/* One output channel's constants; the VTA program loads them as 7 constant ACC rows. */
+struct q8nn_vta_conv_requant {
+  int32_t c_bias, lo, hi, s1, m, r2, s2;
+};
+#define Q8NN_VTA_CONV_REQUANT_ROWS 7
+
+/* From TFLite's (multiplier in [2^30, 2^31) or 0, shift in [-31, 30]), the bias with the
+   zero-point term folded in (bias - zx*sum w) and sum|w| of the channel. false when the channel
+   cannot be requantized without overflow (bound >= 2^30, or the scale is too large for a 15-bit
+   multiplier); the operator then stays on the CPU. */
+Q8NN_INTERNAL bool q8nn_vta_conv_requant_derive(int32_t multiplier, int32_t shift, int64_t bias_prime,
+                                                int64_t sum_abs_w, struct q8nn_vta_conv_requant* out);
+
+/* The oracle: what the VTA program computes from the GEMM accumulator. */
+Q8NN_INTERNAL int8_t q8nn_vta_conv_requant_apply(const struct q8nn_vta_conv_requant* r, int32_t acc,
+                                                 int32_t zero_point, int32_t out_min, int32_t out_max);
+
+struct q8nn_vta_add_requant {
+  int32_t ma, ca, sa, mb, cb, sb, lim, mo, ro, so, zo, out_min, out_max;
+};
+
+/* From TFLite's int8 add parameters (zero points, multipliers, shifts <= 0, left_shift):
+   real_x = multiplier_x * 2^(shift_x - 31). false when a shift leaves [0, 30] (stays on CPU). */
+Q8NN_INTERNAL bool q8nn_vta_add_requant_derive(int32_t a_zero_point, int32_t a_multiplier, int32_t a_shift,
+                                               int32_t b_zero_point, int32_t b_multiplier, int32_t b_shift,
+                                               int32_t output_multiplier, int32_t output_shift, int32_t left_shift,
+                                               int32_t output_zero_point, int32_t output_min, int32_t output_max,
+                                               struct q8nn_vta_add_requant* out);
+
+Q8NN_INTERNAL int8_t q8nn_vta_add_requant_apply(const struct q8nn_vta_add_requant* r, int8_t a, int8_t b);
+
+#endif
