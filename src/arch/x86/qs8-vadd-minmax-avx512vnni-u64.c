@@ -25,7 +25,7 @@ Q8NN_X86_INLINE struct q8nn_x86_add_consts q8nn_x86_add_init(const struct q8nn_q
   c.ra = q8nn_x86_rq16_init_rdouble(_mm512_set1_epi32(p->a_multiplier), _mm512_set1_epi32(p->a_shift));
   c.rb = q8nn_x86_rq16_init_rdouble(_mm512_set1_epi32(p->b_multiplier), _mm512_set1_epi32(p->b_shift));
   c.ro = q8nn_x86_rq16_init_rdouble(_mm512_set1_epi32(p->output_multiplier), _mm512_set1_epi32(p->output_shift));
-  c.out.zp16 = _mm512_set1_epi16((int16_t) p->output_zero_point);
+  c.out.zp32 = _mm512_set1_epi32(p->output_zero_point);
   c.out.min8 = _mm512_set1_epi8((int8_t) p->output_min);
   c.out.max8 = _mm512_set1_epi8((int8_t) p->output_max);
   return c;

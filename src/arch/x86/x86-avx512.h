@@ -15,11 +15,11 @@
  * |P| < 2^62 and N < 2^62, so the sum never overflows.
  *
  * Single rounding (TFLITE_SINGLE_ROUNDING): r = (acc * m + 2^(s-1)) >> s with s = 31 - shift in
- * [1, 62], saturated to int32.
+ * [1, 62], truncated to its low 32 bits as TFLite's static_cast does.
  *
- * Output: r + output_zero_point saturated to int8 (int32 -> int16 saturating pack, saturating
- * int16 add, int16 -> int8 saturating pack: exact because |zp| <= 128 keeps saturated values out
- * of the int8 range), then clamped to [output_min, output_max].
+ * Output: r + output_zero_point in int32, wrapping where it overflows as TFLite's compiled code
+ * does (requantization.h), then int32 -> int16 -> int8 saturating packs and the clamp to
+ * [output_min, output_max].
  */
 #ifndef Q8NN_ARCH_X86_AVX512_H
 #define Q8NN_ARCH_X86_AVX512_H
@@ -110,21 +110,18 @@ Q8NN_X86_INLINE __m512i q8nn_x86_requantize_rsingle(__m512i vacc, const struct q
   __m512i vp_odd = _mm512_add_epi64(_mm512_mul_epi32(vacc_odd, p->m_odd), p->n_odd);
   vp_even = _mm512_srav_epi64(vp_even, p->s_even);
   vp_odd = _mm512_srav_epi64(vp_odd, p->s_odd);
-  const __m512i vmax = _mm512_set1_epi64(INT32_MAX);
-  const __m512i vmin = _mm512_set1_epi64(INT32_MIN);
-  vp_even = _mm512_max_epi64(_mm512_min_epi64(vp_even, vmax), vmin);
-  vp_odd = _mm512_max_epi64(_mm512_min_epi64(vp_odd, vmax), vmin);
+  /* Where the result leaves int32, TFLite keeps its low 32 bits: so does the merge. */
   return q8nn_x86_merge_even_odd(vp_even, vp_odd);
 }
 
 /* Output stage constants. */
 struct q8nn_x86_out64 {
-  __m512i zp16, min8, max8;
+  __m512i zp32, min8, max8;
 };
 
 Q8NN_X86_INLINE struct q8nn_x86_out64 q8nn_x86_out64_init(const struct q8nn_qs8_conv_params* params) {
   struct q8nn_x86_out64 o;
-  o.zp16 = _mm512_set1_epi16((int16_t) params->output_zero_point);
+  o.zp32 = _mm512_set1_epi32(params->output_zero_point);
   o.min8 = _mm512_set1_epi8((int8_t) params->output_min);
   o.max8 = _mm512_set1_epi8((int8_t) params->output_max);
   return o;
@@ -136,8 +133,8 @@ Q8NN_X86_INLINE struct q8nn_x86_out64 q8nn_x86_out64_init(const struct q8nn_qs8_
    vector j (what the depthwise kernels' interleaved accumulators want). */
 Q8NN_X86_INLINE __m512i q8nn_x86_pack64(__m512i r0, __m512i r1, __m512i r2, __m512i r3,
                                         const struct q8nn_x86_out64* o, int natural) {
-  const __m512i v01 = _mm512_adds_epi16(_mm512_packs_epi32(r0, r1), o->zp16);
-  const __m512i v23 = _mm512_adds_epi16(_mm512_packs_epi32(r2, r3), o->zp16);
+  const __m512i v01 = _mm512_packs_epi32(_mm512_add_epi32(r0, o->zp32), _mm512_add_epi32(r1, o->zp32));
+  const __m512i v23 = _mm512_packs_epi32(_mm512_add_epi32(r2, o->zp32), _mm512_add_epi32(r3, o->zp32));
   __m512i vout = _mm512_packs_epi16(v01, v23);
   if (natural) {
     const __m512i vperm = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);

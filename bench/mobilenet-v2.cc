@@ -1,0 +1,303 @@
+// MobileNetV2 1.0 224x224 end to end: the 62 conv / depthwise / add layers of
+// models/mobilenet_v2.txt run with q8nn and, when found at build time, XNNPACK and oneDNN (u8 and
+// s8 sources) in the same process. Each peer's outputs are checked against q8nn's (within 1) layer
+// by layer on q8nn's inputs, then Google Benchmark times whole-network runs for 1 and 2 threads
+// and a per-layer table is printed (median of repeated runs of each layer).
+//   bench_mobilenet_v2 [--benchmark_* flags] [--layers] (per-layer table; default on)
+#include <benchmark/benchmark.h>
+#include <pthreadpool.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+#include <unistd.h>
+
+#include "q8nn.h"
+#include "runner.h"
+
+namespace q8nn_bench {
+namespace {
+
+constexpr double kPeakGmacPerCore = 455.0;  // VPDPBUSD zmm on this machine (see README)
+
+class Q8nnRunner : public Runner {
+ public:
+  ~Q8nnRunner() override {
+    for (auto op : ops_) q8nn_delete_operator(op);
+    if (pool_ != nullptr) pthreadpool_destroy(pool_);
+  }
+  std::string name() const override { return "q8nn"; }
+  bool prepare(const Model& m, int threads) override {
+    if (q8nn_initialize() != q8nn_status_success) return false;
+    pool_ = threads > 1 ? pthreadpool_create(threads) : nullptr;
+    bufs_.clear();
+    for (size_t b : m.buffer_bytes) bufs_.emplace_back(b);
+    for (const auto& l : m.layers) {
+      q8nn_operator_t op = nullptr;
+      q8nn_status st;
+      const int8_t omin = l.relu6 ? (int8_t) kActZeroPoint : -128, omax = l.relu6 ? kRelu6Max : 127;
+      if (l.kind == LayerKind::kAdd) {
+        q8nn_add_quantization q = {kActZeroPoint, kActScale, kActZeroPoint, kActScale, kActZeroPoint, kActScale,
+                                   -128, 127, nullptr};
+        st = q8nn_create_add_nd_s8(&q, 0, &op);
+        if (st == q8nn_status_success) {
+          const size_t shape[4] = {1, l.h, l.w, l.cout};
+          st = q8nn_setup_add_nd_s8(op, 4, shape, 4, shape, bufs_[l.input].data(), bufs_[l.input2].data(),
+                                    bufs_[l.output].data());
+        }
+      } else {
+        q8nn_conv_quantization q = {};
+        q.input_zero_point = kActZeroPoint;
+        q.input_scale = kActScale;
+        q.kernel_scale = l.kernel_scale.data();
+        q.output_zero_point = kActZeroPoint;
+        q.output_scale = kActScale;
+        q.output_min = omin;
+        q.output_max = omax;
+        q.rounding = q8nn_rounding_double;
+        size_t oh, ow;
+        if (l.kind == LayerKind::kConv) {
+          q8nn_convolution2d_desc d = {};
+          d.padding_top = l.pad_top, d.padding_right = l.pad_right, d.padding_bottom = l.pad_bottom,
+          d.padding_left = l.pad_left;
+          d.kernel_height = d.kernel_width = l.kernel;
+          d.stride_height = d.stride_width = l.stride;
+          d.dilation_height = d.dilation_width = 1;
+          d.groups = 1;
+          d.group_input_channels = l.cin;
+          d.group_output_channels = l.cout;
+          st = q8nn_create_convolution2d_nhwc_s8(&d, &q, l.weights.data(), l.bias.data(), 0, &op);
+          if (st == q8nn_status_success) {
+            st = q8nn_setup_convolution2d_nhwc_s8(op, 1, l.h, l.w, bufs_[l.input].data(), l.cin,
+                                                  bufs_[l.output].data(), l.cout, &oh, &ow);
+          }
+        } else {
+          q8nn_depthwise_convolution2d_desc d = {};
+          d.padding_top = l.pad_top, d.padding_right = l.pad_right, d.padding_bottom = l.pad_bottom,
+          d.padding_left = l.pad_left;
+          d.kernel_height = d.kernel_width = l.kernel;
+          d.stride_height = d.stride_width = l.stride;
+          d.dilation_height = d.dilation_width = 1;
+          d.channels = l.cin;
+          d.depth_multiplier = 1;
+          st = q8nn_create_depthwise_convolution2d_nhwc_s8(&d, &q, l.weights.data(), l.bias.data(), 0, &op);
+          if (st == q8nn_status_success) {
+            st = q8nn_setup_depthwise_convolution2d_nhwc_s8(op, 1, l.h, l.w, bufs_[l.input].data(), l.cin,
+                                                            bufs_[l.output].data(), l.cout, &oh, &ow);
+          }
+        }
+      }
+      if (st != q8nn_status_success) {
+        fprintf(stderr, "q8nn: layer %s: %s\n", l.name.c_str(), q8nn_status_string(st));
+        return false;
+      }
+      ops_.push_back(op);
+    }
+    return true;
+  }
+  void run_layer(size_t i) override { q8nn_run_operator(ops_[i], pool_); }
+  void write_buffer(int id, const std::vector<int8_t>& d) override { bufs_[id] = d; }
+  std::vector<int8_t> read_buffer(int id) override { return bufs_[id]; }
+
+ private:
+  pthreadpool_t pool_ = nullptr;
+  std::vector<q8nn_operator_t> ops_;
+  std::vector<std::vector<int8_t>> bufs_;
+};
+
+using Factory = std::unique_ptr<Runner> (*)();
+struct RunnerKind {
+  const char* name;
+  Factory make;
+};
+
+std::unique_ptr<Runner> make_q8nn() { return std::make_unique<Q8nnRunner>(); }
+#if Q8NN_BENCH_HAVE_XNNPACK
+std::unique_ptr<Runner> make_xnn() { return make_xnnpack_runner(); }
+#endif
+#if Q8NN_BENCH_HAVE_ONEDNN
+std::unique_ptr<Runner> make_dnnl_u8() { return make_onednn_runner(true); }
+std::unique_ptr<Runner> make_dnnl_s8() { return make_onednn_runner(false); }
+#endif
+
+const std::vector<RunnerKind>& runner_kinds() {
+  static const std::vector<RunnerKind> kinds = {
+      {"q8nn", make_q8nn},
+#if Q8NN_BENCH_HAVE_ONEDNN
+      {"oneDNN u8", make_dnnl_u8},
+      {"oneDNN s8", make_dnnl_s8},
+#endif
+#if Q8NN_BENCH_HAVE_XNNPACK
+      {"XNNPACK", make_xnn},
+#endif
+  };
+  return kinds;
+}
+
+const Model& model() {
+  static const Model m = load_model(std::string(Q8NN_BENCH_MODELS_DIR) + "/mobilenet_v2.txt", 42);
+  return m;
+}
+
+std::vector<int8_t> random_input(size_t n) {
+  std::vector<int8_t> v(n);
+  uint32_t s = 12345;
+  for (auto& x : v) x = (int8_t) ((s = s * 1103515245u + 12345u) >> 24);
+  return v;
+}
+
+// Runs q8nn over the network; then each peer layer by layer on q8nn's inputs. Prints mismatches.
+void check_peers() {
+  const Model& m = model();
+  Q8nnRunner ref;
+  if (!ref.prepare(m, 1)) std::exit(1);
+  ref.write_buffer(0, random_input(m.buffer_bytes[0]));
+  for (size_t i = 0; i < m.layers.size(); i++) ref.run_layer(i);
+  for (const auto& kind : runner_kinds()) {
+    if (std::string(kind.name) == "q8nn") continue;
+    auto peer = kind.make();
+    if (!peer->prepare(m, 1)) {
+      printf("check %-10s: prepare failed\n", kind.name);
+      continue;
+    }
+    size_t checked = 0, bad_layers = 0;
+    int worst = 0;
+    for (size_t i = 0; i < m.layers.size(); i++) {
+      const Layer& l = m.layers[i];
+      if (!peer->checkable(i)) continue;
+      peer->write_buffer(l.input, ref.read_buffer(l.input));
+      if (l.input2 >= 0) peer->write_buffer(l.input2, ref.read_buffer(l.input2));
+      peer->run_layer(i);
+      const auto got = peer->read_buffer(l.output), want = ref.read_buffer(l.output);
+      int diff = 0;
+      for (size_t j = 0; j < want.size(); j++) diff = std::max(diff, std::abs((int) got[j] - (int) want[j]));
+      worst = std::max(worst, diff);
+      checked++;
+      if (diff > 1) {
+        bad_layers++;
+        printf("check %-10s: layer %zu %s differs by %d\n", kind.name, i, l.name.c_str(), diff);
+      }
+    }
+    printf("check %-10s: %zu layers compared, max |diff| %d, %zu beyond 1\n", kind.name, checked, worst, bad_layers);
+  }
+}
+
+void network_benchmark(benchmark::State& state, Factory make, int threads) {
+  const Model& m = model();
+  auto r = make();
+  if (!r->prepare(m, threads)) {
+    state.SkipWithError("prepare failed");
+    return;
+  }
+  r->write_buffer(0, random_input(m.buffer_bytes[0]));
+  for (auto _ : state) {
+    for (size_t i = 0; i < m.layers.size(); i++) r->run_layer(i);
+  }
+  state.counters["GMAC/s"] = benchmark::Counter(m.total_macs() * state.iterations() * 1e-9,
+                                                benchmark::Counter::kIsRate);
+}
+
+double median_layer_ms(Runner& r, size_t i, int reps) {
+  std::vector<double> t(reps);
+  for (int k = 0; k < reps; k++) {
+    const auto t0 = std::chrono::steady_clock::now();
+    r.run_layer(i);
+    t[k] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  std::nth_element(t.begin(), t.begin() + reps / 2, t.end());
+  return t[reps / 2];
+}
+
+// Per-layer medians for every runner and thread count, then totals by layer class.
+void layer_table(int reps) {
+  const Model& m = model();
+  const auto& kinds = runner_kinds();
+  for (int threads = 1; threads <= 2; threads++) {
+    std::vector<std::vector<double>> ms(kinds.size(), std::vector<double>(m.layers.size(), 0.0));
+    for (size_t k = 0; k < kinds.size(); k++) {
+      auto r = kinds[k].make();
+      if (!r->prepare(m, threads)) continue;
+      r->write_buffer(0, random_input(m.buffer_bytes[0]));
+      for (size_t i = 0; i < m.layers.size(); i++) r->run_layer(i);
+      for (size_t i = 0; i < m.layers.size(); i++) ms[k][i] = median_layer_ms(*r, i, reps);
+    }
+    const double peak = kPeakGmacPerCore * threads;
+    printf("\nPer-layer medians, %d thread%s (ms; GMAC/s and %% of %g GMAC/s peak for q8nn; ratio = peer / q8nn time)\n",
+           threads, threads > 1 ? "s" : "", peak);
+    printf("%-3s %-14s %-4s %-16s %9s %8s %8s %6s", "#", "layer", "kind", "shape", "MMAC", "q8nn ms", "GMAC/s", "%peak");
+    for (size_t k = 1; k < kinds.size(); k++) printf(" %10s %6s", kinds[k].name, "ratio");
+    printf("\n");
+    std::map<std::string, std::vector<double>> cls;
+    std::map<std::string, double> cls_macs;
+    for (size_t i = 0; i < m.layers.size(); i++) {
+      const Layer& l = m.layers[i];
+      std::string c = kind_name(l.kind);
+      if (l.kind == LayerKind::kConv) c = l.kernel == 1 ? "conv1x1" : "conv3x3";
+      char shape[64];
+      snprintf(shape, sizeof(shape), "%zux%zux%zu>%zu", l.h, l.w, l.cin, l.cout);
+      const double gmacs = l.macs() / (ms[0][i] * 1e6);
+      printf("%-3zu %-14s %-4s %-16s %9.2f %8.4f %8.1f %5.1f%%", i, l.name.c_str(), kind_name(l.kind), shape,
+             l.macs() * 1e-6, ms[0][i], gmacs, 100 * gmacs / peak);
+      for (size_t k = 1; k < kinds.size(); k++) printf(" %10.4f %6.2f", ms[k][i], ms[k][i] / ms[0][i]);
+      printf("\n");
+      auto& v = cls[c];
+      v.resize(kinds.size(), 0.0);
+      for (size_t k = 0; k < kinds.size(); k++) v[k] += ms[k][i];
+      cls_macs[c] += l.macs();
+    }
+    std::vector<double> total(kinds.size(), 0.0);
+    printf("\nBy class, %d thread%s:\n%-8s %9s %8s %8s %6s", threads, threads > 1 ? "s" : "", "class", "MMAC",
+           "q8nn ms", "GMAC/s", "%peak");
+    for (size_t k = 1; k < kinds.size(); k++) printf(" %10s %8s %6s", kinds[k].name, "GMAC/s", "ratio");
+    printf("\n");
+    for (const auto& [c, v] : cls) {
+      const double g = cls_macs[c] / (v[0] * 1e6);
+      printf("%-8s %9.2f %8.4f %8.1f %5.1f%%", c.c_str(), cls_macs[c] * 1e-6, v[0], g, 100 * g / peak);
+      for (size_t k = 1; k < kinds.size(); k++) printf(" %10.4f %8.1f %6.2f", v[k], cls_macs[c] / (v[k] * 1e6), v[k] / v[0]);
+      printf("\n");
+      for (size_t k = 0; k < kinds.size(); k++) total[k] += v[k];
+    }
+    const double g = m.total_macs() / (total[0] * 1e6);
+    printf("%-8s %9.2f %8.4f %8.1f %5.1f%%", "total", m.total_macs() * 1e-6, total[0], g, 100 * g / peak);
+    for (size_t k = 1; k < kinds.size(); k++)
+      printf(" %10.4f %8.1f %6.2f", total[k], m.total_macs() / (total[k] * 1e6), total[k] / total[0]);
+    printf("\n");
+  }
+}
+
+}  // namespace
+}  // namespace q8nn_bench
+
+int main(int argc, char** argv) {
+  using namespace q8nn_bench;
+  // oneDNN's OpenMP workers spin after each primitive and starve q8nn's and XNNPACK's pthreadpool
+  // workers on a 2-core machine: make them sleep. libgomp reads this at load time, so re-exec.
+  if (std::getenv("OMP_WAIT_POLICY") == nullptr) {
+    setenv("OMP_WAIT_POLICY", "passive", 1);
+    execv("/proc/self/exe", argv);
+  }
+  bool layers = true;
+  int reps = 15;
+  for (int i = 1; i < argc; i++) {
+    if (std::strcmp(argv[i], "--no-layers") == 0) layers = false;
+    if (std::strncmp(argv[i], "--layer-reps=", 13) == 0) reps = std::atoi(argv[i] + 13);
+  }
+  printf("MobileNetV2 1.0 224x224: %zu layers, %.1f M MACs\n", model().layers.size(), model().total_macs() * 1e-6);
+  check_peers();
+  for (const auto& kind : runner_kinds()) {
+    for (int threads = 1; threads <= 2; threads++) {
+      benchmark::RegisterBenchmark(("mobilenet_v2/" + std::string(kind.name) + "/threads:" + std::to_string(threads)).c_str(),
+                                   [kind, threads](benchmark::State& s) { network_benchmark(s, kind.make, threads); })
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  if (layers) layer_table(reps);
+  return 0;
+}

@@ -1,0 +1,29 @@
+// One implementation of the model's layers (q8nn or a peer library) on its own buffers.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/model.h"
+
+namespace q8nn_bench {
+
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  virtual std::string name() const = 0;
+  // Creates and sets up every layer for `threads` threads (1 or 2). False if unsupported.
+  virtual bool prepare(const Model& m, int threads) = 0;
+  virtual void run_layer(size_t i) = 0;
+  // Activation buffer `id` in q8nn's representation (int8 with the model's zero point).
+  virtual void write_buffer(int id, const std::vector<int8_t>& data) = 0;
+  virtual std::vector<int8_t> read_buffer(int id) = 0;
+  // Whether layer i computes the same function as q8nn (checked within 1).
+  virtual bool checkable(size_t i) const { return true; }
+};
+
+std::unique_ptr<Runner> make_xnnpack_runner();            // peer-xnnpack.cc
+std::unique_ptr<Runner> make_onednn_runner(bool u8_src);  // peer-onednn.cc
+
+}  // namespace q8nn_bench
