@@ -133,6 +133,16 @@ struct q8nn_convolution2d_desc {
  * @param bias     [groups * group_output_channels] int32, or NULL for zero bias. Copied.
  * @param flags    0 or Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE.
  * @param convolution_out receives the operator; untouched unless success is returned.
+ * @return uninitialized; invalid_parameter (NULL pointers, a zero size, stride, dilation or group
+ *         count, zero points outside [-128, 127], output_min > output_max, non-finite or non-positive
+ *         scales, a multiplier outside [2^30, 2^31) other than 0, unknown flags);
+ *         unsupported_parameter (a requantization scale whose shift would exceed 30, or a given shift
+ *         outside [-31, 30]); out_of_memory.
+ *
+ * Numerics: TFLite's ConvPerChannel. Where TFLite's own int32 arithmetic overflows (accumulators
+ * beyond int32, or multipliers so large that the requantized value or the output zero-point add
+ * leaves int32; TFLite only DCHECKs these), q8nn reproduces the two's-complement wrap-around of
+ * TFLite's compiled reference kernels.
  */
 Q8NN_API enum q8nn_status q8nn_create_convolution2d_nhwc_s8(
     const struct q8nn_convolution2d_desc* desc, const struct q8nn_conv_quantization* quant,
@@ -150,6 +160,10 @@ Q8NN_API enum q8nn_status q8nn_create_convolution2d_nhwc_s8(
  *               Only the groups*group_output_channels first elements of each pixel are written.
  * @param output_pixel_stride elements between pixels, >= groups*group_output_channels.
  * @param output_height_out, output_width_out  receive the output size; may be NULL.
+ * @return invalid_parameter for NULL pointers, zero sizes, pixel strides below the channel counts,
+ *         a non-positive output size or sizes whose products overflow size_t; out_of_memory;
+ *         a backend's status (see q8nn_operator_set_backend). On failure nothing is written through
+ *         the out-pointers and the operator must be set up again before it runs.
  */
 Q8NN_API enum q8nn_status q8nn_setup_convolution2d_nhwc_s8(
     q8nn_operator_t convolution, size_t batch_size, size_t input_height, size_t input_width,
@@ -229,6 +243,9 @@ Q8NN_API enum q8nn_status q8nn_create_add_nd_s8(
  * @param a, b    dense row-major int8 tensors of their shapes.
  * @param output  dense row-major int8 tensor of the broadcast shape. May alias a or b exactly when
  *                that operand has the output's shape.
+ * @return invalid_parameter for NULL pointers, a zero dimension, shapes that do not broadcast, an
+ *         output aliasing a broadcast operand or an element count that overflows size_t;
+ *         unsupported_parameter for a rank above Q8NN_MAX_DIMS. Nothing is kept on failure.
  */
 Q8NN_API enum q8nn_status q8nn_setup_add_nd_s8(
     q8nn_operator_t add, size_t num_a_dims, const size_t* a_shape,
