@@ -14,6 +14,8 @@ Q8NN_IGEMM_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_igemm_minmax_rdouble_ukernel
 #endif
 #if Q8NN_ARCH_NEON
 /* NEON section */
+Q8NN_IGEMM_KERNEL(Q8NN_ISA_ARM_NEON | Q8NN_ISA_ARM_NEON_DOT, q8nn_qs8_igemm_minmax_rdouble_ukernel_4x16c4__neondot, q8nn_qs8_igemm_minmax_rsingle_ukernel_4x16c4__neondot, 4, 16, 4, 0, q8nn_pack_qs8_gemm_goki_w)
+Q8NN_IGEMM_KERNEL(Q8NN_ISA_ARM_NEON, q8nn_qs8_igemm_minmax_rdouble_ukernel_4x16c1__neon, q8nn_qs8_igemm_minmax_rsingle_ukernel_4x16c1__neon, 4, 16, 1, 0, q8nn_pack_qs8_gemm_goki_w)
 #endif
 #if Q8NN_ARCH_RVV
 /* RVV section */

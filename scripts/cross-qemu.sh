@@ -1,0 +1,21 @@
+#!/bin/sh
+# ctest's CMAKE_CROSSCOMPILING_EMULATOR for the cross builds: runs one test program under
+# qemu-user with the CPU model taken from the environment, so one build is tested on several.
+#   cross-qemu.sh aarch64 PROGRAM ARGS...   Q8NN_QEMU_CPU: cortex-a53 (NEON) | max (default:
+#                                           NEON + dot product + i8mm) | any qemu -cpu name
+#   cross-qemu.sh riscv64 PROGRAM ARGS...   Q8NN_QEMU_VLEN: 128 (default) | 256 | 512 | 1024
+# Q8NN_QEMU_PLUGIN (optional) is passed as -plugin, e.g. to count executed instructions.
+set -e
+arch=$1
+shift
+set -- ${Q8NN_QEMU_PLUGIN:+-plugin "$Q8NN_QEMU_PLUGIN"} "$@"
+case "$arch" in
+  aarch64)
+    exec qemu-aarch64 -L /usr/aarch64-linux-gnu -cpu "${Q8NN_QEMU_CPU:-max}" "$@" ;;
+  riscv64)
+    exec qemu-riscv64 -L /usr/riscv64-linux-gnu \
+      -cpu "rv64,v=true,vext_spec=v1.0,vlen=${Q8NN_QEMU_VLEN:-128}" "$@" ;;
+  *)
+    echo "cross-qemu.sh: unknown architecture '$arch'" >&2
+    exit 2 ;;
+esac

@@ -1,0 +1,117 @@
+/*
+ * NEON requantization shared by the NEON kernels, bit-exact with src/kernels/requantization.h for
+ * every int32 accumulator and every shift in [-31, 30].
+ *
+ * Double rounding (TFLite default):
+ *   SRDHM(x, m) is exactly SQRDMULH: gemmlowp's nudge with truncating division rounds ties toward
+ *   +infinity, which is SQRDMULH's (2ab + 2^31) >> 32, and both saturate INT32_MIN * INT32_MIN.
+ *   The left shift is SSHL by max(shift, 0) (wraps modulo 2^32 like TFLite's compiled code).
+ *   RoundingDivideByPOT rounds ties away from zero; SRSHL by -e rounds them toward +infinity, so
+ *   negative x first gets -1 (only when e > 0): x + ((x & -e) >> 31). The add saturates, which
+ *   keeps INT32_MIN exact: SRSHL's rounding add is done in wider precision.
+ * Single rounding: (x * m + 2^(30 - s)) >> (31 - s) in int64 = SMULL + SRSHL(-(31 - s)), then the
+ *   low 32 bits (XTN), like TFLite's static_cast where the result leaves int32. 31 - s in [1, 62].
+ * Output: the zero point is added in int32 with wrap-around (TFLite's compiled `acc +=
+ *   output_offset`), then SQXTN to int16, SQXTN to int8 and min/max: the saturating narrows only
+ *   change values that the clamp to [output_min, output_max] within [-128, 127] maps to the same
+ *   byte.
+ */
+#ifndef Q8NN_ARCH_NEON_REQUANT_H
+#define Q8NN_ARCH_NEON_REQUANT_H
+
+#include <arm_neon.h>
+
+#include "ukernel.h"
+
+#define Q8NN_NEON_INLINE static inline __attribute__((always_inline))
+
+/* Per-4-channel requantization constants derived from the packed multiplier and shift. */
+struct q8nn_neon_rq {
+  int32x4_t mult;
+  int32x4_t a; /* rdouble: left shift (>= 0); rsingle: -(31 - shift) */
+  int32x4_t b; /* rdouble: right shift as a negative SRSHL count (<= 0); rsingle: unused */
+};
+
+Q8NN_NEON_INLINE struct q8nn_neon_rq q8nn_neon_rq_load(const int32_t* mult, const int32_t* shift,
+                                                       int rounding) {
+  struct q8nn_neon_rq r;
+  const int32x4_t vshift = vld1q_s32(shift);
+  r.mult = vld1q_s32(mult);
+  if (rounding == 0) {
+    r.a = vmaxq_s32(vshift, vdupq_n_s32(0));
+    r.b = vminq_s32(vshift, vdupq_n_s32(0));
+  } else {
+    r.a = vsubq_s32(vshift, vdupq_n_s32(31));
+    r.b = r.a;
+  }
+  return r;
+}
+
+/* x / 2^-rshift rounded half away from zero (rshift <= 0, a SRSHL count). */
+Q8NN_NEON_INLINE int32x4_t q8nn_neon_rdbpot(int32x4_t x, int32x4_t rshift) {
+  const int32x4_t fixup = vshrq_n_s32(vandq_s32(x, rshift), 31);
+  return vrshlq_s32(vqaddq_s32(x, fixup), rshift);
+}
+
+Q8NN_NEON_INLINE int32x4_t q8nn_neon_requantize(int32x4_t acc, struct q8nn_neon_rq r, int rounding) {
+  if (rounding == 0) {
+    const int32x4_t x = vqrdmulhq_s32(vshlq_s32(acc, r.a), r.mult);
+    return q8nn_neon_rdbpot(x, r.b);
+  } else {
+    int64x2_t lo = vmull_s32(vget_low_s32(acc), vget_low_s32(r.mult));
+    int64x2_t hi = vmull_high_s32(acc, r.mult);
+    lo = vrshlq_s64(lo, vmovl_s32(vget_low_s32(r.a)));
+    hi = vrshlq_s64(hi, vmovl_high_s32(r.a));
+    return vmovn_high_s64(vmovn_s64(lo), hi);
+  }
+}
+
+struct q8nn_neon_out {
+  int32x4_t zero_point;
+  int8x16_t min, max;
+};
+
+Q8NN_NEON_INLINE struct q8nn_neon_out q8nn_neon_out_load(const struct q8nn_qs8_conv_params* p) {
+  struct q8nn_neon_out o;
+  o.zero_point = vdupq_n_s32(p->output_zero_point);
+  o.min = vdupq_n_s8((int8_t) p->output_min);
+  o.max = vdupq_n_s8((int8_t) p->output_max);
+  return o;
+}
+
+/* 16 requantized int32 lanes -> 16 output bytes. */
+Q8NN_NEON_INLINE int8x16_t q8nn_neon_pack16(int32x4_t v0, int32x4_t v1, int32x4_t v2, int32x4_t v3,
+                                            struct q8nn_neon_out o) {
+  v0 = vaddq_s32(v0, o.zero_point);
+  v1 = vaddq_s32(v1, o.zero_point);
+  v2 = vaddq_s32(v2, o.zero_point);
+  v3 = vaddq_s32(v3, o.zero_point);
+  const int16x8_t lo = vqmovn_high_s32(vqmovn_s32(v0), v1);
+  const int16x8_t hi = vqmovn_high_s32(vqmovn_s32(v2), v3);
+  int8x16_t out = vqmovn_high_s16(vqmovn_s16(lo), hi);
+  out = vmaxq_s8(out, o.min);
+  return vminq_s8(out, o.max);
+}
+
+/* Stores the first n (< 16) bytes of v. */
+Q8NN_NEON_INLINE void q8nn_neon_store_partial(int8_t* c, int8x16_t v, size_t n) {
+  int8x8_t lo = vget_low_s8(v);
+  if (n & 8) {
+    vst1_s8(c, lo);
+    c += 8;
+    lo = vget_high_s8(v);
+  }
+  if (n & 4) {
+    vst1_lane_s32((void*) c, vreinterpret_s32_s8(lo), 0);
+    c += 4;
+    lo = vext_s8(lo, lo, 4);
+  }
+  if (n & 2) {
+    vst1_lane_s16((void*) c, vreinterpret_s16_s8(lo), 0);
+    c += 2;
+    lo = vext_s8(lo, lo, 2);
+  }
+  if (n & 1) vst1_lane_s8(c, lo, 0);
+}
+
+#endif
