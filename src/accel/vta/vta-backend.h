@@ -1,0 +1,110 @@
+/* The VTA backend: operators lowered once at setup to a VTA program recorded with the runtime
+   layer, re-run at every q8nn_run_operator (host re-layout in, program run, re-layout out).
+   docs/vta-backend.md describes layouts, tiling and arithmetic. */
+#ifndef Q8NN_VTA_BACKEND_H
+#define Q8NN_VTA_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "accel/backend.h"
+#include "accel/vta/vta-requant.h"
+#include "accel/vta/vta-runtime.h"
+#include "operator.h"
+
+struct q8nn_vta_backend {
+  struct q8nn_backend base; /* first: a q8nn_backend_t points here */
+  struct q8nn_vta_hw_config config;
+  struct q8nn_vta_device* device;
+  struct q8nn_vta_run_info last_run;  /* counters of the most recent program run */
+};
+
+/* Micro-op kernels are keyed by their descriptor: equal descriptors are equal kernels. */
+#define Q8NN_VTA_KDESC_WORDS 24
+struct q8nn_vta_kdesc {
+  uint32_t kind;
+  uint32_t v[Q8NN_VTA_KDESC_WORDS];
+};
+struct q8nn_vta_ktable {
+  struct q8nn_vta_kdesc* items;
+  size_t count, capacity;
+};
+/* Index of desc in the table (added when new); UINT64_MAX when out of memory. */
+Q8NN_INTERNAL uint64_t q8nn_vta_ktable_key(struct q8nn_vta_ktable* table, const struct q8nn_vta_kdesc* desc);
+Q8NN_INTERNAL void q8nn_vta_ktable_free(struct q8nn_vta_ktable* table);
+
+/* One ALU instruction of a single micro-op (dst, src) with two loops: outer (extent, dst factor,
+   src factor) and inner (extent, dst factor 1, src factor src_inner). use_imm: src is ignored. */
+#define Q8NN_VTA_KIND_ALU 3u
+struct q8nn_vta_alu_op {
+  uint32_t opcode;
+  bool use_imm;
+  int32_t imm;
+  uint32_t dst, src;
+  uint32_t outer, dst_outer, src_outer;
+  uint32_t inner, src_inner;
+};
+Q8NN_INTERNAL enum q8nn_status q8nn_vta_push_alu(struct q8nn_vta_cmd* cmd, struct q8nn_vta_ktable* table,
+                                                 const struct q8nn_vta_alu_op* alu);
+
+/* Conv / depthwise tiling (chosen at prepare, docs/vta-backend.md "Tiling"). */
+struct q8nn_vta_conv_plan {
+  bool depthwise;                   /* block-diagonal mapping: output block k reads input block k */
+  uint32_t vt;                      /* virtual threads */
+  uint32_t ib, ob, nb;              /* input / output / batch blocks */
+  uint32_t hp, wp;                  /* padded input image */
+  uint32_t oh, ow;
+  uint32_t obg, ibc, rows, cols;    /* tile: output blocks, input blocks, output rows, output cols */
+  bool weights_resident;            /* all weights loaded once */
+  bool clamp_needed, s1_needed;     /* some channel needs the pre-clamp / pre-shift */
+  uint64_t est_cycles;              /* the planner's estimate */
+};
+
+struct q8nn_vta_op_state {
+  struct q8nn_vta_program program;
+  bool has_program;
+  bool on_cpu; /* prepare found the shape beyond the lowering's limits: the CPU plan runs */
+  /* DRAM images (physical addresses, 0 = none) */
+  uint32_t in_addr, wgt_addr, const_addr, out_addr, b_addr;
+  size_t in_bytes, out_bytes, b_bytes;
+  /* conv */
+  struct q8nn_vta_conv_plan plan;
+  struct q8nn_vta_conv_requant* requant; /* per output channel (padded to whole blocks) */
+  /* add */
+  struct q8nn_vta_add_requant add;
+  size_t add_rows;       /* ACC rows per operand image */
+  size_t add_elements;   /* output elements */
+};
+
+static inline struct q8nn_vta_backend* q8nn_vta_backend_of(struct q8nn_backend* backend) {
+  return (struct q8nn_vta_backend*) backend;
+}
+
+/* Lowerings (vta-lower-conv.c, vta-lower-add.c). supports: a pure check on the created operator.
+   prepare: fills state (DRAM images, program). run: relayout in, run, relayout out. */
+Q8NN_INTERNAL bool q8nn_vta_conv_supports(const struct q8nn_vta_backend* vta, const struct q8nn_operator* op);
+Q8NN_INTERNAL enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_backend* vta, struct q8nn_operator* op,
+                                                     struct q8nn_vta_op_state* state);
+Q8NN_INTERNAL enum q8nn_status q8nn_vta_conv_run(struct q8nn_vta_backend* vta, struct q8nn_operator* op,
+                                                 struct q8nn_vta_op_state* state);
+/* The per-channel constants of an operator (supports and the tests' oracle). requant holds
+   round_up(channels, block_out) entries. false when unsupported. */
+Q8NN_INTERNAL bool q8nn_vta_conv_requant_table(const struct q8nn_operator* op, size_t padded_channels,
+                                               struct q8nn_vta_conv_requant* requant);
+
+Q8NN_INTERNAL bool q8nn_vta_add_supports(const struct q8nn_vta_backend* vta, const struct q8nn_operator* op);
+Q8NN_INTERNAL bool q8nn_vta_add_requant_of(const struct q8nn_operator* op, struct q8nn_vta_add_requant* r);
+Q8NN_INTERNAL enum q8nn_status q8nn_vta_add_prepare(struct q8nn_vta_backend* vta, struct q8nn_operator* op,
+                                                    struct q8nn_vta_op_state* state);
+Q8NN_INTERNAL enum q8nn_status q8nn_vta_add_run(struct q8nn_vta_backend* vta, struct q8nn_operator* op,
+                                                struct q8nn_vta_op_state* state);
+
+/* Runs state->program and accumulates the counters; backend_error on a program fault. */
+Q8NN_INTERNAL enum q8nn_status q8nn_vta_run_program(struct q8nn_vta_backend* vta, struct q8nn_vta_op_state* state);
+
+/* For tests and benchmarks: the state of an operator on the VTA backend (NULL otherwise), and
+   the counters of the last program run. */
+Q8NN_INTERNAL struct q8nn_vta_op_state* q8nn_vta_op_state_of(struct q8nn_operator* op);
+Q8NN_INTERNAL const struct q8nn_vta_run_info* q8nn_vta_last_run(q8nn_backend_t backend);
+
+#endif

@@ -1,0 +1,134 @@
+/* VTA backend: convolution and depthwise operators through the public API, bit-exact with the
+   host oracle of the VTA arithmetic and within 1 LSB of TFLite, over random sweeps on the default
+   configuration (1 and 2 virtual threads), small scratchpads that force every tiling path
+   (input-block chunks, output-block groups, row and column tiles), BATCH = 2; unsupported
+   operators stay on the CPU; a program fault is q8nn_status_backend_error; counters. */
+#include "vta-backend-util.h"
+
+static void sweep(q8nn_backend_t vta, int cases, size_t scale) {
+  int failures = 0;
+  for (int i = 0; i < cases; i++) {
+    struct vta_conv_spec s;
+    vta_random_conv(&s, i % 3 == 0);
+    if (scale > 1) {
+      s.gic *= scale;
+      if (!s.depthwise) s.goc *= scale;
+    }
+    failures += vta_conv_check(vta, &s, 1, NULL) != 0;
+  }
+  assert_int_equal(failures, 0);
+}
+
+static void test_sweep_default_vt2(void** state) {
+  (void) state;
+  q8nn_backend_t vta = vta_backend(0, 2, 0, 0, 0);
+  sweep(vta, 120, 1);
+  q8nn_delete_backend(vta);
+}
+
+static void test_sweep_default_vt1(void** state) {
+  (void) state;
+  q8nn_backend_t vta = vta_backend(0, 1, 0, 0, 0);
+  sweep(vta, 60, 1);
+  q8nn_delete_backend(vta);
+}
+
+/* INP 256, WGT 64, ACC 256 rows: channel chunks, output groups and row/column tiles everywhere. */
+static void test_sweep_small_sram(void** state) {
+  (void) state;
+  for (uint32_t vt = 1; vt <= 2; vt++) {
+    q8nn_backend_t vta = vta_backend(0, vt, 12, 14, 14);
+    sweep(vta, 40, 3);
+    q8nn_delete_backend(vta);
+  }
+}
+
+static void test_batch_lanes(void** state) {
+  (void) state;
+  q8nn_backend_t vta = vta_backend(1, 2, 0, 0, 0);
+  sweep(vta, 40, 1);
+  q8nn_delete_backend(vta);
+}
+
+/* A MobileNetV2-like 3x3 conv and a wide 1x1 conv with tiles across every dimension. */
+static void test_layers(void** state) {
+  (void) state;
+  q8nn_backend_t vta = vta_backend(0, 2, 0, 0, 0);
+  struct vta_conv_spec s;
+  memset(&s, 0, sizeof(s));
+  s.batch = 1, s.in_h = 30, s.in_w = 30, s.groups = 1, s.gic = 3, s.goc = 32;
+  s.kh = s.kw = 3, s.sh = s.sw = 2, s.dh = s.dw = 1, s.pt = s.pl = 0, s.pb = s.pr = 1;
+  s.in_zp = -5, s.out_zp = -128, s.out_min = -128, s.out_max = 127;
+  assert_int_equal(vta_conv_check(vta, &s, 1, NULL), 0);
+  s.in_h = s.in_w = 7, s.gic = 320, s.goc = 330, s.kh = s.kw = 1, s.sh = s.sw = 1, s.pb = s.pr = 0;
+  assert_int_equal(vta_conv_check(vta, &s, 1, NULL), 0);
+  s.depthwise = 1, s.in_h = s.in_w = 28, s.gic = 200, s.goc = 1, s.kh = s.kw = 3, s.pt = s.pl = s.pb = s.pr = 1;
+  assert_int_equal(vta_conv_check(vta, &s, 1, NULL), 0);
+  q8nn_delete_backend(vta);
+}
+
+static void test_unsupported_stays_on_cpu(void** state) {
+  (void) state;
+  q8nn_backend_t vta = vta_backend(0, 2, 0, 0, 0);
+  struct vta_conv_spec s;
+  vta_random_conv(&s, 0);
+  s.big_bias = 1;
+  assert_int_equal(vta_conv_check(vta, &s, 0, NULL), 0);
+  q8nn_delete_backend(vta);
+}
+
+static void test_program_fault(void** state) {
+  (void) state;
+  q8nn_backend_t vta = vta_backend(0, 2, 0, 0, 0);
+  struct vta_conv_spec s;
+  vta_random_conv(&s, 0);
+  q8nn_operator_t op = NULL;
+  assert_int_equal(vta_conv_check(vta, &s, 1, &op), 0);
+  struct q8nn_vta_op_state* st = q8nn_vta_op_state_of(op);
+  assert_non_null(st);
+  /* Opcode 7 in the middle of the program: the model rejects it. */
+  const size_t i = st->program.count / 2;
+  st->program.insns[2 * i] |= 7;
+  int8_t* out = op->output;
+  const int8_t before = out[0];
+  assert_int_equal(q8nn_run_operator(op, NULL), q8nn_status_backend_error);
+  assert_int_equal(out[0], before);
+  q8nn_delete_operator(op);
+  q8nn_delete_backend(vta);
+}
+
+static void test_stats(void** state) {
+  (void) state;
+  q8nn_backend_t vta = vta_backend(0, 2, 0, 0, 0);
+  struct q8nn_vta_stats stats;
+  assert_int_equal(q8nn_vta_get_stats(vta, &stats), q8nn_status_success);
+  assert_int_equal(stats.cycles, 0);
+  struct vta_conv_spec s;
+  vta_random_conv(&s, 0);
+  assert_int_equal(vta_conv_check(vta, &s, 1, NULL), 0);
+  assert_int_equal(q8nn_vta_get_stats(vta, &stats), q8nn_status_success);
+  assert_true(stats.cycles > 0 && stats.gemm_counter > 0 && stats.alu_counter > 0 && stats.instructions > 0);
+  assert_true(stats.inp_load_nbytes > 0 && stats.out_store_nbytes > 0 && stats.uop_load_nbytes > 0);
+  assert_int_equal(q8nn_vta_reset_stats(vta), q8nn_status_success);
+  assert_int_equal(q8nn_vta_get_stats(vta, &stats), q8nn_status_success);
+  assert_int_equal(stats.cycles, 0);
+  assert_int_equal(q8nn_vta_get_stats(NULL, &stats), q8nn_status_invalid_parameter);
+  assert_int_equal(q8nn_vta_reset_stats(NULL), q8nn_status_invalid_parameter);
+  assert_string_equal(q8nn_backend_name(vta), "vta");
+  q8nn_delete_backend(vta);
+}
+
+static int teardown(void** state) {
+  vta_diff_print("vta conv/depthwise vs TFLite");
+  return test_group_teardown(state);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_sweep_default_vt2), cmocka_unit_test(test_sweep_default_vt1),
+      cmocka_unit_test(test_sweep_small_sram),  cmocka_unit_test(test_batch_lanes),
+      cmocka_unit_test(test_layers),            cmocka_unit_test(test_unsupported_stays_on_cpu),
+      cmocka_unit_test(test_program_fault),     cmocka_unit_test(test_stats),
+  };
+  return cmocka_run_group_tests_name("vta_backend_conv", tests, test_group_setup, teardown);
+}
