@@ -1,0 +1,69 @@
+/*
+ * q8nn_qs8_vadd_minmax_ukernel__rvv_u4v / q8nn_qs8_vaddc_minmax_ukernel__rvv_u4v: TFLite int8 add on
+ * RISC-V Vector 1.0, vector-length agnostic: per step vl = VLMAX(e8m1) elements, computed in 4
+ * vector registers of int32 (LMUL 4). Bit-exact with q8nn_add_scalar for every parameter set the
+ * scalar accepts: (x - zp) by VWSUB (int16, zero points are int8), VSEXT to int32, VSLL (modulo
+ * 2^32), VSMUL RNU (= gemmlowp SRDHM) and the away-from-zero rounding shift of rvv-requant.h with
+ * the scalar shift; the int32 sum through the output multiplier and shift, the zero point added
+ * with int32 wrap-around, VNCLIP twice and the clamp. vl covers tails exactly (n bytes read and
+ * written); y may alias a or b (each chunk is loaded before it is stored). vaddc computes the
+ * broadcast operand's term once with the scalar code.
+ */
+#include "kernel-decls.h"
+#include "requantization.h"
+#include "arch/rvv/rvv-requant.h"
+
+/* rdbpot(srdhm(x, mult), e) with e >= 0 a scalar exponent. */
+Q8NN_RVV_INLINE vint32m4_t q8nn_rvv_srdhm_rdbpot(vint32m4_t x, int32_t mult, int32_t e, size_t vl) {
+  x = __riscv_vsmul_vx_i32m4(x, mult, __RISCV_VXRM_RNU, vl);
+  if (e > 0) x = __riscv_vsadd_vv_i32m4(x, __riscv_vsra_vx_i32m4(x, 31, vl), vl);
+  return __riscv_vssra_vx_i32m4(x, (size_t) e, __RISCV_VXRM_RNU, vl);
+}
+
+Q8NN_RVV_INLINE vint32m4_t q8nn_rvv_add_term(vint8m1_t v, int32_t zp, int32_t left, int32_t mult,
+                                             int32_t shift, size_t vl) {
+  const vint16m2_t d = __riscv_vwsub_vx_i16m2(v, (int8_t) zp, vl);
+  const vint32m4_t x = __riscv_vsll_vx_i32m4(__riscv_vsext_vf2_i32m4(d, vl), (size_t) left, vl);
+  return q8nn_rvv_srdhm_rdbpot(x, mult, -shift, vl);
+}
+
+Q8NN_RVV_INLINE vint8m1_t q8nn_rvv_add_out(vint32m4_t sum, const struct q8nn_qs8_add_params* p,
+                                           size_t vl) {
+  vint32m4_t v = q8nn_rvv_srdhm_rdbpot(sum, p->output_multiplier, -p->output_shift, vl);
+  v = __riscv_vadd_vx_i32m4(v, p->output_zero_point, vl);
+  const vint16m2_t h = __riscv_vnclip_wx_i16m2(v, 0, __RISCV_VXRM_RNU, vl);
+  vint8m1_t b = __riscv_vnclip_wx_i8m1(h, 0, __RISCV_VXRM_RNU, vl);
+  b = __riscv_vmax_vx_i8m1(b, (int8_t) p->output_min, vl);
+  return __riscv_vmin_vx_i8m1(b, (int8_t) p->output_max, vl);
+}
+
+void q8nn_qs8_vadd_minmax_ukernel__rvv_u4v(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
+                                           const struct q8nn_qs8_add_params* p) {
+  while (n != 0) {
+    const size_t vl = __riscv_vsetvl_e8m1(n);
+    const vint8m1_t va = __riscv_vle8_v_i8m1(a, vl);
+    const vint8m1_t vb = __riscv_vle8_v_i8m1(b, vl);
+    const vint32m4_t ta = q8nn_rvv_add_term(va, p->a_zero_point, p->left_shift, p->a_multiplier, p->a_shift, vl);
+    const vint32m4_t tb = q8nn_rvv_add_term(vb, p->b_zero_point, p->left_shift, p->b_multiplier, p->b_shift, vl);
+    __riscv_vse8_v_i8m1(y, q8nn_rvv_add_out(__riscv_vadd_vv_i32m4(ta, tb, vl), p, vl), vl);
+    a += vl;
+    b += vl;
+    y += vl;
+    n -= vl;
+  }
+}
+
+void q8nn_qs8_vaddc_minmax_ukernel__rvv_u4v(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
+                                            const struct q8nn_qs8_add_params* p) {
+  const int32_t sb = (int32_t) ((uint32_t) ((int32_t) *b - p->b_zero_point) << p->left_shift);
+  const int32_t rb = q8nn_rdbpot(q8nn_srdhm(sb, p->b_multiplier), -p->b_shift);
+  while (n != 0) {
+    const size_t vl = __riscv_vsetvl_e8m1(n);
+    const vint8m1_t va = __riscv_vle8_v_i8m1(a, vl);
+    const vint32m4_t ta = q8nn_rvv_add_term(va, p->a_zero_point, p->left_shift, p->a_multiplier, p->a_shift, vl);
+    __riscv_vse8_v_i8m1(y, q8nn_rvv_add_out(__riscv_vadd_vx_i32m4(ta, rb, vl), p, vl), vl);
+    a += vl;
+    y += vl;
+    n -= vl;
+  }
+}
