@@ -26,7 +26,8 @@ static int32_t half_of(int32_t shift) { return shift > 0 ? (int32_t) (INT64_C(1)
 bool q8nn_vta_conv_requant_derive(int32_t multiplier, int32_t shift, int64_t bias_prime, int64_t sum_abs_w,
                                   struct q8nn_vta_conv_requant* out) {
   const int64_t bound = 128 * sum_abs_w + (bias_prime < 0 ? -bias_prime : bias_prime);
-  if (sum_abs_w < 0 || bound >= (INT64_C(1) << 30)) return false;
+  /* r1 <= 2^15 (s1 <= 16), so |acc + bias' + r1| <= bound + 2^15 < 2^31. */
+  if (sum_abs_w < 0 || bound >= (INT64_C(1) << 31) - (INT64_C(1) << 16)) return false;
   if (multiplier == 0) {
     /* Real scale 0: p = 0 whatever v is. */
     *out = (struct q8nn_vta_conv_requant){(int32_t) bias_prime, -(1 << 30), 1 << 30, 0, 0, 0, 0};
@@ -37,14 +38,14 @@ bool q8nn_vta_conv_requant_derive(int32_t multiplier, int32_t shift, int64_t bia
   int32_t m = to_q15(multiplier, &bump);
   const int32_t total = 15 - shift - bump; /* real ~= m * 2^-total */
   /* L: accumulators of magnitude >= L give |q| >= 512 and saturate the int8 output whatever the
-     zero point, so clamping to +-L first changes nothing and keeps v small. */
-  int64_t limit = INT64_C(1) << 30;
+     zero point, so clamping to +-L first changes nothing and keeps v small. L <= B: when no
+     accumulator reaches L_target the clamp is a no-op and L = B keeps the most precision. */
+  int64_t limit = bound > 0 ? bound : 1;
   if (total < 40) {
     const double scale = total >= 0 ? (double) (INT64_C(1) << total) : 1.0 / (double) (INT64_C(1) << -total);
     const double l = 512.0 * scale / (double) m;
     if (l < (double) limit) limit = (int64_t) l + 1;
   }
-  if (limit > (INT64_C(1) << 30) - 1) limit = (INT64_C(1) << 30) - 1;
   int32_t s1 = bits_of(limit) - 15;
   if (s1 < 0) s1 = 0;
   int32_t s2 = total - s1;

@@ -4,14 +4,16 @@
    Convolution, per output channel (ALU ops in this order, all int32, arithmetic shifts):
      t = acc + c_bias          acc = GEMM sum of w*x over the zero-point-padded image,
                                c_bias = bias - zx*sum(w) + r1
-     t = min(max(t, lo), hi)   lo = r1 - L, hi = r1 + L (|acc + bias'| >= L saturates anyway)
+     t = min(max(t, lo), hi)   lo = r1 - L, hi = r1 + L (|acc + bias'| >= L saturates anyway;
+                               L = min(B, ceil(512 / real)))
      v = t >> s1
      p = v * m                 m: 15-bit multiplier
      q = (p + r2) >> s2
      out = min(max(q + zp, out_min), out_max)
    with r1 = s1 ? 2^(s1-1) : 0, r2 = s2 ? 2^(s2-1) : 0.
-   No int32 overflow: |acc + bias'| <= B = 128*sum|w| + |bias'| < 2^30 (checked), so
-   |t| < 2^30 + 2^15; L < 2^(15+s1) gives -2^15 <= v <= 2^15; m < 2^15 gives |p| < 2^30;
+   No int32 overflow: |acc| <= 128*sum|w| < 2^31 in the GEMM, |acc + bias'| <= B = 128*sum|w| +
+   |bias'| < 2^31 - 2^16 (checked) and r1 <= 2^15 bound the ADD; after the clamp (L <= B)
+   L < 2^(15+s1) gives -2^15 <= v <= 2^15; m < 2^15 gives |p| < 2^30;
    r2 <= 2^29 (s2 <= 30) gives |p + r2| < 2^31.
 
    Add (TFLite int8 ArithmeticParams in, VTA constants out), per element:
@@ -37,7 +39,7 @@ struct q8nn_vta_conv_requant {
 
 /* From TFLite's (multiplier in [2^30, 2^31) or 0, shift in [-31, 30]), the bias with the
    zero-point term folded in (bias - zx*sum w) and sum|w| of the channel. false when the channel
-   cannot be requantized without overflow (bound >= 2^30, or the scale is too large for a 15-bit
+   cannot be requantized without overflow (bound >= 2^31 - 2^16, or the scale is too large for a 15-bit
    multiplier); the operator then stays on the CPU. */
 Q8NN_INTERNAL bool q8nn_vta_conv_requant_derive(int32_t multiplier, int32_t shift, int64_t bias_prime,
                                                 int64_t sum_abs_w, struct q8nn_vta_conv_requant* out);

@@ -54,9 +54,18 @@ struct vta_conv_spec {
   int32_t in_zp, out_zp;
   int8_t out_min, out_max;
   size_t in_extra, out_extra; /* pixel stride beyond the channels */
-  int big_bias;               /* bias near the 2^30 bound (stays on CPU) */
+  int big_bias;               /* bias INT32_MAX: beyond the ACC bound, stays on the CPU */
   int rounding;
+  /* Given data (golden vectors) instead of random: input (dense pixels), kernel, bias (may be NULL),
+     per-channel TFLite multiplier/shift. */
+  const int8_t* input;
+  const int8_t* kernel;
+  const int32_t* bias;
+  const int32_t* multiplier;
+  const int32_t* shift;
+  const int8_t* published; /* optional: distance to the published output is tracked too */
 };
+static struct vta_diff vta_published;
 
 static inline void vta_random_conv(struct vta_conv_spec* s, int depthwise) {
   memset(s, 0, sizeof(*s));
@@ -109,11 +118,16 @@ static inline int vta_conv_check(q8nn_backend_t vta, const struct vta_conv_spec*
   float* kscale = malloc(channels_out * sizeof(float));
   test_fill_s8(input, s->batch * s->in_h * s->in_w * in_stride);
   test_fill_s8(kernel, kernel_size);
-  const int32_t bias_range = s->big_bias ? (1 << 30) - 1 : 20000;
+  if (s->input != NULL) {
+    for (size_t i = 0; i < s->batch * s->in_h * s->in_w; i++) memcpy(input + i * in_stride, s->input + i * channels_in, channels_in);
+    memcpy(kernel, s->kernel, kernel_size);
+  }
+  const int32_t bias_range = 20000;
   for (size_t c = 0; c < channels_out; c++) {
     bias[c] = test_rand_range(-bias_range, bias_range);
-    if (s->big_bias) bias[c] = (1 << 30) - 1;
+    if (s->big_bias) bias[c] = INT32_MAX; /* |acc + bias'| may leave int32: stays on the CPU */
     kscale[c] = test_rand_float(0.001f, 0.02f);
+    if (s->input != NULL) bias[c] = s->bias != NULL ? s->bias[c] : 0;
   }
   const size_t fan_in = taps * (s->depthwise ? 1 : s->gic);
   struct q8nn_conv_quantization q;
@@ -126,6 +140,8 @@ static inline int vta_conv_check(q8nn_backend_t vta, const struct vta_conv_spec*
   q.output_min = s->out_min;
   q.output_max = s->out_max;
   q.rounding = (enum q8nn_rounding) s->rounding;
+  q.output_multiplier = s->multiplier;
+  q.output_shift = s->shift;
   q8nn_operator_t op = NULL;
   enum q8nn_status st;
   if (s->depthwise) {
@@ -261,6 +277,13 @@ static inline int vta_conv_check(q8nn_backend_t vta, const struct vta_conv_spec*
         continue;
       }
       if (d != 0) vta_total.differing++;
+      if (s->published != NULL) {
+        const size_t pixel = i / out_stride;
+        const int dp = vta_abs(output[i] - s->published[pixel * channels_out + c]);
+        vta_published.outputs++;
+        if (dp != 0) vta_published.differing++;
+        if (dp > vta_published.max_diff) vta_published.max_diff = dp;
+      }
       if (d > vta_total.max_diff) vta_total.max_diff = d;
       if (output[i] != oracle[i]) {
         vta_total.oracle_mismatches++;
@@ -283,6 +306,125 @@ static inline int vta_conv_check(q8nn_backend_t vta, const struct vta_conv_spec*
   else q8nn_delete_operator(op);
   free(rq);
   free(input), free(kernel), free(bias), free(kscale), free(output), free(expected), free(oracle);
+  return failures;
+}
+
+/* ---- add --------------------------------------------------------------------------------- */
+
+struct vta_add_spec {
+  size_t a_rank, b_rank;
+  size_t a_shape[6], b_shape[6];
+  int32_t a_zp, b_zp, out_zp;
+  float a_scale, b_scale, out_scale;
+  int8_t out_min, out_max;
+  const int32_t* fixed;    /* left_shift, a_mult, a_shift, b_mult, b_shift, out_mult, out_shift, or NULL */
+  const int8_t* a;         /* given data or NULL (random) */
+  const int8_t* b;
+  const int8_t* published; /* optional */
+  int in_place;            /* 1: output aliases a (a must have the output shape) */
+};
+
+static inline size_t vta_count(size_t rank, const size_t* shape) {
+  size_t n = 1;
+  for (size_t i = 0; i < rank; i++) n *= shape[i];
+  return n;
+}
+
+static inline int vta_add_check(q8nn_backend_t vta, const struct vta_add_spec* s) {
+  const size_t na = vta_count(s->a_rank, s->a_shape), nb = vta_count(s->b_rank, s->b_shape);
+  size_t out_rank, out_shape[REF_MAX_DIMS];
+  assert_true(ref_broadcast_shape(s->a_rank, s->a_shape, s->b_rank, s->b_shape, &out_rank, out_shape));
+  const size_t n = vta_count(out_rank, out_shape);
+  int8_t* a = malloc(na + 1);
+  int8_t* b = malloc(nb + 1);
+  int8_t* y = malloc(n + 32);
+  int8_t* expected = malloc(n);
+  int8_t* oracle = malloc(n);
+  if (s->a != NULL) memcpy(a, s->a, na); else test_fill_s8(a, na);
+  if (s->b != NULL) memcpy(b, s->b, nb); else test_fill_s8(b, nb);
+  memset(y, TEST_GUARD_BYTE, n + 32);
+  struct q8nn_add_fixed fixed;
+  struct q8nn_add_quantization q = {s->a_zp, s->a_scale, s->b_zp, s->b_scale, s->out_zp, s->out_scale,
+                                    s->out_min, s->out_max, NULL};
+  struct ref_add_params rp;
+  if (s->fixed != NULL) {
+    fixed = (struct q8nn_add_fixed){s->fixed[0], s->fixed[1], s->fixed[2], s->fixed[3], s->fixed[4], s->fixed[5],
+                                    s->fixed[6]};
+    q.fixed = &fixed;
+    rp = (struct ref_add_params){s->a_zp, s->b_zp, s->out_zp, s->fixed[0], s->fixed[1], s->fixed[2], s->fixed[3],
+                                 s->fixed[4], s->fixed[5], s->fixed[6], s->out_min, s->out_max};
+  } else {
+    assert_true(ref_add_params_from_scales(s->a_scale, s->a_zp, s->b_scale, s->b_zp, s->out_scale, s->out_zp,
+                                           s->out_min, s->out_max, &rp));
+  }
+  ref_add(&rp, s->a_rank, s->a_shape, a, s->b_rank, s->b_shape, b, expected);
+  q8nn_operator_t op = NULL;
+  int failures = 0;
+  assert_int_equal(q8nn_create_add_nd_s8(&q, 0, &op), q8nn_status_success);
+  assert_true(q8nn_backend_supports(vta, op));
+  assert_int_equal(q8nn_operator_set_backend(op, vta), q8nn_status_success);
+  int8_t* out = s->in_place ? a : y;
+  int8_t* a_copy = malloc(na + 1);
+  memcpy(a_copy, a, na);
+  assert_int_equal(q8nn_setup_add_nd_s8(op, s->a_rank, s->a_shape, s->b_rank, s->b_shape, a, b, out),
+                   q8nn_status_success);
+  const struct q8nn_vta_op_state* vs = q8nn_vta_op_state_of(op);
+  assert_true(vs != NULL && !vs->on_cpu && vs->has_program);
+  assert_int_equal(q8nn_run_operator(op, NULL), q8nn_status_success);
+  if (!s->in_place) assert_int_equal(q8nn_run_operator(op, NULL), q8nn_status_success);
+  /* oracle on the broadcast operands (ref_add with an add that returns the oracle is overkill:
+     broadcast by index here) */
+  {
+    size_t sa[6], sb[6], so[6];
+    for (size_t i = 0; i < 6; i++) sa[i] = sb[i] = so[i] = 1;
+    for (size_t i = 0; i < s->a_rank; i++) sa[6 - s->a_rank + i] = s->a_shape[i];
+    for (size_t i = 0; i < s->b_rank; i++) sb[6 - s->b_rank + i] = s->b_shape[i];
+    for (size_t i = 0; i < out_rank; i++) so[6 - out_rank + i] = out_shape[i];
+    for (size_t i = 0; i < n; i++) {
+      size_t rem = i, ia = 0, ib = 0, stride_a = 1, stride_b = 1;
+      for (size_t d = 6; d-- > 0;) {
+        const size_t k = rem % so[d];
+        rem /= so[d];
+        ia += (sa[d] == 1 ? 0 : k) * stride_a;
+        ib += (sb[d] == 1 ? 0 : k) * stride_b;
+        stride_a *= sa[d];
+        stride_b *= sb[d];
+      }
+      oracle[i] = q8nn_vta_add_requant_apply(&vs->add, a_copy[ia], b[ib]);
+    }
+  }
+  vta_total.runs++;
+  for (size_t i = 0; i < n; i++) {
+    const int d = vta_abs(out[i] - expected[i]);
+    vta_total.outputs++;
+    if (d != 0) vta_total.differing++;
+    if (d > vta_total.max_diff) vta_total.max_diff = d;
+    if (s->published != NULL) {
+      const int dp = vta_abs(out[i] - s->published[i]);
+      vta_published.outputs++;
+      if (dp != 0) vta_published.differing++;
+      if (dp > vta_published.max_diff) vta_published.max_diff = dp;
+    }
+    if (out[i] != oracle[i]) {
+      vta_total.oracle_mismatches++;
+      if (failures++ < 5) fprintf(stderr, "add output %zu: vta %d oracle %d tflite %d\n", i, out[i], oracle[i], expected[i]);
+    } else if (d > 1 && failures++ < 5) {
+      fprintf(stderr, "add output %zu: vta %d tflite %d (> 1 LSB)\n", i, out[i], expected[i]);
+    }
+  }
+  for (size_t i = n; i < n + 32 && !s->in_place; i++) {
+    if (y[i] != TEST_GUARD_BYTE) {
+      fprintf(stderr, "add wrote past the output (byte %zu)\n", i);
+      failures++;
+      break;
+    }
+  }
+  if (failures != 0) {
+    fprintf(stderr, "  add case: ranks %zu/%zu n %zu zp %d/%d/%d clamp [%d,%d] fixed %d\n", s->a_rank, s->b_rank, n,
+            s->a_zp, s->b_zp, s->out_zp, s->out_min, s->out_max, s->fixed != NULL);
+  }
+  q8nn_delete_operator(op);
+  free(a), free(b), free(y), free(expected), free(oracle), free(a_copy);
   return failures;
 }
 
