@@ -3,9 +3,11 @@
  *   1x1 expand (24 -> 144) + ReLU6, 3x3 depthwise + ReLU6, 1x1 project (144 -> 24), residual add,
  * on a 56x56 input with seeded random int8 data and per-channel weights. Every operator's output
  * is checked byte for byte against the naive reference of tests/reference, and the time per
- * operator is printed.
+ * operator is printed. Then the same four operators run on the VTA accelerator model (default
+ * configuration, 2 virtual threads): the simulated cycles and counters of each, the wall time of
+ * the simulation, and the distance of the VTA outputs from the CPU (TFLite-exact) outputs.
  *
- *   inverted-residual [--size H] [--threads N] [--runs R] [--seed S]
+ *   inverted-residual [--size H] [--threads N] [--runs R] [--seed S] [--no-vta]
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -125,9 +127,100 @@ static double time_op(q8nn_operator_t op, pthreadpool_t pool, int runs) {
   return (now_seconds() - start) / runs;
 }
 
+/* Distance of got from the CPU's outputs: max |diff| and the fraction of bytes that differ. */
+static void distance(const char* what, const int8_t* got, const int8_t* cpu, size_t n, int* max_out) {
+  int max = 0;
+  size_t differ = 0;
+  for (size_t i = 0; i < n; i++) {
+    const int d = abs(got[i] - cpu[i]);
+    differ += d != 0;
+    if (d > max) max = d;
+  }
+  printf("    %-24s max |vta - cpu| %d LSB, %.3f%% of %zu outputs differ\n", what, max, 100.0 * (double) differ / (double) n, n);
+  if (max > *max_out) *max_out = max;
+}
+
+/* The block on the VTA model: each operator is created as usual and moved to the backend before
+   setup; data stays int8 between the operators. Each VTA operator reads the CPU result of the
+   previous layer, so the distance printed is the VTA arithmetic's own (not accumulated). */
+static int run_on_vta(const struct q8nn_convolution2d_desc* d1, const struct layer_quant* q1, const int8_t* w1,
+                      const int32_t* b1, const struct q8nn_depthwise_convolution2d_desc* d2,
+                      const struct layer_quant* q2, const int8_t* w2, const int32_t* b2,
+                      const struct q8nn_convolution2d_desc* d3, const struct layer_quant* q3, const int8_t* w3,
+                      const int32_t* b3, const struct q8nn_add_quantization* aq, const int8_t* x, size_t h, size_t w,
+                      size_t c, size_t e, const int8_t* t1, const int8_t* t2, const int8_t* t3, const int8_t* y) {
+  q8nn_backend_t vta = NULL;
+  struct q8nn_vta_config config;
+  memset(&config, 0, sizeof(config));
+  config.virtual_threads = 2;
+  CHECK(q8nn_create_vta_backend(&config, &vta));
+  int8_t* v1 = malloc(h * w * e);
+  int8_t* v2 = malloc(h * w * e);
+  int8_t* v3 = malloc(h * w * c);
+  int8_t* vy = malloc(h * w * c);
+  q8nn_operator_t ops[4] = {NULL, NULL, NULL, NULL};
+  struct q8nn_conv_quantization cq = conv_quant(q1);
+  CHECK(q8nn_create_convolution2d_nhwc_s8(d1, &cq, w1, b1, 0, &ops[0]));
+  cq = conv_quant(q2);
+  CHECK(q8nn_create_depthwise_convolution2d_nhwc_s8(d2, &cq, w2, b2, 0, &ops[1]));
+  cq = conv_quant(q3);
+  CHECK(q8nn_create_convolution2d_nhwc_s8(d3, &cq, w3, b3, 0, &ops[2]));
+  CHECK(q8nn_create_add_nd_s8(aq, 0, &ops[3]));
+  for (int i = 0; i < 4; i++) {
+    if (!q8nn_backend_supports(vta, ops[i])) printf("  operator %d stays on the CPU\n", i);
+    else CHECK(q8nn_operator_set_backend(ops[i], vta));
+  }
+  CHECK(q8nn_setup_convolution2d_nhwc_s8(ops[0], 1, h, w, x, c, v1, e, NULL, NULL));
+  CHECK(q8nn_setup_depthwise_convolution2d_nhwc_s8(ops[1], 1, h, w, t1, e, v2, e, NULL, NULL));
+  CHECK(q8nn_setup_convolution2d_nhwc_s8(ops[2], 1, h, w, t2, e, v3, c, NULL, NULL));
+  const size_t shape[4] = {1, h, w, c};
+  CHECK(q8nn_setup_add_nd_s8(ops[3], 4, shape, 4, shape, t3, x, vy));
+  static const char* const names[4] = {"1x1 expand + ReLU6", "3x3 depthwise + ReLU6", "1x1 project", "residual add"};
+  printf("VTA model (%s backend, default 1x16_i8w8a32 config, 2 virtual threads):\n", q8nn_backend_name(vta));
+  printf("  %-24s %10s %10s %9s %10s %10s %10s %8s\n", "operator", "cycles", "GEMM uops", "ALU uops", "DRAM KiB",
+         "insns", "sim (us)", "GEMM/cyc");
+  struct q8nn_vta_stats total;
+  memset(&total, 0, sizeof(total));
+  double sim_total = 0;
+  for (int i = 0; i < 4; i++) {
+    CHECK(q8nn_vta_reset_stats(vta));
+    const double start = now_seconds();
+    CHECK(q8nn_run_operator(ops[i], NULL));
+    const double sim = now_seconds() - start;
+    struct q8nn_vta_stats s;
+    CHECK(q8nn_vta_get_stats(vta, &s));
+    const uint64_t dram = s.inp_load_nbytes + s.wgt_load_nbytes + s.acc_load_nbytes + s.uop_load_nbytes +
+                          s.out_store_nbytes;
+    printf("  %-24s %10llu %10llu %9llu %10.1f %10llu %10.1f %8.3f\n", names[i], (unsigned long long) s.cycles,
+           (unsigned long long) s.gemm_counter, (unsigned long long) s.alu_counter, (double) dram / 1024.0,
+           (unsigned long long) s.instructions, sim * 1e6, (double) s.gemm_counter / (double) (s.cycles ? s.cycles : 1));
+    total.cycles += s.cycles, total.gemm_counter += s.gemm_counter, total.alu_counter += s.alu_counter;
+    total.instructions += s.instructions;
+    sim_total += sim;
+  }
+  printf("  %-24s %10llu %10llu %9llu %10s %10llu %10.1f   (at 100 MHz: %.2f ms)\n", "block total",
+         (unsigned long long) total.cycles, (unsigned long long) total.gemm_counter,
+         (unsigned long long) total.alu_counter, "", (unsigned long long) total.instructions, sim_total * 1e6,
+         (double) total.cycles / 1e5);
+  int max = 0;
+  distance(names[0], v1, t1, h * w * e, &max);
+  distance(names[1], v2, t2, h * w * e, &max);
+  distance(names[2], v3, t3, h * w * c, &max);
+  distance(names[3], vy, y, h * w * c, &max);
+  printf("VTA check: %s (the VTA requantization uses 15-bit multipliers: at most 1 LSB from TFLite)\n",
+         max <= 1 ? "passed" : "FAILED");
+  for (int i = 0; i < 4; i++) q8nn_delete_operator(ops[i]);
+  q8nn_delete_backend(vta);
+  free(v1), free(v2), free(v3), free(vy);
+  return max > 1;
+}
+
 int main(int argc, char** argv) {
   size_t size = 56, threads = 1;
-  int runs = 20;
+  int runs = 20, vta = 1;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--no-vta") == 0) vta = 0;
+  }
   for (int i = 1; i + 1 < argc; i += 2) {
     if (strcmp(argv[i], "--size") == 0) size = (size_t) atoi(argv[i + 1]);
     else if (strcmp(argv[i], "--threads") == 0) threads = (size_t) atoi(argv[i + 1]);
@@ -233,6 +326,9 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < h * w * c; i++) distinct += !seen[(uint8_t) y[i]]++;
   printf("reference check: %s (every output byte of each operator compared with tests/reference; "
          "%zu distinct values in the block output)\n", bad ? "FAILED" : "passed", distinct);
+
+  if (vta) bad |= run_on_vta(&d1, &q_expand, w_expand, b_expand, &d2, &q_dw, w_dw, b_dw, &d3, &q_project, w_project,
+                             b_project, &aq, x, h, w, c, e, t1, t2, t3, y);
 
   q8nn_delete_operator(expand);
   q8nn_delete_operator(dw);

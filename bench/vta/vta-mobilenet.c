@@ -1,0 +1,214 @@
+/*
+ * MobileNetV2 (bench/models/mobilenet_v2.txt: 52 convolutions + 10 residual adds) on the VTA
+ * model through q8nn's VTA backend, with one and two virtual threads. Per layer: simulated
+ * cycles, GEMM utilization (GEMM micro-ops per cycle), DRAM bytes moved (INP + WGT + ACC + UOP
+ * loads + OUT stores), instructions, and the wall time of one run (host re-layout + simulation).
+ *
+ *   bench_vta_mobilenet [--model path] [--markdown]
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <q8nn.h>
+
+#include "accel/vta/vta-backend.h"
+
+#ifndef Q8NN_SOURCE_DIR
+#define Q8NN_SOURCE_DIR "."
+#endif
+
+enum layer_kind { layer_conv, layer_dw, layer_add };
+struct layer {
+  enum layer_kind kind;
+  uint32_t h, w, cin, cout, k, stride;
+  int relu6;
+};
+
+#define MAX_LAYERS 128
+static struct layer layers[MAX_LAYERS];
+static size_t layer_count;
+
+static void push(enum layer_kind kind, uint32_t h, uint32_t w, uint32_t cin, uint32_t cout, uint32_t k,
+                 uint32_t stride, int relu6) {
+  if (layer_count < MAX_LAYERS) layers[layer_count++] = (struct layer){kind, h, w, cin, cout, k, stride, relu6};
+}
+
+/* The table format of bench/models: input H W C; conv C K S; bottleneck t c n s. SAME padding. */
+static int load_model(const char* path) {
+  FILE* f = fopen(path, "r");
+  if (f == NULL) return 0;
+  char line[256];
+  uint32_t h = 0, w = 0, c = 0;
+  while (fgets(line, sizeof(line), f) != NULL) {
+    unsigned a, b, d, e;
+    if (sscanf(line, "input %u %u %u", &a, &b, &d) == 3) {
+      h = a, w = b, c = d;
+    } else if (sscanf(line, "conv %u %u %u", &a, &b, &d) == 3) {
+      push(layer_conv, h, w, c, a, b, d, 1);
+      h = (h + d - 1) / d, w = (w + d - 1) / d, c = a;
+    } else if (sscanf(line, "bottleneck %u %u %u %u", &a, &b, &d, &e) == 4) {
+      for (unsigned i = 0; i < d; i++) {
+        const uint32_t stride = i == 0 ? e : 1, in_c = c, hidden = c * a;
+        if (a > 1) push(layer_conv, h, w, in_c, hidden, 1, 1, 1);
+        push(layer_dw, h, w, hidden, hidden, 3, stride, 1);
+        h = (h + stride - 1) / stride, w = (w + stride - 1) / stride;
+        push(layer_conv, h, w, hidden, b, 1, 1, 0);
+        if (stride == 1 && in_c == b) push(layer_add, h, w, b, b, 0, 1, 0);
+        c = b;
+      }
+    }
+  }
+  fclose(f);
+  return layer_count != 0;
+}
+
+static uint64_t rng = 0x9E3779B97F4A7C15u;
+static uint32_t rnd(void) {
+  rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
+  return (uint32_t) ((rng * UINT64_C(2685821657736338717)) >> 32);
+}
+static float rnd_float(float lo, float hi) { return lo + (hi - lo) * (float) (rnd() >> 8) / (float) (1 << 24); }
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
+struct result {
+  struct q8nn_vta_stats s;
+  double wall;
+  int on_vta;
+};
+
+static int run_layer(q8nn_backend_t vta, const struct layer* l, struct result* r) {
+  const size_t in_size = (size_t) l->h * l->w * l->cin;
+  const uint32_t pad = l->k / 2;
+  const uint32_t oh = (l->h + l->stride - 1) / l->stride, ow = (l->w + l->stride - 1) / l->stride;
+  int8_t* x = malloc(in_size);
+  int8_t* x2 = malloc(in_size);
+  int8_t* y = malloc((size_t) oh * ow * l->cout);
+  for (size_t i = 0; i < in_size; i++) x[i] = (int8_t) (rnd() >> 24), x2[i] = (int8_t) (rnd() >> 24);
+  q8nn_operator_t op = NULL;
+  enum q8nn_status st;
+  int8_t* kernel = NULL;
+  int32_t* bias = NULL;
+  float* ks = NULL;
+  if (l->kind == layer_add) {
+    const struct q8nn_add_quantization q = {3, 0.05f, -2, 0.04f, 1, 0.07f, -128, 127, NULL};
+    st = q8nn_create_add_nd_s8(&q, 0, &op);
+  } else {
+    const size_t per = l->kind == layer_dw ? 1 : l->cin;
+    const size_t ksize = (size_t) l->cout * l->k * l->k * per;
+    kernel = malloc(ksize);
+    bias = malloc(l->cout * sizeof(int32_t));
+    ks = malloc(l->cout * sizeof(float));
+    for (size_t i = 0; i < ksize; i++) kernel[i] = (int8_t) (rnd() >> 24);
+    for (size_t i = 0; i < l->cout; i++) bias[i] = (int32_t) (rnd() % 20001) - 10000, ks[i] = rnd_float(0.002f, 0.02f);
+    struct q8nn_conv_quantization q;
+    memset(&q, 0, sizeof(q));
+    q.input_zero_point = -128 + (int32_t) (rnd() % 8);
+    q.input_scale = 0.05f;
+    q.kernel_scale = ks;
+    q.output_scale = 0.05f * 0.01f * 74.0f * (float) sqrt((double) (per * l->k * l->k)) / 8.0f;
+    q.output_zero_point = l->relu6 ? -128 : 0;
+    q.output_min = -128;
+    q.output_max = 127;
+    if (l->kind == layer_dw) {
+      const struct q8nn_depthwise_convolution2d_desc d = {pad, pad, pad, pad, l->k, l->k, l->stride, l->stride,
+                                                          1, 1, l->cin, 1};
+      st = q8nn_create_depthwise_convolution2d_nhwc_s8(&d, &q, kernel, bias, 0, &op);
+    } else {
+      /* TFLite SAME padding */
+      uint32_t pb, pa;
+      q8nn_compute_same_padding(l->h, l->k, l->stride, 1, &pb, &pa);
+      const struct q8nn_convolution2d_desc d = {pb, pa, pa, pb, l->k, l->k, l->stride, l->stride, 1, 1, 1,
+                                                l->cin, l->cout};
+      st = q8nn_create_convolution2d_nhwc_s8(&d, &q, kernel, bias, 0, &op);
+    }
+  }
+  if (st == q8nn_status_success) st = q8nn_operator_set_backend(op, vta);
+  if (st == q8nn_status_success) {
+    if (l->kind == layer_add) {
+      const size_t shape[4] = {1, l->h, l->w, l->cin};
+      st = q8nn_setup_add_nd_s8(op, 4, shape, 4, shape, x, x2, y);
+    } else if (l->kind == layer_dw) {
+      st = q8nn_setup_depthwise_convolution2d_nhwc_s8(op, 1, l->h, l->w, x, l->cin, y, l->cout, NULL, NULL);
+    } else {
+      st = q8nn_setup_convolution2d_nhwc_s8(op, 1, l->h, l->w, x, l->cin, y, l->cout, NULL, NULL);
+    }
+  }
+  if (st == q8nn_status_success) {
+    const struct q8nn_vta_op_state* vs = q8nn_vta_op_state_of(op);
+    r->on_vta = vs != NULL && !vs->on_cpu;
+    q8nn_vta_reset_stats(vta);
+    const double t0 = now();
+    st = q8nn_run_operator(op, NULL);
+    r->wall = now() - t0;
+    q8nn_vta_get_stats(vta, &r->s);
+  }
+  if (st != q8nn_status_success) fprintf(stderr, "layer failed: %s\n", q8nn_status_string(st));
+  q8nn_delete_operator(op);
+  free(x), free(x2), free(y), free(kernel), free(bias), free(ks);
+  return st == q8nn_status_success;
+}
+
+int main(int argc, char** argv) {
+  const char* model = Q8NN_SOURCE_DIR "/bench/models/mobilenet_v2.txt";
+  for (int i = 1; i + 1 < argc; i++) {
+    if (strcmp(argv[i], "--model") == 0) model = argv[i + 1];
+  }
+  if (!load_model(model)) {
+    fprintf(stderr, "cannot read the layer table %s\n", model);
+    return 1;
+  }
+  if (q8nn_initialize() != q8nn_status_success) return 1;
+  static struct result res[2][MAX_LAYERS];
+  for (int v = 0; v < 2; v++) {
+    struct q8nn_vta_config c;
+    memset(&c, 0, sizeof(c));
+    c.virtual_threads = (uint32_t) v + 1;
+    q8nn_backend_t vta = NULL;
+    if (q8nn_create_vta_backend(&c, &vta) != q8nn_status_success) return 1;
+    rng = 0x9E3779B97F4A7C15u;
+    for (size_t i = 0; i < layer_count; i++) {
+      if (!run_layer(vta, &layers[i], &res[v][i])) return 1;
+    }
+    q8nn_delete_backend(vta);
+  }
+  printf("VTA model, default config 1x16_i8w8a32_15_15_18_17 (8 B/cycle DRAM, 32-cycle latency), MobileNetV2 %zu layers\n\n",
+         layer_count);
+  printf("| # | layer | in HxWxC | out C | MMAC | cycles 1 vt | cycles 2 vt | gain | GEMM util 2 vt | DRAM KiB | insns | sim ms |\n");
+  printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  double tot[2] = {0, 0}, gemm = 0, bytes = 0, wall = 0, macs = 0;
+  for (size_t i = 0; i < layer_count; i++) {
+    const struct layer* l = &layers[i];
+    const struct result* a = &res[0][i];
+    const struct result* b = &res[1][i];
+    const uint32_t oh = (l->h + l->stride - 1) / l->stride, ow = (l->w + l->stride - 1) / l->stride;
+    const double mac = l->kind == layer_add ? 0.0
+                       : (double) oh * ow * l->cout * l->k * l->k * (l->kind == layer_dw ? 1 : l->cin);
+    const double dram = (double) (b->s.inp_load_nbytes + b->s.wgt_load_nbytes + b->s.acc_load_nbytes +
+                                  b->s.uop_load_nbytes + b->s.out_store_nbytes);
+    char name[32];
+    snprintf(name, sizeof(name), "%s %ux%u/%u", l->kind == layer_add ? "add" : l->kind == layer_dw ? "dw" : "conv",
+             l->k, l->k, l->stride);
+    if (l->kind == layer_add) snprintf(name, sizeof(name), "add");
+    printf("| %zu | %s%s | %ux%ux%u | %u | %.2f | %llu | %llu | %.2fx | %.3f | %.1f | %llu | %.2f |\n", i, name,
+           b->on_vta ? "" : " (cpu)", l->h, l->w, l->cin, l->cout, mac * 1e-6, (unsigned long long) a->s.cycles,
+           (unsigned long long) b->s.cycles, (double) a->s.cycles / (double) (b->s.cycles ? b->s.cycles : 1),
+           (double) b->s.gemm_counter / (double) (b->s.cycles ? b->s.cycles : 1), dram / 1024.0,
+           (unsigned long long) b->s.instructions, b->wall * 1e3);
+    tot[0] += (double) a->s.cycles, tot[1] += (double) b->s.cycles;
+    gemm += (double) b->s.gemm_counter, bytes += dram, wall += b->wall, macs += mac;
+  }
+  printf("| | **total** | | | %.1f | %.0f | %.0f | %.2fx | %.3f | %.0f | | %.1f |\n", macs * 1e-6, tot[0], tot[1],
+         tot[0] / tot[1], gemm / tot[1], bytes / 1024.0, wall * 1e3);
+  printf("\nGEMM micro-ops %.0f (256 MACs each; %.0f MMAC issued incl. channel padding), %.2f GMAC of the model\n",
+         gemm, gemm * 256e-6, macs * 1e-9);
+  return 0;
+}
