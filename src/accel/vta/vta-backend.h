@@ -57,6 +57,7 @@ struct q8nn_vta_conv_plan {
   uint32_t obg, ibc, rows, cols;    /* tile: output blocks, input blocks, output rows, output cols */
   bool weights_resident;            /* all weights loaded once */
   bool clamp_needed, s1_needed;     /* some channel needs the pre-clamp / pre-shift */
+  bool final_clamp;                 /* some channel needs the output clamp as separate ALU steps */
   uint64_t est_cycles;              /* the planner's estimate */
 };
 

@@ -74,7 +74,9 @@ bool q8nn_vta_conv_requant_table(const struct q8nn_operator* op, size_t padded_c
       sum_abs += w[i] < 0 ? -w[i] : w[i];
     }
     const int64_t bias_prime = (int64_t) op->bias[oc] - (int64_t) op->input_zero_point * sum;
-    if (!q8nn_vta_conv_requant_derive(op->multiplier[oc], op->shift[oc], bias_prime, sum_abs, &requant[oc])) {
+    if (!q8nn_vta_conv_requant_derive(op->multiplier[oc], op->shift[oc], bias_prime, sum_abs,
+                                      op->conv_params.output_zero_point, op->conv_params.output_min,
+                                      op->conv_params.output_max, &requant[oc])) {
       return false;
     }
   }
@@ -396,9 +398,10 @@ static enum q8nn_status record_program(struct q8nn_vta_backend* vta, const struc
             alu(&lw, q8nn_vta_alu_mul, false, 0, acc_base, 4, obg_t, ppix);
             alu(&lw, q8nn_vta_alu_add, false, 0, acc_base, 5, obg_t, ppix);
             alu(&lw, q8nn_vta_alu_shr, false, 0, acc_base, 6, obg_t, ppix);
-            alu(&lw, q8nn_vta_alu_add, true, op->conv_params.output_zero_point, acc_base, 0, obg_t, ppix);
-            alu(&lw, q8nn_vta_alu_max, true, op->conv_params.output_min, acc_base, 0, obg_t, ppix);
-            alu(&lw, q8nn_vta_alu_min, true, op->conv_params.output_max, acc_base, 0, obg_t, ppix);
+            if (p->final_clamp) {
+              alu(&lw, q8nn_vta_alu_max, true, op->conv_params.output_min, acc_base, 0, obg_t, ppix);
+              alu(&lw, q8nn_vta_alu_min, true, op->conv_params.output_max, acc_base, 0, obg_t, ppix);
+            }
             CHECK_CMD(q8nn_vta_dep_push(lw.cmd, q8nn_vta_stage_compute, q8nn_vta_stage_store));
             /* store module */
             CHECK_CMD(q8nn_vta_dep_pop(lw.cmd, q8nn_vta_stage_compute, q8nn_vta_stage_store));
@@ -472,8 +475,9 @@ enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_backend* vta, struct q8nn
       const int64_t r1 = r->s1 ? INT64_C(1) << (r->s1 - 1) : 0;
       const int64_t bias_prime = (int64_t) r->c_bias - r1;
       const int64_t bound = 128 * sum_abs + (bias_prime < 0 ? -bias_prime : bias_prime);
-      if ((int64_t) r->hi - r1 < bound) p->clamp_needed = true;
+      if ((int64_t) r->hi - r1 < bound || (int64_t) r->lo - r1 > -bound) p->clamp_needed = true;
       if (r->s1 != 0) p->s1_needed = true;
+      if (r->final_clamp) p->final_clamp = true;
     }
   }
   const size_t in_bytes = (size_t) p->nb * p->ib * p->hp * p->wp * B * bi;

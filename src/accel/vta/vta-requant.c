@@ -23,14 +23,52 @@ static int32_t bits_of(int64_t x) {
 
 static int32_t half_of(int32_t shift) { return shift > 0 ? (int32_t) (INT64_C(1) << (shift - 1)) : 0; }
 
+static int32_t clamp32(int32_t x, int32_t lo, int32_t hi) { return x < lo ? lo : x > hi ? hi : x; }
+
+/* Arithmetic right shift of a signed value (implementation-defined in C for negatives, so spelled out). */
+static int32_t asr(int32_t x, int32_t s) {
+  return x >= 0 ? (int32_t) ((uint32_t) x >> s) : (int32_t) ~(~(uint32_t) x >> s);
+}
+
+/* The requantization without the output clamp, for t already inside [lo, hi]. */
+static int32_t unclamped(const struct q8nn_vta_conv_requant* r, int32_t t) {
+  return asr(asr(t, r->s1) * r->m + r->r2, r->s2);
+}
+
+/* Narrows [lo, hi] so that unclamped() lands in [out_min, out_max] without the output clamp, when
+   that is exact: f is monotone, so clamping t at the first t with f(t) >= out_min gives out_min
+   exactly if f takes that value there (it may jump over it when the scale exceeds 1). */
+static void fold_output_clamp(struct q8nn_vta_conv_requant* r, int32_t out_min, int32_t out_max) {
+  r->final_clamp = 1;
+  if (unclamped(r, r->hi) < out_min || unclamped(r, r->lo) > out_max) return;
+  int64_t a = r->lo, b = r->hi; /* smallest t with f(t) >= out_min */
+  while (a < b) {
+    const int64_t mid = a + (b - a) / 2;
+    if (unclamped(r, (int32_t) mid) >= out_min) b = mid; else a = mid + 1;
+  }
+  const int32_t t_lo = (int32_t) a;
+  a = r->lo, b = r->hi; /* largest t with f(t) <= out_max */
+  while (a < b) {
+    const int64_t mid = a + (b - a + 1) / 2;
+    if (unclamped(r, (int32_t) mid) <= out_max) a = mid; else b = mid - 1;
+  }
+  const int32_t t_hi = (int32_t) a;
+  if ((t_lo > r->lo && unclamped(r, t_lo) != out_min) || (t_hi < r->hi && unclamped(r, t_hi) != out_max)) return;
+  r->lo = t_lo;
+  r->hi = t_hi;
+  r->final_clamp = 0;
+}
+
 bool q8nn_vta_conv_requant_derive(int32_t multiplier, int32_t shift, int64_t bias_prime, int64_t sum_abs_w,
+                                  int32_t zero_point, int32_t out_min, int32_t out_max,
                                   struct q8nn_vta_conv_requant* out) {
   const int64_t bound = 128 * sum_abs_w + (bias_prime < 0 ? -bias_prime : bias_prime);
   /* r1 <= 2^15 (s1 <= 16), so |acc + bias' + r1| <= bound + 2^15 < 2^31. */
   if (sum_abs_w < 0 || bound >= (INT64_C(1) << 31) - (INT64_C(1) << 16)) return false;
   if (multiplier == 0) {
     /* Real scale 0: p = 0 whatever v is. */
-    *out = (struct q8nn_vta_conv_requant){(int32_t) bias_prime, -(1 << 30), 1 << 30, 0, 0, 0, 0};
+    *out = (struct q8nn_vta_conv_requant){(int32_t) bias_prime, -(1 << 30), 1 << 30, 0, 0, zero_point, 0,
+                                          out_min, out_max, 1};
     return true;
   }
   if (multiplier < (1 << 30) || shift < -31 || shift > 30) return false;
@@ -49,9 +87,10 @@ bool q8nn_vta_conv_requant_derive(int32_t multiplier, int32_t shift, int64_t bia
   int32_t s1 = bits_of(limit) - 15;
   if (s1 < 0) s1 = 0;
   int32_t s2 = total - s1;
-  if (s2 > 30) {
-    s1 = total - 30;
-    s2 = 30;
+  if (s2 > 21) {
+    /* s2 <= 21 lets r2 carry the output zero point: |zp * 2^s2| <= 2^28. */
+    s1 = total - 21;
+    s2 = 21;
   }
   if (s2 < 0) {
     /* Scale >= 2^(15 - s1): give up multiplier precision instead of shifting left. */
@@ -67,26 +106,21 @@ bool q8nn_vta_conv_requant_derive(int32_t multiplier, int32_t shift, int64_t bia
   out->hi = (int32_t) (r1 + limit);
   out->s1 = s1;
   out->m = m;
-  out->r2 = half_of(s2);
+  out->r2 = half_of(s2) + (int32_t) ((uint32_t) zero_point << s2);
   out->s2 = s2;
+  out->out_min = out_min;
+  out->out_max = out_max;
+  fold_output_clamp(out, out_min, out_max);
   return true;
 }
 
-static int32_t clamp32(int32_t x, int32_t lo, int32_t hi) { return x < lo ? lo : x > hi ? hi : x; }
-
-/* Arithmetic right shift of a signed value (implementation-defined in C for negatives, so spelled out). */
-static int32_t asr(int32_t x, int32_t s) {
-  return x >= 0 ? (int32_t) ((uint32_t) x >> s) : (int32_t) ~(~(uint32_t) x >> s);
-}
-
-int8_t q8nn_vta_conv_requant_apply(const struct q8nn_vta_conv_requant* r, int32_t acc, int32_t zero_point,
-                                   int32_t out_min, int32_t out_max) {
+int8_t q8nn_vta_conv_requant_apply(const struct q8nn_vta_conv_requant* r, int32_t acc) {
   int32_t t = (int32_t) ((uint32_t) acc + (uint32_t) r->c_bias);
   t = clamp32(t, r->lo, r->hi);
   const int32_t v = asr(t, r->s1);
   const int32_t p = v * r->m;
   const int32_t q = asr(p + r->r2, r->s2);
-  return (int8_t) clamp32(q + zero_point, out_min, out_max);
+  return (int8_t) clamp32(q, r->out_min, r->out_max);
 }
 
 bool q8nn_vta_add_requant_derive(int32_t a_zero_point, int32_t a_multiplier, int32_t a_shift, int32_t b_zero_point,

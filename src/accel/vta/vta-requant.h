@@ -5,16 +5,17 @@
      t = acc + c_bias          acc = GEMM sum of w*x over the zero-point-padded image,
                                c_bias = bias - zx*sum(w) + r1
      t = min(max(t, lo), hi)   lo = r1 - L, hi = r1 + L (|acc + bias'| >= L saturates anyway;
-                               L = min(B, ceil(512 / real)))
+                               L = min(B, ceil(512 / real))), then narrowed to the accumulators
+                               whose output is out_min / out_max when that is exact
      v = t >> s1
      p = v * m                 m: 15-bit multiplier
-     q = (p + r2) >> s2
-     out = min(max(q + zp, out_min), out_max)
-   with r1 = s1 ? 2^(s1-1) : 0, r2 = s2 ? 2^(s2-1) : 0.
+     q = (p + r2) >> s2        r2 = (s2 ? 2^(s2-1) : 0) + zp * 2^s2, s2 <= 21
+     out = min(max(q, out_min), out_max)   (a no-op on VTA, skipped, unless final_clamp)
+   with r1 = s1 ? 2^(s1-1) : 0.
    No int32 overflow: |acc| <= 128*sum|w| < 2^31 in the GEMM, |acc + bias'| <= B = 128*sum|w| +
    |bias'| < 2^31 - 2^16 (checked) and r1 <= 2^15 bound the ADD; after the clamp (L <= B)
    L < 2^(15+s1) gives -2^15 <= v <= 2^15; m < 2^15 gives |p| < 2^30;
-   r2 <= 2^29 (s2 <= 30) gives |p + r2| < 2^31.
+   |r2| <= 2^20 + 2^28 (s2 <= 21) gives |p + r2| < 2^31.
 
    Add (TFLite int8 ArithmeticParams in, VTA constants out), per element:
      A = (a*ma + ca) >> sa     ca = -za*ma + 2^(sa-1) (0 when sa = 0)
@@ -34,6 +35,8 @@
 /* One output channel's constants; the VTA program loads them as 7 constant ACC rows. */
 struct q8nn_vta_conv_requant {
   int32_t c_bias, lo, hi, s1, m, r2, s2;
+  int32_t out_min, out_max;
+  int32_t final_clamp; /* 1: [lo, hi] could not absorb the output clamp exactly */
 };
 #define Q8NN_VTA_CONV_REQUANT_ROWS 7
 
@@ -42,11 +45,11 @@ struct q8nn_vta_conv_requant {
    cannot be requantized without overflow (bound >= 2^31 - 2^16, or the scale is too large for a 15-bit
    multiplier); the operator then stays on the CPU. */
 Q8NN_INTERNAL bool q8nn_vta_conv_requant_derive(int32_t multiplier, int32_t shift, int64_t bias_prime,
-                                                int64_t sum_abs_w, struct q8nn_vta_conv_requant* out);
+                                                int64_t sum_abs_w, int32_t zero_point, int32_t out_min,
+                                                int32_t out_max, struct q8nn_vta_conv_requant* out);
 
 /* The oracle: what the VTA program computes from the GEMM accumulator. */
-Q8NN_INTERNAL int8_t q8nn_vta_conv_requant_apply(const struct q8nn_vta_conv_requant* r, int32_t acc,
-                                                 int32_t zero_point, int32_t out_min, int32_t out_max);
+Q8NN_INTERNAL int8_t q8nn_vta_conv_requant_apply(const struct q8nn_vta_conv_requant* r, int32_t acc);
 
 struct q8nn_vta_add_requant {
   int32_t ma, ca, sa, mb, cb, sb, lim, mo, ro, so, zo, out_min, out_max;

@@ -249,7 +249,7 @@ static inline int vta_conv_check(q8nn_backend_t vta, const struct vta_conv_spec*
             }
           }
           oracle[((n * oh + y) * ow + x) * out_stride + oc] =
-              q8nn_vta_conv_requant_apply(&rq[oc], acc, s->out_zp, s->out_min, s->out_max);
+              q8nn_vta_conv_requant_apply(&rq[oc], acc);
         }
       }
     }
