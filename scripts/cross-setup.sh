@@ -128,7 +128,7 @@ qemu_plugin() {
   (cd "$DIR/qemu-src" && papt source -qq --download-only "qemu=$ver" >/dev/null)
   local orig top
   orig=$(ls "$DIR"/qemu-src/qemu_*.orig.tar.* | head -n1)
-  top=$(tar -tf "$orig" | head -n1 | cut -d/ -f1)
+  top=$( (tar -tf "$orig" 2>/dev/null || true) | head -n1 | cut -d/ -f1)
   tar -xf "$orig" -C "$DIR/qemu-src" "$top/include/qemu/qemu-plugin.h" "$top/tests/plugin/insn.c"
   # shellcheck disable=SC2046
   cc -O2 -shared -fPIC -I"$DIR/qemu-src/$top/include/qemu" $(pkg-config --cflags glib-2.0) \

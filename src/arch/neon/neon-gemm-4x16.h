@@ -31,9 +31,17 @@ Q8NN_NEON_INLINE void q8nn_neon_4x16_init(struct q8nn_neon_acc4x16* acc, const i
 Q8NN_NEON_INLINE void q8nn_neon_4x16_store(struct q8nn_neon_acc4x16* acc, const int32_t* header,
                                            int8_t* c[4], size_t nc, int rounding,
                                            struct q8nn_neon_out o) {
-  for (int q = 0; q < 4; q++) {
-    const struct q8nn_neon_rq rq = q8nn_neon_rq_load(header + 16 + 4 * q, header + 32 + 4 * q, rounding);
-    for (int r = 0; r < 4; r++) acc->v[r][q] = q8nn_neon_requantize(acc->v[r][q], rq, rounding);
+  /* Two copies of the loop, so the common case (all shifts <= 0) carries no SSHL. */
+  if (rounding == 0 && q8nn_neon_any_left_shift16(header + 32)) {
+    for (int q = 0; q < 4; q++) {
+      const struct q8nn_neon_rq rq = q8nn_neon_rq_load(header + 16 + 4 * q, header + 32 + 4 * q, 0);
+      for (int r = 0; r < 4; r++) acc->v[r][q] = q8nn_neon_requantize(acc->v[r][q], rq, 0, 1);
+    }
+  } else {
+    for (int q = 0; q < 4; q++) {
+      const struct q8nn_neon_rq rq = q8nn_neon_rq_load(header + 16 + 4 * q, header + 32 + 4 * q, rounding);
+      for (int r = 0; r < 4; r++) acc->v[r][q] = q8nn_neon_requantize(acc->v[r][q], rq, rounding, 0);
+    }
   }
   for (int r = 3; r >= 0; r--) {
     const int8x16_t out = q8nn_neon_pack16(acc->v[r][0], acc->v[r][1], acc->v[r][2], acc->v[r][3], o);

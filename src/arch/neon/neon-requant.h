@@ -5,10 +5,11 @@
  * Double rounding (TFLite default):
  *   SRDHM(x, m) is exactly SQRDMULH: gemmlowp's nudge with truncating division rounds ties toward
  *   +infinity, which is SQRDMULH's (2ab + 2^31) >> 32, and both saturate INT32_MIN * INT32_MIN.
- *   The left shift is SSHL by max(shift, 0) (wraps modulo 2^32 like TFLite's compiled code).
+ *   The left shift is SSHL by max(shift, 0) (wraps modulo 2^32 like TFLite's compiled code),
+ *   skipped for a 16-channel block whose shifts are all <= 0.
  *   RoundingDivideByPOT rounds ties away from zero; SRSHL by -e rounds them toward +infinity, so
- *   negative x first gets -1 (only when e > 0): x + ((x & -e) >> 31). The add saturates, which
- *   keeps INT32_MIN exact: SRSHL's rounding add is done in wider precision.
+ *   negative x first gets -1 (only when e > 0): x + ((x & -e) >> 31), one SSRA. It cannot wrap:
+ *   SQRDMULH never returns INT32_MIN (its most negative result is -2^31 + 1).
  * Single rounding: (x * m + 2^(30 - s)) >> (31 - s) in int64 = SMULL + SRSHL(-(31 - s)), then the
  *   low 32 bits (XTN), like TFLite's static_cast where the result leaves int32. 31 - s in [1, 62].
  * Output: the zero point is added in int32 with wrap-around (TFLite's compiled `acc +=
@@ -22,6 +23,12 @@
 #include <arm_neon.h>
 
 #include "ukernel.h"
+
+/* GCC's pre-allocation scheduler hoists the weight loads of later K steps above the current
+   step's multiply-accumulates and spills accumulators; the kernels keep their own order. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-schedule-insns")
+#endif
 
 #define Q8NN_NEON_INLINE static inline __attribute__((always_inline))
 
@@ -47,16 +54,26 @@ Q8NN_NEON_INLINE struct q8nn_neon_rq q8nn_neon_rq_load(const int32_t* mult, cons
   return r;
 }
 
-/* x / 2^-rshift rounded half away from zero (rshift <= 0, a SRSHL count). */
+/* x / 2^-rshift rounded half away from zero (rshift <= 0, a SRSHL count), for x = SQRDMULH(..):
+   SQRDMULH never returns INT32_MIN (its most negative result is -2^31 + 1), so the -1 fixup is a
+   plain SSRA that cannot wrap. */
 Q8NN_NEON_INLINE int32x4_t q8nn_neon_rdbpot(int32x4_t x, int32x4_t rshift) {
-  const int32x4_t fixup = vshrq_n_s32(vandq_s32(x, rshift), 31);
-  return vrshlq_s32(vqaddq_s32(x, fixup), rshift);
+  return vrshlq_s32(vsraq_n_s32(x, vandq_s32(x, rshift), 31), rshift);
 }
 
-Q8NN_NEON_INLINE int32x4_t q8nn_neon_requantize(int32x4_t acc, struct q8nn_neon_rq r, int rounding) {
+/* Any left shift among 16 channels' shifts? (the common case, all right shifts, skips the SSHL) */
+Q8NN_NEON_INLINE int q8nn_neon_any_left_shift16(const int32_t* shift) {
+  const int32x4_t m = vmaxq_s32(vmaxq_s32(vld1q_s32(shift), vld1q_s32(shift + 4)),
+                                vmaxq_s32(vld1q_s32(shift + 8), vld1q_s32(shift + 12)));
+  return vmaxvq_s32(m) > 0;
+}
+
+/* left: 0 when every lane's shift is <= 0 (then the left shift is the identity). */
+Q8NN_NEON_INLINE int32x4_t q8nn_neon_requantize(int32x4_t acc, struct q8nn_neon_rq r, int rounding,
+                                                int left) {
   if (rounding == 0) {
-    const int32x4_t x = vqrdmulhq_s32(vshlq_s32(acc, r.a), r.mult);
-    return q8nn_neon_rdbpot(x, r.b);
+    if (left) acc = vshlq_s32(acc, r.a);
+    return q8nn_neon_rdbpot(vqrdmulhq_s32(acc, r.mult), r.b);
   } else {
     int64x2_t lo = vmull_s32(vget_low_s32(acc), vget_low_s32(r.mult));
     int64x2_t hi = vmull_high_s32(acc, r.mult);

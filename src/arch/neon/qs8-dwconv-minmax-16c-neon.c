@@ -29,9 +29,17 @@ Q8NN_NEON_INLINE void q8nn_neon_dw_tap(int32x4_t acc[4], int8x16_t vi, int8x16_t
 
 Q8NN_NEON_INLINE int8x16_t q8nn_neon_dw_finish(int32x4_t acc[4], const int32_t* header, int rounding,
                                                struct q8nn_neon_out o) {
-  for (int q = 0; q < 4; q++) {
-    const struct q8nn_neon_rq rq = q8nn_neon_rq_load(header + 16 + 4 * q, header + 32 + 4 * q, rounding);
-    acc[q] = q8nn_neon_requantize(acc[q], rq, rounding);
+  /* Two copies of the loop, so the common case (all shifts <= 0) carries no SSHL. */
+  if (rounding == 0 && q8nn_neon_any_left_shift16(header + 32)) {
+    for (int q = 0; q < 4; q++) {
+      const struct q8nn_neon_rq rq = q8nn_neon_rq_load(header + 16 + 4 * q, header + 32 + 4 * q, 0);
+      acc[q] = q8nn_neon_requantize(acc[q], rq, 0, 1);
+    }
+  } else {
+    for (int q = 0; q < 4; q++) {
+      const struct q8nn_neon_rq rq = q8nn_neon_rq_load(header + 16 + 4 * q, header + 32 + 4 * q, rounding);
+      acc[q] = q8nn_neon_requantize(acc[q], rq, rounding, 0);
+    }
   }
   return q8nn_neon_pack16(acc[0], acc[1], acc[2], acc[3], o);
 }
