@@ -10,6 +10,9 @@
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p64c__avx512vnni, q8nn_qs8_dwconv_minmax_rsingle_ukernel_9p64c__avx512vnni, 64, 9, 128)
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_dwconv_minmax_rdouble_ukernel_25p64c__avx512vnni, q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p64c__avx512vnni, 64, 25, 128)
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp64c__avx512vnni, q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp64c__avx512vnni, 64, 0, 128)
+Q8NN_DWCONV_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p16c__avx2, q8nn_qs8_dwconv_minmax_rsingle_ukernel_9p16c__avx2, 16, 9, 0)
+Q8NN_DWCONV_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_dwconv_minmax_rdouble_ukernel_25p16c__avx2, q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p16c__avx2, 16, 25, 0)
+Q8NN_DWCONV_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp16c__avx2, q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp16c__avx2, 16, 0, 0)
 #endif
 #if Q8NN_ARCH_NEON
 /* NEON section */

@@ -135,17 +135,9 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
   }
 }
 
-#define Q8NN_X86_DWCONV_FN(name, TAPS, single)                                                          \
-  void name(size_t channels, size_t output_width, size_t taps, const int8_t** input, size_t input_stride, \
-            const void* weights, int8_t* output, size_t output_increment, size_t input_offset,          \
-            const int8_t* zero, const struct q8nn_qs8_conv_params* params) {                            \
-    q8nn_x86_dwconv(TAPS, single, channels, output_width, taps, input, input_stride, weights, output,   \
-                    output_increment, input_offset, zero, params);                                      \
-  }
-
-Q8NN_X86_DWCONV_FN(q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p64c__avx512vnni, 9, 0)
-Q8NN_X86_DWCONV_FN(q8nn_qs8_dwconv_minmax_rsingle_ukernel_9p64c__avx512vnni, 9, 1)
-Q8NN_X86_DWCONV_FN(q8nn_qs8_dwconv_minmax_rdouble_ukernel_25p64c__avx512vnni, 25, 0)
-Q8NN_X86_DWCONV_FN(q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p64c__avx512vnni, 25, 1)
-Q8NN_X86_DWCONV_FN(q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp64c__avx512vnni, 0, 0)
-Q8NN_X86_DWCONV_FN(q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp64c__avx512vnni, 0, 1)
+Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p64c__avx512vnni, 9, 0)
+Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_rsingle_ukernel_9p64c__avx512vnni, 9, 1)
+Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_rdouble_ukernel_25p64c__avx512vnni, 25, 0)
+Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p64c__avx512vnni, 25, 1)
+Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp64c__avx512vnni, 0, 0)
+Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp64c__avx512vnni, 0, 1)

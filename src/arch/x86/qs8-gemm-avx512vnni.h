@@ -22,16 +22,6 @@
 #define Q8NN_X86_GEMM_MAX_MR 12
 #define Q8NN_X86_GEMM_MAX_NB 4
 
-/* The MR row pointers of tap t: rows >= mr alias row mr - 1, pointers other than zero get a_offset. */
-Q8NN_X86_INLINE void q8nn_x86_gemm_tap_rows(const size_t MR, const int8_t* const* a, size_t t, size_t mr,
-                                            size_t a_offset, const int8_t* zero, const int8_t** p) {
-#pragma GCC unroll 12
-  for (size_t r = 0; r < MR; r++) {
-    const int8_t* row = a[t * MR + (r < mr ? r : mr - 1)];
-    p[r] = row == zero ? row : row + a_offset;
-  }
-}
-
 /* One NR block: nb (<= NB) vectors of 16 channels. a: [ks][MR] row pointers (see tap_rows). */
 Q8NN_X86_INLINE void q8nn_x86_gemm_block(
     const size_t MR, const size_t NB, const size_t nb, const int single,
@@ -172,33 +162,7 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_rows(
 }
 
 /* Defines the rdouble and rsingle gemm and igemm kernels of one tile. */
-#define Q8NN_X86_GEMM_AVX512VNNI(gemm_rd, gemm_rs, igemm_rd, igemm_rs, MR_, NB_)                   \
-  static inline __attribute__((always_inline)) void gemm_rd##_impl(                                 \
-      int single, size_t mr, size_t nc, size_t kc, const int8_t* a, size_t a_stride, const void* w, \
-      int8_t* c, size_t cm_stride, size_t cn_stride, const struct q8nn_qs8_conv_params* params) {   \
-    if (mr == 0) __builtin_unreachable();                                                           \
-    const int8_t* rows[MR_];                                                                        \
-    for (size_t r = 0; r < (MR_); r++) rows[r] = a + (r < mr ? r : mr - 1) * a_stride;             \
-    q8nn_x86_gemm_rows(MR_, NB_, single, nc, kc, 1, rows, 0, NULL, w, c, mr, cm_stride, cn_stride, \
-                       params);                                                                     \
-  }                                                                                                 \
-  void gemm_rd(size_t mr, size_t nc, size_t kc, const int8_t* a, size_t a_stride, const void* w,    \
-               int8_t* c, size_t cm_stride, size_t cn_stride, const struct q8nn_qs8_conv_params* p) { \
-    gemm_rd##_impl(0, mr, nc, kc, a, a_stride, w, c, cm_stride, cn_stride, p);                     \
-  }                                                                                                 \
-  void gemm_rs(size_t mr, size_t nc, size_t kc, const int8_t* a, size_t a_stride, const void* w,    \
-               int8_t* c, size_t cm_stride, size_t cn_stride, const struct q8nn_qs8_conv_params* p) { \
-    gemm_rd##_impl(1, mr, nc, kc, a, a_stride, w, c, cm_stride, cn_stride, p);                     \
-  }                                                                                                 \
-  void igemm_rd(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t** a, const void* w,        \
-                int8_t* c, size_t cm_stride, size_t cn_stride, size_t a_offset, const int8_t* zero, \
-                const struct q8nn_qs8_conv_params* p) {                                             \
-    q8nn_x86_gemm_rows(MR_, NB_, 0, nc, kc, ks, a, a_offset, zero, w, c, mr, cm_stride, cn_stride, p); \
-  }                                                                                                 \
-  void igemm_rs(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t** a, const void* w,        \
-                int8_t* c, size_t cm_stride, size_t cn_stride, size_t a_offset, const int8_t* zero, \
-                const struct q8nn_qs8_conv_params* p) {                                             \
-    q8nn_x86_gemm_rows(MR_, NB_, 1, nc, kc, ks, a, a_offset, zero, w, c, mr, cm_stride, cn_stride, p); \
-  }
+#define Q8NN_X86_GEMM_AVX512VNNI(gemm_rd, gemm_rs, igemm_rd, igemm_rs, MR_, NB_) \
+  Q8NN_X86_GEMM_KERNELS(q8nn_x86_gemm_rows, gemm_rd, gemm_rs, igemm_rd, igemm_rs, MR_, NB_)
 
 #endif

@@ -38,6 +38,17 @@ Q8NN_X86_INLINE __m512i q8nn_x86_add_input(__m128i x, __m512i vzp, const struct 
   return q8nn_x86_requantize_rdouble(v, rq);
 }
 
+/* 128-bit block j of v. A switch over literal immediates: the intrinsic needs a constant expression,
+   which a loop index is not at -O0; optimised builds fold the switch away. */
+Q8NN_X86_INLINE __m128i q8nn_x86_extract128(__m512i v, size_t j) {
+  switch (j) {
+    case 0: return _mm512_extracti32x4_epi32(v, 0);
+    case 1: return _mm512_extracti32x4_epi32(v, 1);
+    case 2: return _mm512_extracti32x4_epi32(v, 2);
+    default: return _mm512_extracti32x4_epi32(v, 3);
+  }
+}
+
 /* b_term: NULL for vadd; the broadcast requantized b for vaddc. */
 Q8NN_X86_INLINE void q8nn_x86_vadd(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
                                    const struct q8nn_qs8_add_params* params, int broadcast_b) {
@@ -54,8 +65,8 @@ Q8NN_X86_INLINE void q8nn_x86_vadd(size_t n, const int8_t* a, const int8_t* b, i
     __m512i vsum[4];
 #pragma GCC unroll 4
     for (size_t j = 0; j < 4; j++) {
-      const __m512i ta = q8nn_x86_add_input(_mm512_extracti32x4_epi32(va, j), c.za, &c, &c.ra);
-      const __m512i tb = broadcast_b ? vbterm : q8nn_x86_add_input(_mm512_extracti32x4_epi32(vb, j), c.zb, &c, &c.rb);
+      const __m512i ta = q8nn_x86_add_input(q8nn_x86_extract128(va, j), c.za, &c, &c.ra);
+      const __m512i tb = broadcast_b ? vbterm : q8nn_x86_add_input(q8nn_x86_extract128(vb, j), c.zb, &c, &c.rb);
       vsum[j] = q8nn_x86_requantize_rdouble(_mm512_add_epi32(ta, tb), &c.ro);
     }
     _mm512_mask_storeu_epi8(y, k, q8nn_x86_pack64(vsum[0], vsum[1], vsum[2], vsum[3], &c.out, 1));

@@ -29,8 +29,7 @@
 #include <string.h>
 
 #include "ukernel.h"
-
-#define Q8NN_X86_INLINE static inline __attribute__((always_inline))
+#include "arch/x86/x86-common.h"
 
 /* Requantization constants of 16 channels; computed once per channel block. */
 struct q8nn_x86_rq16 {

@@ -1,4 +1,6 @@
 /* Packing for the x86 kernels; see x86-pack.h. */
+#include <string.h>
+
 #include "arch/x86/x86-pack.h"
 
 void q8nn_pack_qs8_gemm_goki_w_u8(
@@ -15,4 +17,55 @@ void q8nn_pack_qs8_gemm_goki_w_u8(
     for (size_t i = 0; i < weights; i++) w[i] ^= 0x80;
     block += header + weights;
   }
+}
+
+/* Reorders every 8-channel group of every block: header lane l <- channel hdr[l], weight slot s <-
+   channel slot[s] (nr is a multiple of 8). */
+static void q8nn_x86_permute8(size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
+                              const uint8_t* hdr, const uint8_t* slot, void* packed) {
+  const size_t header = Q8NN_PACKED_HEADER_BYTES(nr);
+  const size_t kblocks = ks * q8nn_round_up(kc, kr) / kr;
+  uint8_t* block = (uint8_t*) packed;
+  const size_t blocks = groups * q8nn_divide_round_up(nc, nr);
+  uint8_t tmp[8 * 16];
+  for (size_t b = 0; b < blocks; b++) {
+    for (size_t arr = 0; arr < 3; arr++) {
+      uint8_t* h = block + arr * nr * sizeof(int32_t);
+      for (size_t g = 0; g < nr; g += 8) {
+        memcpy(tmp, h + 4 * g, 32);
+        for (size_t l = 0; l < 8; l++) memcpy(h + 4 * (g + l), tmp + 4 * hdr[l], 4);
+      }
+    }
+    uint8_t* w = block + header;
+    for (size_t k = 0; k < kblocks; k++, w += nr * kr) {
+      for (size_t g = 0; g < nr; g += 8) {
+        memcpy(tmp, w + g * kr, 8 * kr);
+        for (size_t s = 0; s < 8; s++) memcpy(w + (g + s) * kr, tmp + slot[s] * kr, kr);
+      }
+    }
+    block += header + kblocks * nr * kr;
+  }
+}
+
+/* Header order of the AVX2/AVX-VNNI epilogue (x86-avx2.h): lane l of a requantized vector lands
+   in output byte q8nn_x86_hdr8[l] of its 8-channel group. */
+static const uint8_t q8nn_x86_hdr8[8] = {0, 4, 2, 6, 1, 5, 3, 7};
+
+void q8nn_pack_qs8_gemm_goki_w_avx2(
+    size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
+    const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+    int32_t input_fold, void* packed) {
+  /* c8: after the horizontal adds accumulator lane l holds slot {0,2,4,6,1,3,5,7}[l]. */
+  static const uint8_t slot[8] = {0, 1, 4, 5, 2, 3, 6, 7};
+  q8nn_pack_qs8_gemm_goki_w(groups, nc, ks, kc, nr, kr, kernel, bias, multiplier, shift, input_fold, packed);
+  q8nn_x86_permute8(groups, nc, ks, kc, nr, kr, q8nn_x86_hdr8, slot, packed);
+}
+
+void q8nn_pack_qs8_gemm_goki_w_u8_avxvnni(
+    size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
+    const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+    int32_t input_fold, void* packed) {
+  /* c4: accumulator lane l holds slot l. */
+  q8nn_pack_qs8_gemm_goki_w_u8(groups, nc, ks, kc, nr, kr, kernel, bias, multiplier, shift, input_fold, packed);
+  q8nn_x86_permute8(groups, nc, ks, kc, nr, kr, q8nn_x86_hdr8, q8nn_x86_hdr8, packed);
 }

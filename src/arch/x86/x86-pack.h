@@ -14,4 +14,20 @@ Q8NN_INTERNAL void q8nn_pack_qs8_gemm_goki_w_u8(
     const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
     int32_t input_fold, void* packed);
 
+/* The goki layout (signed weights, KR = 8) with the channels of every 8-channel group reordered
+   for the AVX2 c8 kernels: their horizontal-add reduction, even/odd requantization and
+   pack/unpack output stage permute lanes, and the packing undoes that so bytes come out in order
+   with no shuffle. Bias, multiplier and shift are stored in accumulator lane order. */
+Q8NN_INTERNAL void q8nn_pack_qs8_gemm_goki_w_avx2(
+    size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
+    const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+    int32_t input_fold, void* packed);
+
+/* q8nn_pack_qs8_gemm_goki_w_u8 (KR = 4) with the same per-group reordering for the AVX-VNNI
+   kernels (accumulator lane l = weight slot l). */
+Q8NN_INTERNAL void q8nn_pack_qs8_gemm_goki_w_u8_avxvnni(
+    size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
+    const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+    int32_t input_fold, void* packed);
+
 #endif

@@ -1,0 +1,120 @@
+/*
+ * AVX2 depthwise kernels, 16 channels per tile (2 ymm of int32 accumulators), both roundings:
+ * 9p16c (3x3), 25p16c (5x5) and xp16c (any number of taps).
+ *
+ * Loop order: channel tiles outside, output pixels inside. Taps go 2 at a time into VPMADDWD on
+ * sign-extended int16 (exact: |x w| sums of two products < 2^16; no VPMADDUBSW, which saturates):
+ * the two input rows and the two weight rows are word-interleaved with VPUNPCK[LH]WD, which
+ * leaves accumulator 0 holding channels {0-3, 8-11} and accumulator 1 channels {4-7, 12-15}. The
+ * weights of a tile are interleaved once into a stack array (taps rounded up to even, the missing
+ * tap a zero weight) and read by every pixel of the row. Bias, multiplier and shift are
+ * rearranged to the accumulator order once per tile; one PSHUFB puts the 16 output bytes back in
+ * channel order after the epilogue of x86-avx2.h.
+ *
+ * Params: output zero point and clamp; packed per 16-channel block: bias, multiplier, shift,
+ * w[taps][16] (q8nn_pack_qs8_dwconv_w, input_offset 0). Channel tails: the last tile's inputs are
+ * copied through a 16-byte buffer (nothing read past `channels` bytes of a row) and its output
+ * stored through one.
+ */
+#include "kernel-decls.h"
+#include "arch/x86/x86-avx2.h"
+
+#define Q8NN_X86_DW2_CT 16
+#define Q8NN_X86_DW2_MAX_PAIRS 25 /* weights kept on the stack for up to 50 taps */
+
+Q8NN_X86_INLINE __m256i q8nn_x86_dw2_load(const int8_t* p, size_t n) {
+  return _mm256_cvtepi8_epi16(q8nn_x86_load_tail16(p, n));
+}
+
+/* Natural int32 [16] at p -> accumulator order {0-3, 8-11}, {4-7, 12-15}. */
+Q8NN_X86_INLINE void q8nn_x86_dw2_header(const uint8_t* p, __m256i* out) {
+  const __m256i n0 = _mm256_loadu_si256((const __m256i*) p);
+  const __m256i n1 = _mm256_loadu_si256((const __m256i*) (p + 32));
+  out[0] = _mm256_permute2x128_si256(n0, n1, 0x20);
+  out[1] = _mm256_permute2x128_si256(n0, n1, 0x31);
+}
+
+Q8NN_X86_INLINE void q8nn_x86_dwconv_avx2(
+    const size_t TAPS, const int single,
+    size_t channels, size_t output_width, size_t taps, const int8_t** input, size_t input_stride,
+    const void* weights, int8_t* output, size_t output_increment, size_t input_offset,
+    const int8_t* zero, const struct q8nn_qs8_conv_params* params) {
+  if (TAPS != 0) taps = TAPS;
+  const size_t pairs = (taps + 1) / 2;
+  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init(params->output_min, params->output_max);
+  /* Merged lanes of (acc0, acc1) after packs: channels {0,2,1,3,4,6,5,7,8,10,9,11,12,14,13,15}. */
+  const __m128i vorder = _mm_setr_epi8(0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15);
+  const size_t pixel_step = channels + output_increment;
+  const uint8_t* wb = (const uint8_t*) weights;
+  for (size_t c0 = 0; c0 < channels; c0 += Q8NN_X86_DW2_CT) {
+    const size_t crem = channels - c0 < Q8NN_X86_DW2_CT ? channels - c0 : Q8NN_X86_DW2_CT;
+    const int8_t* wt = (const int8_t*) wb + Q8NN_PACKED_HEADER_BYTES(Q8NN_X86_DW2_CT);
+    __m256i vbias[2], vmult[2], vshift[2];
+    q8nn_x86_dw2_header(wb, vbias);
+    q8nn_x86_dw2_header(wb + 64, vmult);
+    q8nn_x86_dw2_header(wb + 128, vshift);
+    struct q8nn_x86_rq8 rq[2];
+#pragma GCC unroll 2
+    for (size_t j = 0; j < 2; j++) {
+      rq[j] = single ? q8nn_x86_rq8_init_rsingle(vmult[j], vshift[j], params->output_zero_point)
+                     : q8nn_x86_rq8_init_rdouble(vmult[j], vshift[j], params->output_zero_point);
+    }
+    const size_t kept = pairs < Q8NN_X86_DW2_MAX_PAIRS ? pairs : Q8NN_X86_DW2_MAX_PAIRS;
+    __m256i vw[Q8NN_X86_DW2_MAX_PAIRS][2];
+    for (size_t g = 0; g < kept; g++) {
+      const __m256i w0 = q8nn_x86_dw2_load(wt + 2 * g * Q8NN_X86_DW2_CT, 16);
+      const __m256i w1 = 2 * g + 1 < taps ? q8nn_x86_dw2_load(wt + (2 * g + 1) * Q8NN_X86_DW2_CT, 16)
+                                          : _mm256_setzero_si256();
+      vw[g][0] = _mm256_unpacklo_epi16(w0, w1);
+      vw[g][1] = _mm256_unpackhi_epi16(w0, w1);
+    }
+    const int8_t** in = input;
+    int8_t* out = output + c0;
+    for (size_t x = 0; x < output_width; x++) {
+      __m256i vacc0 = vbias[0], vacc1 = vbias[1];
+#pragma GCC unroll 13
+      for (size_t g = 0; g < pairs; g++) {
+        const int8_t* p0 = in[2 * g];
+        p0 = (p0 == zero ? p0 : p0 + input_offset) + c0;
+        const __m256i x0 = q8nn_x86_dw2_load(p0, crem);
+        __m256i x1 = _mm256_setzero_si256();
+        if (2 * g + 1 < taps) {
+          const int8_t* p1 = in[2 * g + 1];
+          p1 = (p1 == zero ? p1 : p1 + input_offset) + c0;
+          x1 = q8nn_x86_dw2_load(p1, crem);
+        }
+        __m256i vw0, vw1;
+        if (TAPS != 0 || g < Q8NN_X86_DW2_MAX_PAIRS) {
+          vw0 = vw[g < Q8NN_X86_DW2_MAX_PAIRS ? g : 0][0];
+          vw1 = vw[g < Q8NN_X86_DW2_MAX_PAIRS ? g : 0][1];
+        } else {
+          const __m256i w0 = q8nn_x86_dw2_load(wt + 2 * g * Q8NN_X86_DW2_CT, 16);
+          const __m256i w1 = 2 * g + 1 < taps ? q8nn_x86_dw2_load(wt + (2 * g + 1) * Q8NN_X86_DW2_CT, 16)
+                                              : _mm256_setzero_si256();
+          vw0 = _mm256_unpacklo_epi16(w0, w1);
+          vw1 = _mm256_unpackhi_epi16(w0, w1);
+        }
+        vacc0 = _mm256_add_epi32(vacc0, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), vw0));
+        vacc1 = _mm256_add_epi32(vacc1, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), vw1));
+      }
+      const __m256i r0 = q8nn_x86_requantize8(vacc0, &rq[0], single);
+      const __m256i r1 = q8nn_x86_requantize8(vacc1, &rq[1], single);
+      /* packs_epi32(r0, r1): words {r0 0-3, r1 0-3 | r0 4-7, r1 4-7} = merged order of channels 0-15. */
+      const __m256i v16 = _mm256_packs_epi32(r0, r1);
+      __m128i v = _mm_packs_epi16(_mm256_castsi256_si128(v16), _mm256_extracti128_si256(v16, 1));
+      v = _mm_shuffle_epi8(v, vorder);
+      v = _mm_min_epi8(_mm_max_epi8(v, _mm256_castsi256_si128(vout.min8)), _mm256_castsi256_si128(vout.max8));
+      q8nn_x86_store_tail16(out, v, crem);
+      out += pixel_step;
+      in += input_stride;
+    }
+    wb += Q8NN_PACKED_HEADER_BYTES(Q8NN_X86_DW2_CT) + taps * Q8NN_X86_DW2_CT;
+  }
+}
+
+Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p16c__avx2, 9, 0)
+Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_rsingle_ukernel_9p16c__avx2, 9, 1)
+Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_rdouble_ukernel_25p16c__avx2, 25, 0)
+Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p16c__avx2, 25, 1)
+Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp16c__avx2, 0, 0)
+Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp16c__avx2, 0, 1)

@@ -1,0 +1,134 @@
+/*
+ * Body of the AVX2 gemm and igemm kernels (MR x 8*NB tiles, NB = 1 or 2, KR = 8), instantiated by
+ * the qs8-[i]gemm-minmax-<MR>x<NR>c8-avx2.c files with MR, NB and the rounding as constants.
+ *
+ * Exactness: no VPMADDUBSW (it saturates). 8 activation bytes and 2 channels x 8 weight bytes are
+ * sign-extended to int16 and multiplied with VPMADDWD, whose pairwise int32 sums cannot overflow
+ * (2 * 128 * 128 < 2^31); the running sums wrap modulo 2^32 like TFLite's accumulator. Accumulator
+ * (r, j, q) holds 4 partial sums of each of the slots 8j + 2q and 8j + 2q + 1; after the loop two
+ * levels of VPHADDD leave slots {0, 2, 4, 6, 1, 3, 5, 7} of group j in lanes 0..7, and
+ * q8nn_pack_qs8_gemm_goki_w_avx2 stores bias, multiplier and shift in that lane order and the
+ * channels in the slots that the epilogue's lane order (x86-avx2.h) returns to their places.
+ * Signed x signed, so the list entry's input_offset is 0 and no row sums are needed.
+ *
+ * K: blocks of 8 bytes; a 1..7-byte K tail of each row is copied into a zeroed 8-byte buffer
+ * (never read past kc; the packed weights are zero there). Rows past mr alias the last valid row
+ * (computed, stored to the same place with identical bytes). Output channels: ceil(nc / NR)
+ * blocks; a partial last block goes through a 16-byte buffer.
+ */
+#ifndef Q8NN_ARCH_X86_QS8_GEMM_AVX2_H
+#define Q8NN_ARCH_X86_QS8_GEMM_AVX2_H
+
+#include "arch/x86/x86-avx2.h"
+
+#define Q8NN_X86_AVX2_MAX_MR 4
+#define Q8NN_X86_AVX2_MAX_NB 2
+
+/* 8 bytes of a row at p (n < 8: zero-extended copy), sign-extended and repeated in both halves. */
+Q8NN_X86_INLINE __m256i q8nn_x86_avx2_a8(const int8_t* p, size_t n) {
+  __m128i v;
+  if (n >= 8) {
+    v = _mm_loadl_epi64((const __m128i*) p);
+  } else {
+    int8_t buf[8] = {0};
+    memcpy(buf, p, n);
+    v = _mm_loadl_epi64((const __m128i*) buf);
+  }
+  return _mm256_cvtepi8_epi16(_mm_unpacklo_epi64(v, v));
+}
+
+/* One block of 8 K: acc[r][j][q] += madd(a[r], slots 8j + 2q, 8j + 2q + 1). */
+Q8NN_X86_INLINE void q8nn_x86_avx2_kstep(const size_t MR, const size_t NB, const __m256i* va, const int8_t* wk,
+                                         __m256i (*vacc)[Q8NN_X86_AVX2_MAX_NB][4]) {
+#pragma GCC unroll 2
+  for (size_t j = 0; j < NB; j++) {
+#pragma GCC unroll 4
+    for (size_t q = 0; q < 4; q++) {
+      const __m256i vw = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i*) (wk + 16 * (4 * j + q))));
+#pragma GCC unroll 4
+      for (size_t r = 0; r < MR; r++) {
+        vacc[r][j][q] = _mm256_add_epi32(vacc[r][j][q], _mm256_madd_epi16(va[r], vw));
+      }
+    }
+  }
+}
+
+Q8NN_X86_INLINE void q8nn_x86_avx2_gemm_block(
+    const size_t MR, const size_t NB, const int single,
+    size_t nc, size_t kc, size_t ks, const int8_t* const* a, size_t mr, size_t a_offset,
+    const int8_t* zero, const int8_t* w, int8_t* const* crow, const struct q8nn_qs8_conv_params* params,
+    const struct q8nn_x86_out32* vout) {
+  const size_t NR = 8 * NB;
+  __m256i vacc[Q8NN_X86_AVX2_MAX_MR][Q8NN_X86_AVX2_MAX_NB][4];
+#pragma GCC unroll 4
+  for (size_t r = 0; r < MR; r++) {
+#pragma GCC unroll 2
+    for (size_t j = 0; j < NB; j++) {
+#pragma GCC unroll 4
+      for (size_t q = 0; q < 4; q++) vacc[r][j][q] = _mm256_setzero_si256();
+    }
+  }
+  const int8_t* wk = w + Q8NN_PACKED_HEADER_BYTES(NR);
+  for (size_t t = 0; t < ks; t++) {
+    const int8_t* p[Q8NN_X86_AVX2_MAX_MR];
+    q8nn_x86_gemm_tap_rows(MR, a, t, mr, a_offset, zero, p);
+    size_t k = 0;
+    for (; k + 8 <= kc; k += 8) {
+      __m256i va[Q8NN_X86_AVX2_MAX_MR];
+#pragma GCC unroll 4
+      for (size_t r = 0; r < MR; r++) va[r] = q8nn_x86_avx2_a8(p[r] + k, 8);
+      q8nn_x86_avx2_kstep(MR, NB, va, wk, vacc);
+      wk += 8 * NR;
+    }
+    if (k < kc) {
+      __m256i va[Q8NN_X86_AVX2_MAX_MR];
+#pragma GCC unroll 4
+      for (size_t r = 0; r < MR; r++) va[r] = q8nn_x86_avx2_a8(p[r] + k, kc - k);
+      q8nn_x86_avx2_kstep(MR, NB, va, wk, vacc);
+      wk += 8 * NR;
+    }
+  }
+  __m256i vres[Q8NN_X86_AVX2_MAX_MR][2];
+#pragma GCC unroll 2
+  for (size_t j = 0; j < NB; j++) {
+    const __m256i vbias = _mm256_loadu_si256((const __m256i*) (w + 32 * j));
+    const __m256i vmult = _mm256_loadu_si256((const __m256i*) (w + 4 * NR + 32 * j));
+    const __m256i vshift = _mm256_loadu_si256((const __m256i*) (w + 8 * NR + 32 * j));
+    const struct q8nn_x86_rq8 rq = single ? q8nn_x86_rq8_init_rsingle(vmult, vshift, params->output_zero_point)
+                                          : q8nn_x86_rq8_init_rdouble(vmult, vshift, params->output_zero_point);
+#pragma GCC unroll 4
+    for (size_t r = 0; r < MR; r++) {
+      const __m256i v01 = _mm256_hadd_epi32(vacc[r][j][0], vacc[r][j][1]);
+      const __m256i v23 = _mm256_hadd_epi32(vacc[r][j][2], vacc[r][j][3]);
+      const __m256i vsum = _mm256_add_epi32(_mm256_hadd_epi32(v01, v23), vbias);
+      vres[r][j] = q8nn_x86_requantize8(vsum, &rq, single);
+    }
+  }
+  q8nn_x86_store_rows8(MR, NB, vres, crow, nc < NR ? nc : NR, vout);
+}
+
+/* Whole call. a: [ks][MR] row pointers (see q8nn_x86_gemm_tap_rows). */
+Q8NN_X86_INLINE void q8nn_x86_avx2_gemm_rows(
+    const size_t MR, const size_t NB, const int single,
+    size_t nc, size_t kc, size_t ks, const int8_t* const* a, size_t a_offset, const int8_t* zero,
+    const void* w, int8_t* c, size_t mr, size_t cm_stride, size_t cn_stride,
+    const struct q8nn_qs8_conv_params* params) {
+  if (mr == 0) __builtin_unreachable(); /* contract: mr in [1, MR] */
+  int8_t* crow[Q8NN_X86_AVX2_MAX_MR];
+#pragma GCC unroll 4
+  for (size_t r = 0; r < MR; r++) crow[r] = c + (r < mr ? r : mr - 1) * cm_stride;
+  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init(params->output_min, params->output_max);
+  const size_t NR = 8 * NB;
+  const size_t block_bytes = Q8NN_PACKED_HEADER_BYTES(NR) + ks * q8nn_round_up(kc, 8) * NR;
+  const int8_t* wb = (const int8_t*) w;
+  for (;;) {
+    q8nn_x86_avx2_gemm_block(MR, NB, single, nc, kc, ks, a, mr, a_offset, zero, wb, crow, params, &vout);
+    if (nc <= NR) return;
+    wb += block_bytes;
+    nc -= NR;
+#pragma GCC unroll 4
+    for (size_t r = 0; r < MR; r++) crow[r] += cn_stride;
+  }
+}
+
+#endif

@@ -1,0 +1,140 @@
+/*
+ * Body of the AVX-VNNI gemm and igemm kernels (MR x 8*NB tiles, NB = 1 or 2, KR = 4), instantiated
+ * by the qs8-[i]gemm-minmax-<MR>x<NR>c4-avxvnni.c files. The ymm (VEX) port of
+ * qs8-gemm-avx512vnni.h for machines with AVX-VNNI and no AVX-512.
+ *
+ * Sign handling as in the AVX-512 kernels: weights packed as unsigned bytes w + 128 are VPDPBUSD's
+ * unsigned operand, activations (unchanged) the signed one, broadcast 4 bytes at a time; each row's
+ * 128 * sum(x) over all taps is subtracted when the accumulators are initialised (modulo 2^32, so
+ * the result is TFLite's accumulator bit for bit). Accumulator lane l holds weight slot l;
+ * q8nn_pack_qs8_gemm_goki_w_u8_avxvnni orders channels and bias/multiplier/shift so that the
+ * epilogue of x86-avx2.h writes every channel in place.
+ *
+ * K: groups of 4 bytes; a 1..3-byte K tail is copied into a zeroed int32 (no over-read). Row sums:
+ * 32-byte loads, the < 32-byte tail through a zeroed buffer. Rows past mr alias the last valid row.
+ * A partial last channel block is stored through a 16-byte buffer.
+ */
+#ifndef Q8NN_ARCH_X86_QS8_GEMM_AVXVNNI_H
+#define Q8NN_ARCH_X86_QS8_GEMM_AVXVNNI_H
+
+#include "arch/x86/x86-avx2.h"
+
+#define Q8NN_X86_VNNI_MAX_MR 8
+#define Q8NN_X86_VNNI_MAX_NB 2
+
+/* Sum of the n int8 values at p. */
+Q8NN_X86_INLINE __m256i q8nn_x86_vnni_rowsum_acc(__m256i vsum, const int8_t* p, size_t n) {
+  const __m256i vones = _mm256_set1_epi8(1);
+  for (; n >= 32; n -= 32, p += 32) {
+    vsum = _mm256_dpbusd_avx_epi32(vsum, vones, _mm256_loadu_si256((const __m256i*) p));
+  }
+  if (n != 0) {
+    int8_t buf[32] = {0};
+    memcpy(buf, p, n);
+    vsum = _mm256_dpbusd_avx_epi32(vsum, vones, _mm256_loadu_si256((const __m256i*) buf));
+  }
+  return vsum;
+}
+
+Q8NN_X86_INLINE __m256i q8nn_x86_vnni_bcast(const int8_t* p, size_t n) {
+  int32_t v = 0;
+  memcpy(&v, p, n >= 4 ? 4 : n);
+  return _mm256_set1_epi32(v);
+}
+
+Q8NN_X86_INLINE void q8nn_x86_vnni_block(
+    const size_t MR, const size_t NB, const int single,
+    size_t nc, size_t kc, size_t ks, const int8_t* const* a, size_t mr, size_t a_offset,
+    const int8_t* zero, const __m256i* vcorr, const uint8_t* w, int8_t* const* crow,
+    const struct q8nn_qs8_conv_params* params, const struct q8nn_x86_out32* vout) {
+  const size_t NR = 8 * NB;
+  __m256i vacc[Q8NN_X86_VNNI_MAX_MR][2];
+#pragma GCC unroll 2
+  for (size_t j = 0; j < NB; j++) {
+    const __m256i vbias = _mm256_loadu_si256((const __m256i*) (w + 32 * j));
+#pragma GCC unroll 8
+    for (size_t r = 0; r < MR; r++) vacc[r][j] = _mm256_add_epi32(vbias, vcorr[r]);
+  }
+  const uint8_t* wk = w + Q8NN_PACKED_HEADER_BYTES(NR);
+  for (size_t t = 0; t < ks; t++) {
+    const int8_t* p[Q8NN_X86_VNNI_MAX_MR];
+    q8nn_x86_gemm_tap_rows(MR, a, t, mr, a_offset, zero, p);
+    size_t k = 0;
+    for (; k + 4 <= kc; k += 4) {
+      __m256i vw[Q8NN_X86_VNNI_MAX_NB];
+#pragma GCC unroll 2
+      for (size_t j = 0; j < NB; j++) vw[j] = _mm256_loadu_si256((const __m256i*) (wk + 32 * j));
+#pragma GCC unroll 8
+      for (size_t r = 0; r < MR; r++) {
+        const __m256i vx = q8nn_x86_vnni_bcast(p[r] + k, 4);
+#pragma GCC unroll 2
+        for (size_t j = 0; j < NB; j++) vacc[r][j] = _mm256_dpbusd_avx_epi32(vacc[r][j], vw[j], vx);
+      }
+      wk += 4 * NR;
+    }
+    if (k < kc) {
+      __m256i vw[Q8NN_X86_VNNI_MAX_NB];
+#pragma GCC unroll 2
+      for (size_t j = 0; j < NB; j++) vw[j] = _mm256_loadu_si256((const __m256i*) (wk + 32 * j));
+#pragma GCC unroll 8
+      for (size_t r = 0; r < MR; r++) {
+        const __m256i vx = q8nn_x86_vnni_bcast(p[r] + k, kc - k);
+#pragma GCC unroll 2
+        for (size_t j = 0; j < NB; j++) vacc[r][j] = _mm256_dpbusd_avx_epi32(vacc[r][j], vw[j], vx);
+      }
+      wk += 4 * NR;
+    }
+  }
+#pragma GCC unroll 2
+  for (size_t j = 0; j < NB; j++) {
+    const __m256i vmult = _mm256_loadu_si256((const __m256i*) (w + 4 * NR + 32 * j));
+    const __m256i vshift = _mm256_loadu_si256((const __m256i*) (w + 8 * NR + 32 * j));
+    const struct q8nn_x86_rq8 rq = single ? q8nn_x86_rq8_init_rsingle(vmult, vshift, params->output_zero_point)
+                                          : q8nn_x86_rq8_init_rdouble(vmult, vshift, params->output_zero_point);
+#pragma GCC unroll 8
+    for (size_t r = 0; r < MR; r++) vacc[r][j] = q8nn_x86_requantize8(vacc[r][j], &rq, single);
+  }
+  q8nn_x86_store_rows8(MR, NB, vacc, crow, nc < NR ? nc : NR, vout);
+}
+
+Q8NN_X86_INLINE void q8nn_x86_vnni_gemm_rows(
+    const size_t MR, const size_t NB, const int single,
+    size_t nc, size_t kc, size_t ks, const int8_t* const* a, size_t a_offset, const int8_t* zero,
+    const void* w, int8_t* c, size_t mr, size_t cm_stride, size_t cn_stride,
+    const struct q8nn_qs8_conv_params* params) {
+  if (mr == 0) __builtin_unreachable(); /* contract: mr in [1, MR] */
+  __m256i vsum[Q8NN_X86_VNNI_MAX_MR];
+#pragma GCC unroll 8
+  for (size_t r = 0; r < MR; r++) vsum[r] = _mm256_setzero_si256();
+  for (size_t t = 0; t < ks; t++) {
+    const int8_t* p[Q8NN_X86_VNNI_MAX_MR];
+    q8nn_x86_gemm_tap_rows(MR, a, t, mr, a_offset, zero, p);
+#pragma GCC unroll 8
+    for (size_t r = 0; r < MR; r++) vsum[r] = q8nn_x86_vnni_rowsum_acc(vsum[r], p[r], kc);
+  }
+  __m256i vcorr[Q8NN_X86_VNNI_MAX_MR];
+#pragma GCC unroll 8
+  for (size_t r = 0; r < MR; r++) {
+    __m128i v = _mm_add_epi32(_mm256_castsi256_si128(vsum[r]), _mm256_extracti128_si256(vsum[r], 1));
+    v = _mm_add_epi32(v, _mm_shuffle_epi32(v, _MM_SHUFFLE(1, 0, 3, 2)));
+    v = _mm_add_epi32(v, _mm_shuffle_epi32(v, _MM_SHUFFLE(2, 3, 0, 1)));
+    vcorr[r] = _mm256_broadcastd_epi32(_mm_sub_epi32(_mm_setzero_si128(), _mm_slli_epi32(v, 7)));
+  }
+  int8_t* crow[Q8NN_X86_VNNI_MAX_MR];
+#pragma GCC unroll 8
+  for (size_t r = 0; r < MR; r++) crow[r] = c + (r < mr ? r : mr - 1) * cm_stride;
+  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init(params->output_min, params->output_max);
+  const size_t NR = 8 * NB;
+  const size_t block_bytes = Q8NN_PACKED_HEADER_BYTES(NR) + ks * q8nn_round_up(kc, 4) * NR;
+  const uint8_t* wb = (const uint8_t*) w;
+  for (;;) {
+    q8nn_x86_vnni_block(MR, NB, single, nc, kc, ks, a, mr, a_offset, zero, vcorr, wb, crow, params, &vout);
+    if (nc <= NR) return;
+    wb += block_bytes;
+    nc -= NR;
+#pragma GCC unroll 8
+    for (size_t r = 0; r < MR; r++) crow[r] += cn_stride;
+  }
+}
+
+#endif

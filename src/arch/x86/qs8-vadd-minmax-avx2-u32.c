@@ -1,0 +1,89 @@
+/*
+ * AVX2 TFLite int8 add, 32 elements per iteration (4 ymm of 8 int32 lanes), vadd and vaddc.
+ * Per element: (x - zp) << left_shift, the double-rounding requantization of each input and of the
+ * sum, all with the exact ymm arithmetic of x86-avx2.h (left_shift <= 20 and |x - zp| <= 255 keep
+ * every value within int32; input and output shifts are <= 0). The input terms get output zero
+ * point 0 (only the epilogue's bias constant is removed). The epilogue's lane permutation
+ * {0, 2, 1, 3, ...} is an involution, so after the inputs' and the sum's requantization lanes are
+ * back in element order; one VPERMD fixes the order of the final packs.
+ * Tails: the last < 32 elements of a (and b) are copied through a 32-byte buffer and the result
+ * stored through one: exactly n bytes read from each operand and written to y. y may alias a or b:
+ * each chunk is read before it is written.
+ */
+#include "kernel-decls.h"
+#include "arch/x86/x86-avx2.h"
+
+struct q8nn_x86_add8_consts {
+  __m256i za, zb, lshift;
+  struct q8nn_x86_rq8 ra, rb, ro;
+  struct q8nn_x86_out32 out;
+};
+
+Q8NN_X86_INLINE __m256i q8nn_x86_add8_input(__m128i x8, __m256i vzp, const struct q8nn_x86_add8_consts* c,
+                                            const struct q8nn_x86_rq8* rq) {
+  const __m256i v = _mm256_sllv_epi32(_mm256_sub_epi32(_mm256_cvtepi8_epi32(x8), vzp), c->lshift);
+  return q8nn_x86_requantize8(v, rq, 0);
+}
+
+Q8NN_X86_INLINE __m256i q8nn_x86_load32(const int8_t* p, size_t n) {
+  if (n >= 32) return _mm256_loadu_si256((const __m256i*) p);
+  int8_t buf[32] = {0};
+  memcpy(buf, p, n);
+  return _mm256_loadu_si256((const __m256i*) buf);
+}
+
+Q8NN_X86_INLINE void q8nn_x86_vadd_avx2(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
+                                        const struct q8nn_qs8_add_params* p, int broadcast_b) {
+  struct q8nn_x86_add8_consts c;
+  c.za = _mm256_set1_epi32(p->a_zero_point);
+  c.zb = _mm256_set1_epi32(p->b_zero_point);
+  c.lshift = _mm256_set1_epi32(p->left_shift);
+  c.ra = q8nn_x86_rq8_init_rdouble(_mm256_set1_epi32(p->a_multiplier), _mm256_set1_epi32(p->a_shift), 0);
+  c.rb = q8nn_x86_rq8_init_rdouble(_mm256_set1_epi32(p->b_multiplier), _mm256_set1_epi32(p->b_shift), 0);
+  c.ro = q8nn_x86_rq8_init_rdouble(_mm256_set1_epi32(p->output_multiplier), _mm256_set1_epi32(p->output_shift),
+                                   p->output_zero_point);
+  c.out = q8nn_x86_out32_init(p->output_min, p->output_max);
+  const __m256i vperm = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  __m256i vbterm = _mm256_setzero_si256();
+  if (broadcast_b) vbterm = q8nn_x86_add8_input(_mm_set1_epi8(b[0]), c.zb, &c, &c.rb);
+  while (n != 0) {
+    const size_t chunk = n < 32 ? n : 32;
+    const __m256i va = q8nn_x86_load32(a, chunk);
+    const __m256i vb = broadcast_b ? _mm256_setzero_si256() : q8nn_x86_load32(b, chunk);
+    __m256i vsum[4];
+#pragma GCC unroll 4
+    for (size_t j = 0; j < 4; j++) {
+      const __m128i xa = j < 2 ? _mm256_castsi256_si128(va) : _mm256_extracti128_si256(va, 1);
+      const __m128i xb = j < 2 ? _mm256_castsi256_si128(vb) : _mm256_extracti128_si256(vb, 1);
+      const __m256i ta = q8nn_x86_add8_input(j % 2 ? _mm_unpackhi_epi64(xa, xa) : xa, c.za, &c, &c.ra);
+      const __m256i tb =
+          broadcast_b ? vbterm : q8nn_x86_add8_input(j % 2 ? _mm_unpackhi_epi64(xb, xb) : xb, c.zb, &c, &c.rb);
+      vsum[j] = q8nn_x86_requantize8(_mm256_add_epi32(ta, tb), &c.ro, 0);
+    }
+    /* packs: bytes {0-3, 8-11, 16-19, 24-27 | 4-7, 12-15, 20-23, 28-31}. */
+    __m256i v = _mm256_packs_epi16(_mm256_packs_epi32(vsum[0], vsum[1]), _mm256_packs_epi32(vsum[2], vsum[3]));
+    v = _mm256_permutevar8x32_epi32(v, vperm);
+    v = _mm256_min_epi8(_mm256_max_epi8(v, c.out.min8), c.out.max8);
+    if (chunk == 32) {
+      _mm256_storeu_si256((__m256i*) y, v);
+    } else {
+      int8_t buf[32];
+      _mm256_storeu_si256((__m256i*) buf, v);
+      memcpy(y, buf, chunk);
+    }
+    a += chunk;
+    if (!broadcast_b) b += chunk;
+    y += chunk;
+    n -= chunk;
+  }
+}
+
+void q8nn_qs8_vadd_minmax_ukernel__avx2_u32(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
+                                            const struct q8nn_qs8_add_params* params) {
+  q8nn_x86_vadd_avx2(n, a, b, y, params, 0);
+}
+
+void q8nn_qs8_vaddc_minmax_ukernel__avx2_u32(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
+                                             const struct q8nn_qs8_add_params* params) {
+  q8nn_x86_vadd_avx2(n, a, b, y, params, 1);
+}

@@ -1,0 +1,204 @@
+/*
+ * AVX2 helpers shared by the AVX2 and AVX-VNNI microkernels: TFLite requantization of 8 int32
+ * lanes in ymm registers (both roundings, exact for every int32 accumulator and every legal
+ * multiplier/shift) and the int32 -> int8 output stage. Only included by files compiled with the
+ * avx2 or avxvnni flags.
+ *
+ * AVX2 has no 64-bit arithmetic shift, so the 64-bit sum is biased to be non-negative and shifted
+ * logically. With P = (acc << ls) * m (exact int64, |P| <= 2^62 - 2^31) and s the total right
+ * shift (rdouble: 31 + e, e = max(-shift, 0), in [31, 62]; rsingle: 31 - shift in [1, 62]):
+ *   rdouble  r = (P + N) >> s,  N = 2^30 + [e > 0] (2^(30+e) - 2^31 [P < 0])    (x86-avx512.h)
+ *   rsingle  r = (P + 2^(s-1)) >> s, low 32 bits kept as TFLite's static_cast does
+ * Adding B = 2^62 makes x = P + N + B lie in (0, 2^64) as an unsigned number, and since 2^s divides
+ * B, x >>> s (logical) = (P + N) >> s + 2^(62-s) exactly. The low dword of each qword is therefore
+ * r + low32(2^(62-s)) modulo 2^32; the constant is subtracted from the output zero point, whose add
+ * TFLite performs in wrapping int32 arithmetic anyway, so the output bytes are identical.
+ * [P < 0] picks one of two precomputed nudges with VBLENDVPD on the product's sign bit (when m = 0,
+ * P = 0 and either nudge gives 0).
+ *
+ * Lane order: the even and odd qword results are merged with one VSHUFPS, which leaves lanes in
+ * the order {0, 2, 1, 3, 4, 6, 5, 7}; the output stage's packs and byte unpacks then move lane l
+ * of a vector to byte {0, 2, 4, 6, 1, 3, 5, 7}[l]. Callers either pack their weights so that this
+ * lands every channel in place (x86-pack.h) or fix the order with one byte shuffle.
+ */
+#ifndef Q8NN_ARCH_X86_AVX2_H
+#define Q8NN_ARCH_X86_AVX2_H
+
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ukernel.h"
+#include "arch/x86/x86-common.h"
+
+/* Requantization constants of 8 channels (lanes in accumulator order). */
+struct q8nn_x86_rq8 {
+  __m256i lshift;          /* rdouble: left shift per int32 lane */
+  __m256i m_even, m_odd;   /* multiplier in the low dword of each qword */
+  __m256i np_even, np_odd; /* nudge + 2^62 for P >= 0 */
+  __m256i nn_even, nn_odd; /* nudge + 2^62 for P < 0 (rdouble) */
+  __m256i s_even, s_odd;   /* total right shift, int64 */
+  __m256i zp;              /* output zero point - low32(2^(62-s)), merged lane order */
+};
+
+/* The low dwords of the qwords of even (lanes 0, 2 of each 128-bit half) and odd (1, 3), in the
+   order {e0, e2, o1, o3} per half, i.e. accumulator lanes {0, 2, 1, 3, 4, 6, 5, 7}. */
+Q8NN_X86_INLINE __m256i q8nn_x86_merge8(__m256i even, __m256i odd) {
+  return _mm256_castps_si256(
+      _mm256_shuffle_ps(_mm256_castsi256_ps(even), _mm256_castsi256_ps(odd), _MM_SHUFFLE(2, 0, 2, 0)));
+}
+
+Q8NN_X86_INLINE void q8nn_x86_rq8_finish(struct q8nn_x86_rq8* p, int32_t output_zero_point) {
+  const __m256i vone = _mm256_set1_epi64x(1);
+  const __m256i v62 = _mm256_set1_epi64x(62);
+  const __m256i vce = _mm256_sllv_epi64(vone, _mm256_sub_epi64(v62, p->s_even));
+  const __m256i vco = _mm256_sllv_epi64(vone, _mm256_sub_epi64(v62, p->s_odd));
+  p->zp = _mm256_sub_epi32(_mm256_set1_epi32(output_zero_point), q8nn_x86_merge8(vce, vco));
+}
+
+Q8NN_X86_INLINE struct q8nn_x86_rq8 q8nn_x86_rq8_init_rdouble(__m256i vmult, __m256i vshift, int32_t output_zero_point) {
+  struct q8nn_x86_rq8 p;
+  const __m256i vzero = _mm256_setzero_si256();
+  const __m256i ve = _mm256_max_epi32(_mm256_sub_epi32(vzero, vshift), vzero);
+  p.lshift = _mm256_max_epi32(vshift, vzero);
+  p.m_even = vmult;
+  p.m_odd = _mm256_srli_epi64(vmult, 32);
+  const __m256i ve_even = _mm256_and_si256(ve, _mm256_set1_epi64x(0xFFFFFFFF));
+  const __m256i ve_odd = _mm256_srli_epi64(ve, 32);
+  const __m256i v2p30 = _mm256_set1_epi64x(INT64_C(1) << 30);
+  const __m256i v2p31 = _mm256_set1_epi64x(INT64_C(1) << 31);
+  const __m256i vbase = _mm256_set1_epi64x((INT64_C(1) << 62) + (INT64_C(1) << 30));
+  const __m256i v31 = _mm256_set1_epi64x(31);
+  const __m256i kpos_even = _mm256_cmpgt_epi64(ve_even, vzero);
+  const __m256i kpos_odd = _mm256_cmpgt_epi64(ve_odd, vzero);
+  p.np_even = _mm256_add_epi64(vbase, _mm256_and_si256(kpos_even, _mm256_sllv_epi64(v2p30, ve_even)));
+  p.np_odd = _mm256_add_epi64(vbase, _mm256_and_si256(kpos_odd, _mm256_sllv_epi64(v2p30, ve_odd)));
+  p.nn_even = _mm256_sub_epi64(p.np_even, _mm256_and_si256(kpos_even, v2p31));
+  p.nn_odd = _mm256_sub_epi64(p.np_odd, _mm256_and_si256(kpos_odd, v2p31));
+  p.s_even = _mm256_add_epi64(ve_even, v31);
+  p.s_odd = _mm256_add_epi64(ve_odd, v31);
+  q8nn_x86_rq8_finish(&p, output_zero_point);
+  return p;
+}
+
+Q8NN_X86_INLINE struct q8nn_x86_rq8 q8nn_x86_rq8_init_rsingle(__m256i vmult, __m256i vshift, int32_t output_zero_point) {
+  struct q8nn_x86_rq8 p;
+  p.lshift = _mm256_setzero_si256();
+  p.m_even = vmult;
+  p.m_odd = _mm256_srli_epi64(vmult, 32);
+  const __m256i vs = _mm256_sub_epi32(_mm256_set1_epi32(31), vshift); /* [1, 62] */
+  p.s_even = _mm256_and_si256(vs, _mm256_set1_epi64x(0xFFFFFFFF));
+  p.s_odd = _mm256_srli_epi64(vs, 32);
+  const __m256i vone = _mm256_set1_epi64x(1);
+  const __m256i vb = _mm256_set1_epi64x(INT64_C(1) << 62);
+  p.np_even = _mm256_add_epi64(vb, _mm256_sllv_epi64(vone, _mm256_sub_epi64(p.s_even, vone)));
+  p.np_odd = _mm256_add_epi64(vb, _mm256_sllv_epi64(vone, _mm256_sub_epi64(p.s_odd, vone)));
+  p.nn_even = p.np_even;
+  p.nn_odd = p.np_odd;
+  q8nn_x86_rq8_finish(&p, output_zero_point);
+  return p;
+}
+
+/* Requantized int32 of 8 accumulators plus the output zero point (wrapping), merged lane order. */
+Q8NN_X86_INLINE __m256i q8nn_x86_requantize8(__m256i vacc, const struct q8nn_x86_rq8* p, const int single) {
+  const __m256i va = single ? vacc : _mm256_sllv_epi32(vacc, p->lshift);
+  const __m256i va_odd = _mm256_srli_epi64(va, 32);
+  const __m256i vp_even = _mm256_mul_epi32(va, p->m_even);
+  const __m256i vp_odd = _mm256_mul_epi32(va_odd, p->m_odd);
+  __m256i vn_even = p->np_even, vn_odd = p->np_odd;
+  if (!single) {
+    vn_even = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(p->np_even), _mm256_castsi256_pd(p->nn_even),
+                                                   _mm256_castsi256_pd(vp_even)));
+    vn_odd = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(p->np_odd), _mm256_castsi256_pd(p->nn_odd),
+                                                  _mm256_castsi256_pd(vp_odd)));
+  }
+  const __m256i vx_even = _mm256_srlv_epi64(_mm256_add_epi64(vp_even, vn_even), p->s_even);
+  const __m256i vx_odd = _mm256_srlv_epi64(_mm256_add_epi64(vp_odd, vn_odd), p->s_odd);
+  return _mm256_add_epi32(q8nn_x86_merge8(vx_even, vx_odd), p->zp);
+}
+
+/* Output clamp constants. */
+struct q8nn_x86_out32 {
+  __m256i min8, max8;
+};
+
+Q8NN_X86_INLINE struct q8nn_x86_out32 q8nn_x86_out32_init(int32_t output_min, int32_t output_max) {
+  struct q8nn_x86_out32 o;
+  o.min8 = _mm256_set1_epi8((char) output_min);
+  o.max8 = _mm256_set1_epi8((char) output_max);
+  return o;
+}
+
+/* Four requantized vectors (zero point added) -> two 16-byte rows: out[0] = v0's 8 lanes then v1's,
+   out[1] = v2's then v3's, each vector's merged lane l at byte {0, 2, 4, 6, 1, 3, 5, 7}[l]. */
+Q8NN_X86_INLINE void q8nn_x86_pack4x8(__m256i v0, __m256i v1, __m256i v2, __m256i v3,
+                                      const struct q8nn_x86_out32* o, __m128i* out) {
+  __m256i v = _mm256_packs_epi16(_mm256_packs_epi32(v0, v1), _mm256_packs_epi32(v2, v3));
+  v = _mm256_min_epi8(_mm256_max_epi8(v, o->min8), o->max8);
+  const __m128i lo = _mm256_castsi256_si128(v);
+  const __m128i hi = _mm256_extracti128_si256(v, 1);
+  out[0] = _mm_unpacklo_epi8(lo, hi);
+  out[1] = _mm_unpackhi_epi8(lo, hi);
+}
+
+/* Stores n (<= 16) bytes of v. */
+Q8NN_X86_INLINE void q8nn_x86_store_tail16(int8_t* p, __m128i v, size_t n) {
+  if (n >= 16) {
+    _mm_storeu_si128((__m128i*) p, v);
+  } else {
+    int8_t buf[16];
+    _mm_storeu_si128((__m128i*) buf, v);
+    memcpy(p, buf, n);
+  }
+}
+
+/* Stores MR rows of NB (1 or 2) requantized 8-channel vectors: nbytes (<= 8 NB) per row. Rows past
+   the tile alias the last one (identical bytes). */
+Q8NN_X86_INLINE void q8nn_x86_store_rows8(const size_t MR, const size_t NB, __m256i (*v)[2], int8_t* const* crow,
+                                          size_t nbytes, const struct q8nn_x86_out32* vout) {
+  if (NB == 2) {
+#pragma GCC unroll 8
+    for (size_t r = 0; r < MR; r += 2) {
+      const size_t r1 = r + 1 < MR ? r + 1 : r;
+      __m128i vo[2];
+      q8nn_x86_pack4x8(v[r][0], v[r][1], v[r1][0], v[r1][1], vout, vo);
+      if (nbytes == 16) {
+        _mm_storeu_si128((__m128i*) crow[r], vo[0]);
+        _mm_storeu_si128((__m128i*) crow[r1], vo[1]);
+      } else {
+        q8nn_x86_store_tail16(crow[r], vo[0], nbytes);
+        q8nn_x86_store_tail16(crow[r1], vo[1], nbytes);
+      }
+    }
+  } else {
+#pragma GCC unroll 8
+    for (size_t r = 0; r < MR; r += 4) {
+      const size_t r1 = r + 1 < MR ? r + 1 : MR - 1;
+      const size_t r2 = r + 2 < MR ? r + 2 : MR - 1;
+      const size_t r3 = r + 3 < MR ? r + 3 : MR - 1;
+      __m128i vo[2];
+      q8nn_x86_pack4x8(v[r][0], v[r1][0], v[r2][0], v[r3][0], vout, vo);
+      if (nbytes == 8) {
+        _mm_storel_epi64((__m128i*) crow[r], vo[0]);
+        _mm_storeh_pd((double*) crow[r1], _mm_castsi128_pd(vo[0]));
+        _mm_storel_epi64((__m128i*) crow[r2], vo[1]);
+        _mm_storeh_pd((double*) crow[r3], _mm_castsi128_pd(vo[1]));
+      } else {
+        q8nn_x86_store_tail16(crow[r], vo[0], nbytes);
+        q8nn_x86_store_tail16(crow[r1], _mm_unpackhi_epi64(vo[0], vo[0]), nbytes);
+        q8nn_x86_store_tail16(crow[r2], vo[1], nbytes);
+        q8nn_x86_store_tail16(crow[r3], _mm_unpackhi_epi64(vo[1], vo[1]), nbytes);
+      }
+    }
+  }
+}
+
+/* 16 bytes at p, or n < 16 bytes zero-extended (never reads past p + n). */
+Q8NN_X86_INLINE __m128i q8nn_x86_load_tail16(const int8_t* p, size_t n) {
+  if (n >= 16) return _mm_loadu_si128((const __m128i*) p);
+  int8_t buf[16] = {0};
+  memcpy(buf, p, n);
+  return _mm_loadu_si128((const __m128i*) buf);
+}
+
+#endif

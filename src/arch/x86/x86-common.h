@@ -1,0 +1,61 @@
+/* ISA-independent helpers of the x86 microkernels (no intrinsics). */
+#ifndef Q8NN_ARCH_X86_COMMON_H
+#define Q8NN_ARCH_X86_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define Q8NN_X86_INLINE static inline __attribute__((always_inline))
+
+/* The MR row pointers of tap t of a [ks][MR] indirection buffer: rows >= mr alias row mr - 1,
+   pointers other than zero get a_offset. */
+Q8NN_X86_INLINE void q8nn_x86_gemm_tap_rows(const size_t MR, const int8_t* const* a, size_t t, size_t mr,
+                                            size_t a_offset, const int8_t* zero, const int8_t** p) {
+#pragma GCC unroll 12
+  for (size_t r = 0; r < MR; r++) {
+    const int8_t* row = a[t * MR + (r < mr ? r : mr - 1)];
+    p[r] = row == zero ? row : row + a_offset;
+  }
+}
+
+/* Defines the rdouble and rsingle gemm and igemm kernels of one tile from a rows function with the
+   signature of q8nn_x86_avx2_gemm_rows (MR, NB, single, nc, kc, ks, a, a_offset, zero, w, c, mr,
+   cm_stride, cn_stride, params). */
+#define Q8NN_X86_GEMM_KERNELS(rows_fn, gemm_rd, gemm_rs, igemm_rd, igemm_rs, MR_, NB_)               \
+  static inline __attribute__((always_inline)) void gemm_rd##_impl(                                 \
+      int single, size_t mr, size_t nc, size_t kc, const int8_t* a, size_t a_stride, const void* w, \
+      int8_t* c, size_t cm_stride, size_t cn_stride, const struct q8nn_qs8_conv_params* params) {   \
+    if (mr == 0) __builtin_unreachable();                                                           \
+    const int8_t* rows[MR_];                                                                        \
+    for (size_t r = 0; r < (MR_); r++) rows[r] = a + (r < mr ? r : mr - 1) * a_stride;             \
+    rows_fn(MR_, NB_, single, nc, kc, 1, rows, 0, NULL, w, c, mr, cm_stride, cn_stride, params);    \
+  }                                                                                                 \
+  void gemm_rd(size_t mr, size_t nc, size_t kc, const int8_t* a, size_t a_stride, const void* w,    \
+               int8_t* c, size_t cm_stride, size_t cn_stride, const struct q8nn_qs8_conv_params* p) { \
+    gemm_rd##_impl(0, mr, nc, kc, a, a_stride, w, c, cm_stride, cn_stride, p);                     \
+  }                                                                                                 \
+  void gemm_rs(size_t mr, size_t nc, size_t kc, const int8_t* a, size_t a_stride, const void* w,    \
+               int8_t* c, size_t cm_stride, size_t cn_stride, const struct q8nn_qs8_conv_params* p) { \
+    gemm_rd##_impl(1, mr, nc, kc, a, a_stride, w, c, cm_stride, cn_stride, p);                     \
+  }                                                                                                 \
+  void igemm_rd(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t** a, const void* w,        \
+                int8_t* c, size_t cm_stride, size_t cn_stride, size_t a_offset, const int8_t* zero, \
+                const struct q8nn_qs8_conv_params* p) {                                             \
+    rows_fn(MR_, NB_, 0, nc, kc, ks, a, a_offset, zero, w, c, mr, cm_stride, cn_stride, p);         \
+  }                                                                                                 \
+  void igemm_rs(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t** a, const void* w,        \
+                int8_t* c, size_t cm_stride, size_t cn_stride, size_t a_offset, const int8_t* zero, \
+                const struct q8nn_qs8_conv_params* p) {                                             \
+    rows_fn(MR_, NB_, 1, nc, kc, ks, a, a_offset, zero, w, c, mr, cm_stride, cn_stride, p);         \
+  }
+
+/* Defines a dwconv kernel `name` calling impl(TAPS, single, <the dwconv arguments>). */
+#define Q8NN_X86_DWCONV_KERNEL(impl, name, TAPS, single)                                                \
+  void name(size_t channels, size_t output_width, size_t taps, const int8_t** input, size_t input_stride, \
+            const void* weights, int8_t* output, size_t output_increment, size_t input_offset,          \
+            const int8_t* zero, const struct q8nn_qs8_conv_params* params) {                            \
+    impl(TAPS, single, channels, output_width, taps, input, input_stride, weights, output,              \
+         output_increment, input_offset, zero, params);                                                 \
+  }
+
+#endif
