@@ -20,17 +20,46 @@ typedef const int8_t* (*q8nn_neon_4x16_k_fn)(struct q8nn_neon_acc4x16* acc, cons
                                              const int8_t* a1, const int8_t* a2, const int8_t* a3,
                                              size_t kc, const int8_t* w);
 
-Q8NN_NEON_INLINE void q8nn_neon_4x16_init(struct q8nn_neon_acc4x16* acc, const int32_t* bias) {
-  for (int q = 0; q < 4; q++) {
-    const int32x4_t vb = vld1q_s32(bias + 4 * q);
-    for (int r = 0; r < 4; r++) acc->v[r][q] = vb;
+/* Accumulator layouts. ROWS: v[row][q] holds channels 4q..4q+3 of one row (SMLAL, SDOT).
+   MMLA: SMMLA's 2x2 blocks: v[2 * p + j / 4][j % 4] holds rows 2p, 2p+1 x channels 2j, 2j+1 as
+   {r0c0, r0c1, r1c0, r1c1}; the epilogue turns it into ROWS with ZIP1/ZIP2 of 64-bit lanes. */
+#define Q8NN_NEON_LAYOUT_ROWS 0
+#define Q8NN_NEON_LAYOUT_MMLA 1
+
+Q8NN_NEON_INLINE void q8nn_neon_4x16_init(struct q8nn_neon_acc4x16* acc, const int32_t* bias,
+                                          int layout) {
+  if (layout == Q8NN_NEON_LAYOUT_ROWS) {
+    for (int q = 0; q < 4; q++) {
+      const int32x4_t vb = vld1q_s32(bias + 4 * q);
+      for (int r = 0; r < 4; r++) acc->v[r][q] = vb;
+    }
+  } else {
+    for (int j = 0; j < 8; j++) {
+      const int32x4_t vb = vreinterpretq_s32_s64(vld1q_dup_s64((const int64_t*) (bias + 2 * j)));
+      acc->v[j / 4][j % 4] = vb;
+      acc->v[2 + j / 4][j % 4] = vb;
+    }
   }
+}
+
+Q8NN_NEON_INLINE void q8nn_neon_4x16_mmla_to_rows(struct q8nn_neon_acc4x16* acc) {
+  struct q8nn_neon_acc4x16 t;
+  for (int p = 0; p < 2; p++) {
+    for (int q = 0; q < 4; q++) {
+      const int64x2_t x = vreinterpretq_s64_s32(acc->v[2 * p + (2 * q) / 4][(2 * q) % 4]);
+      const int64x2_t y = vreinterpretq_s64_s32(acc->v[2 * p + (2 * q + 1) / 4][(2 * q + 1) % 4]);
+      t.v[2 * p][q] = vreinterpretq_s32_s64(vzip1q_s64(x, y));
+      t.v[2 * p + 1][q] = vreinterpretq_s32_s64(vzip2q_s64(x, y));
+    }
+  }
+  *acc = t;
 }
 
 /* Requantizes the tile with the block's header and stores min(nc, 16) columns of rows c[0..3]. */
 Q8NN_NEON_INLINE void q8nn_neon_4x16_store(struct q8nn_neon_acc4x16* acc, const int32_t* header,
                                            int8_t* c[4], size_t nc, int rounding,
-                                           struct q8nn_neon_out o) {
+                                           struct q8nn_neon_out o, int layout) {
+  if (layout == Q8NN_NEON_LAYOUT_MMLA) q8nn_neon_4x16_mmla_to_rows(acc);
   /* Two copies of the loop, so the common case (all shifts <= 0) carries no SSHL. */
   if (rounding == 0 && q8nn_neon_any_left_shift16(header + 32)) {
     for (int q = 0; q < 4; q++) {
@@ -53,7 +82,7 @@ Q8NN_NEON_INLINE void q8nn_neon_4x16_store(struct q8nn_neon_acc4x16* acc, const 
   }
 }
 
-Q8NN_NEON_INLINE void q8nn_neon_gemm_4x16(q8nn_neon_4x16_k_fn kfn, int rounding, size_t mr, size_t nc, size_t kc,
+Q8NN_NEON_INLINE void q8nn_neon_gemm_4x16(q8nn_neon_4x16_k_fn kfn, int layout, int rounding, size_t mr, size_t nc, size_t kc,
                                             const int8_t* a, size_t a_stride, const void* w,
                                             int8_t* c, size_t cm_stride, size_t cn_stride,
                                             const struct q8nn_qs8_conv_params* params) {
@@ -69,15 +98,15 @@ Q8NN_NEON_INLINE void q8nn_neon_gemm_4x16(q8nn_neon_4x16_k_fn kfn, int rounding,
   do {
     const int32_t* header = (const int32_t*) wp;
     struct q8nn_neon_acc4x16 acc;
-    q8nn_neon_4x16_init(&acc, header);
+    q8nn_neon_4x16_init(&acc, header, layout);
     wp = kfn(&acc, ar[0], ar[1], ar[2], ar[3], kc, wp + Q8NN_PACKED_HEADER_BYTES(16));
-    q8nn_neon_4x16_store(&acc, header, cr, nc, rounding, o);
+    q8nn_neon_4x16_store(&acc, header, cr, nc, rounding, o, layout);
     for (int r = 0; r < 4; r++) cr[r] += cn_stride;
     nc = nc > 16 ? nc - 16 : 0;
   } while (nc != 0);
 }
 
-Q8NN_NEON_INLINE void q8nn_neon_igemm_4x16(q8nn_neon_4x16_k_fn kfn, int rounding, size_t mr, size_t nc, size_t kc, size_t ks,
+Q8NN_NEON_INLINE void q8nn_neon_igemm_4x16(q8nn_neon_4x16_k_fn kfn, int layout, int rounding, size_t mr, size_t nc, size_t kc, size_t ks,
                                              const int8_t** a, const void* w, int8_t* c,
                                              size_t cm_stride, size_t cn_stride, size_t a_offset,
                                              const int8_t* zero,
@@ -89,7 +118,7 @@ Q8NN_NEON_INLINE void q8nn_neon_igemm_4x16(q8nn_neon_4x16_k_fn kfn, int rounding
   do {
     const int32_t* header = (const int32_t*) wp;
     struct q8nn_neon_acc4x16 acc;
-    q8nn_neon_4x16_init(&acc, header);
+    q8nn_neon_4x16_init(&acc, header, layout);
     wp += Q8NN_PACKED_HEADER_BYTES(16);
     const int8_t** ap = a;
     for (size_t p = 0; p < ks; p++) {
@@ -101,34 +130,34 @@ Q8NN_NEON_INLINE void q8nn_neon_igemm_4x16(q8nn_neon_4x16_k_fn kfn, int rounding
       ap += 4;
       wp = kfn(&acc, ar[0], ar[1], ar[2], ar[3], kc, wp);
     }
-    q8nn_neon_4x16_store(&acc, header, cr, nc, rounding, o);
+    q8nn_neon_4x16_store(&acc, header, cr, nc, rounding, o, layout);
     for (int r = 0; r < 4; r++) cr[r] += cn_stride;
     nc = nc > 16 ? nc - 16 : 0;
   } while (nc != 0);
 }
 
 /* One line per exported kernel pair (double / single rounding). */
-#define Q8NN_NEON_GEMM_4X16(name_rdouble, name_rsingle, kfn)                                         \
+#define Q8NN_NEON_GEMM_4X16(name_rdouble, name_rsingle, kfn, layout)                                       \
   void name_rdouble(size_t mr, size_t nc, size_t kc, const int8_t* a, size_t a_stride, const void* w, \
                     int8_t* c, size_t cm_stride, size_t cn_stride,                                  \
                     const struct q8nn_qs8_conv_params* p) {                                         \
-    q8nn_neon_gemm_4x16(kfn, 0, mr, nc, kc, a, a_stride, w, c, cm_stride, cn_stride, p);           \
+    q8nn_neon_gemm_4x16(kfn, layout, 0, mr, nc, kc, a, a_stride, w, c, cm_stride, cn_stride, p);           \
   }                                                                                                 \
   void name_rsingle(size_t mr, size_t nc, size_t kc, const int8_t* a, size_t a_stride, const void* w, \
                     int8_t* c, size_t cm_stride, size_t cn_stride,                                  \
                     const struct q8nn_qs8_conv_params* p) {                                         \
-    q8nn_neon_gemm_4x16(kfn, 1, mr, nc, kc, a, a_stride, w, c, cm_stride, cn_stride, p);           \
+    q8nn_neon_gemm_4x16(kfn, layout, 1, mr, nc, kc, a, a_stride, w, c, cm_stride, cn_stride, p);           \
   }
-#define Q8NN_NEON_IGEMM_4X16(name_rdouble, name_rsingle, kfn)                                        \
+#define Q8NN_NEON_IGEMM_4X16(name_rdouble, name_rsingle, kfn, layout)                                       \
   void name_rdouble(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t** a, const void* w,    \
                     int8_t* c, size_t cm_stride, size_t cn_stride, size_t a_offset,                 \
                     const int8_t* zero, const struct q8nn_qs8_conv_params* p) {                     \
-    q8nn_neon_igemm_4x16(kfn, 0, mr, nc, kc, ks, a, w, c, cm_stride, cn_stride, a_offset, zero, p); \
+    q8nn_neon_igemm_4x16(kfn, layout, 0, mr, nc, kc, ks, a, w, c, cm_stride, cn_stride, a_offset, zero, p); \
   }                                                                                                 \
   void name_rsingle(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t** a, const void* w,    \
                     int8_t* c, size_t cm_stride, size_t cn_stride, size_t a_offset,                 \
                     const int8_t* zero, const struct q8nn_qs8_conv_params* p) {                     \
-    q8nn_neon_igemm_4x16(kfn, 1, mr, nc, kc, ks, a, w, c, cm_stride, cn_stride, a_offset, zero, p); \
+    q8nn_neon_igemm_4x16(kfn, layout, 1, mr, nc, kc, ks, a, w, c, cm_stride, cn_stride, a_offset, zero, p); \
   }
 
 #endif

@@ -9,4 +9,5 @@
 #include "arch/neon/neon-gemm-4x16c4-dot.h"
 
 Q8NN_NEON_IGEMM_4X16(q8nn_qs8_igemm_minmax_rdouble_ukernel_4x16c4__neondot,
-                        q8nn_qs8_igemm_minmax_rsingle_ukernel_4x16c4__neondot, q8nn_neondot_4x16c4_k)
+                        q8nn_qs8_igemm_minmax_rsingle_ukernel_4x16c4__neondot, q8nn_neondot_4x16c4_k,
+                        Q8NN_NEON_LAYOUT_ROWS)
