@@ -292,7 +292,14 @@ Q8NN_API enum q8nn_status q8nn_delete_backend(q8nn_backend_t backend);
 Q8NN_API const char* q8nn_backend_name(q8nn_backend_t backend);
 /** false: the operator stays on the CPU. */
 Q8NN_API bool q8nn_backend_supports(q8nn_backend_t backend, q8nn_operator_t op);
-/** Before setup. NULL backend = CPU. If the backend cannot run op: unsupported_parameter, op unchanged. */
+/**
+ * Before setup. NULL backend = CPU. If the backend cannot run op: unsupported_parameter, op unchanged.
+ * The VTA backend decides what it supports from the operator's parameters (quantization whose
+ * 16-bit requantization fits the 32-bit accumulator, see docs/vta-backend.md); a later setup whose
+ * shapes exceed the model's instruction fields or simulated DRAM runs that operator on the CPU
+ * (with the threadpool given to run), exactly, instead of failing.
+ * @return invalid_state after setup (set the backend first, then set up again).
+ */
 Q8NN_API enum q8nn_status q8nn_operator_set_backend(q8nn_operator_t op, q8nn_backend_t backend);
 Q8NN_API enum q8nn_status q8nn_vta_get_stats(q8nn_backend_t vta, struct q8nn_vta_stats* stats);
 Q8NN_API enum q8nn_status q8nn_vta_reset_stats(q8nn_backend_t vta);

@@ -140,7 +140,7 @@ enum q8nn_status q8nn_run_operator(q8nn_operator_t op, pthreadpool_t threadpool)
   if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
   if (op == NULL) return Q8NN_ERROR(q8nn_status_invalid_parameter, "operator is NULL");
   if (!op->is_setup) return Q8NN_ERROR(q8nn_status_invalid_state, "operator was not set up");
-  if (op->backend != NULL) return q8nn_backend_run(op);
+  if (op->backend != NULL) return q8nn_backend_run(op, threadpool);
   return op->type == q8nn_operator_type_add ? q8nn_run_add_cpu(op, threadpool) : q8nn_run_conv_cpu(op, threadpool);
 }
 

@@ -9,7 +9,9 @@ enum q8nn_status q8nn_backend_prepare(struct q8nn_operator* op) {
   return op->backend->ops->prepare(op->backend, op);
 }
 
-enum q8nn_status q8nn_backend_run(struct q8nn_operator* op) { return op->backend->ops->run(op->backend, op); }
+enum q8nn_status q8nn_backend_run(struct q8nn_operator* op, pthreadpool_t threadpool) {
+  return op->backend->ops->run(op->backend, op, threadpool);
+}
 
 void q8nn_backend_release(struct q8nn_operator* op) {
   if (op->backend != NULL && op->backend->ops->release != NULL) op->backend->ops->release(op->backend, op);

@@ -105,12 +105,12 @@ static enum q8nn_status vta_prepare(struct q8nn_backend* backend, struct q8nn_op
   return q8nn_status_success;
 }
 
-static enum q8nn_status vta_run(struct q8nn_backend* backend, struct q8nn_operator* op) {
+static enum q8nn_status vta_run(struct q8nn_backend* backend, struct q8nn_operator* op, pthreadpool_t threadpool) {
   struct q8nn_vta_backend* vta = q8nn_vta_backend_of(backend);
   struct q8nn_vta_op_state* state = op->backend_state;
   if (state == NULL) return Q8NN_ERROR(q8nn_status_invalid_state, "operator was not prepared for VTA");
   if (state->on_cpu) {
-    return op->type == q8nn_operator_type_add ? q8nn_run_add_cpu(op, NULL) : q8nn_run_conv_cpu(op, NULL);
+    return op->type == q8nn_operator_type_add ? q8nn_run_add_cpu(op, threadpool) : q8nn_run_conv_cpu(op, threadpool);
   }
   return op->type == q8nn_operator_type_add ? q8nn_vta_add_run(vta, op, state) : q8nn_vta_conv_run(vta, op, state);
 }
