@@ -17,6 +17,7 @@
  */
 #include "kernel-decls.h"
 #include "arch/x86/x86-avx512.h"
+#include "arch/x86/x86-avx2.h"
 
 #define Q8NN_X86_DW_CT 64
 #define Q8NN_X86_DW_MAX_GROUPS 8 /* tap groups whose interleaved weights are kept (32 taps) */
@@ -55,6 +56,111 @@ Q8NN_X86_INLINE void q8nn_x86_dw_weights(const int8_t* w, size_t t0, size_t taps
   q8nn_x86_dw_interleave4(x[0], x[1], x[2], x[3], out);
 }
 
+/*
+ * Last tile with at most 32 channels (C = 32, 96 and 144 in MobileNetV2): the same arithmetic in ymm
+ * registers (AVX-512 VL forms of VPDPBUSD, masked loads and stores) at half the cost of a zmm tile.
+ * The in-lane interleave leaves accumulator j lane L dword i = channel 16L + 4j + i as in zmm; the
+ * requantization is x86-avx2.h's, whose merge swaps dwords 1 and 2 of every group of 4, undone by
+ * one byte shuffle.
+ */
+Q8NN_X86_INLINE void q8nn_x86_dw_interleave4_y(__m256i x0, __m256i x1, __m256i x2, __m256i x3, __m256i* out) {
+  const __m256i t0 = _mm256_unpacklo_epi8(x0, x1);
+  const __m256i t1 = _mm256_unpackhi_epi8(x0, x1);
+  const __m256i t2 = _mm256_unpacklo_epi8(x2, x3);
+  const __m256i t3 = _mm256_unpackhi_epi8(x2, x3);
+  out[0] = _mm256_unpacklo_epi16(t0, t2);
+  out[1] = _mm256_unpackhi_epi16(t0, t2);
+  out[2] = _mm256_unpacklo_epi16(t1, t3);
+  out[3] = _mm256_unpackhi_epi16(t1, t3);
+}
+
+/* Natural int32 [32] at p -> accumulator order: acc j = channels {4j..4j+3 | 16+4j..16+4j+3}. */
+Q8NN_X86_INLINE void q8nn_x86_dw_header_y(const uint8_t* p, __m256i* out) {
+  const __m256i n0 = _mm256_loadu_si256((const __m256i*) p);
+  const __m256i n1 = _mm256_loadu_si256((const __m256i*) (p + 32));
+  const __m256i n2 = _mm256_loadu_si256((const __m256i*) (p + 64));
+  const __m256i n3 = _mm256_loadu_si256((const __m256i*) (p + 96));
+  out[0] = _mm256_permute2x128_si256(n0, n2, 0x20);
+  out[1] = _mm256_permute2x128_si256(n0, n2, 0x31);
+  out[2] = _mm256_permute2x128_si256(n1, n3, 0x20);
+  out[3] = _mm256_permute2x128_si256(n1, n3, 0x31);
+}
+
+Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
+    const size_t TAPS, const int single, size_t crem, size_t output_width, size_t taps,
+    const int8_t** in, size_t input_stride, const uint8_t* wb, int8_t* out, size_t pixel_step,
+    size_t input_offset, const int8_t* zero, size_t c0, const struct q8nn_qs8_conv_params* params) {
+  const size_t groups = (taps + 3) / 4;
+  const __mmask32 kc = (__mmask32) q8nn_x86_mask64(crem);
+  const int8_t* wt = (const int8_t*) wb + Q8NN_PACKED_HEADER_BYTES(Q8NN_X86_DW_CT);
+  __m256i vbias[4], vmult[4], vshift[4];
+  q8nn_x86_dw_header_y(wb, vbias);
+  q8nn_x86_dw_header_y(wb + 256, vmult);
+  q8nn_x86_dw_header_y(wb + 512, vshift);
+  struct q8nn_x86_rq8 rq[4];
+#pragma GCC unroll 4
+  for (size_t j = 0; j < 4; j++) {
+    rq[j] = single ? q8nn_x86_rq8_init_rsingle(vmult[j], vshift[j], params->output_zero_point)
+                   : q8nn_x86_rq8_init_rdouble(vmult[j], vshift[j], params->output_zero_point);
+  }
+  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init(params->output_min, params->output_max);
+  const __m256i vsign = _mm256_set1_epi8((char) 0x80);
+  const __m256i vorder = _mm256_broadcastsi128_si256(_mm_setr_epi8(0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15));
+  __m256i vw[Q8NN_X86_DW_MAX_GROUPS][4];
+  const size_t kept = groups < Q8NN_X86_DW_MAX_GROUPS ? groups : Q8NN_X86_DW_MAX_GROUPS;
+  for (size_t g = 0; g < kept; g++) {
+    __m256i x[4];
+#pragma GCC unroll 4
+    for (size_t i = 0; i < 4; i++) {
+      x[i] = 4 * g + i < taps ? _mm256_loadu_si256((const __m256i*) (wt + (4 * g + i) * Q8NN_X86_DW_CT))
+                              : _mm256_setzero_si256();
+    }
+    q8nn_x86_dw_interleave4_y(x[0], x[1], x[2], x[3], vw[g]);
+  }
+  for (size_t x = 0; x < output_width; x++) {
+    __m256i vacc[4] = {vbias[0], vbias[1], vbias[2], vbias[3]};
+#pragma GCC unroll 8
+    for (size_t g = 0; g < groups; g++) {
+      __m256i vx[4];
+#pragma GCC unroll 4
+      for (size_t i = 0; i < 4; i++) {
+        const size_t t = 4 * g + i;
+        if (t < taps) {
+          const int8_t* p = in[t];
+          p = (p == zero ? p : p + input_offset) + c0;
+          vx[i] = _mm256_xor_si256(_mm256_maskz_loadu_epi8(kc, p), vsign);
+        } else {
+          vx[i] = _mm256_setzero_si256();
+        }
+      }
+      __m256i vxi[4], vwg[4];
+      q8nn_x86_dw_interleave4_y(vx[0], vx[1], vx[2], vx[3], vxi);
+      if (TAPS != 0 || g < Q8NN_X86_DW_MAX_GROUPS) {
+#pragma GCC unroll 4
+        for (size_t j = 0; j < 4; j++) vwg[j] = vw[g < Q8NN_X86_DW_MAX_GROUPS ? g : 0][j];
+      } else {
+        __m256i w[4];
+#pragma GCC unroll 4
+        for (size_t i = 0; i < 4; i++) {
+          w[i] = 4 * g + i < taps ? _mm256_loadu_si256((const __m256i*) (wt + (4 * g + i) * Q8NN_X86_DW_CT))
+                                  : _mm256_setzero_si256();
+        }
+        q8nn_x86_dw_interleave4_y(w[0], w[1], w[2], w[3], vwg);
+      }
+#pragma GCC unroll 4
+      for (size_t j = 0; j < 4; j++) vacc[j] = _mm256_dpbusd_epi32(vacc[j], vxi[j], vwg[j]);
+    }
+#pragma GCC unroll 4
+    for (size_t j = 0; j < 4; j++) vacc[j] = q8nn_x86_requantize8(vacc[j], &rq[j], single);
+    __m256i v = _mm256_packs_epi16(_mm256_packs_epi32(vacc[0], vacc[1]), _mm256_packs_epi32(vacc[2], vacc[3]));
+    v = _mm256_shuffle_epi8(v, vorder);
+    v = _mm256_min_epi8(_mm256_max_epi8(v, vout.min8), vout.max8);
+    _mm256_mask_storeu_epi8(out, kc, v);
+    out += pixel_step;
+    in += input_stride;
+  }
+}
+
 Q8NN_X86_INLINE void q8nn_x86_dwconv(
     const size_t TAPS, const int single,
     size_t channels, size_t output_width, size_t taps, const int8_t** input, size_t input_stride,
@@ -68,6 +174,11 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
   const uint8_t* wb = (const uint8_t*) weights;
   for (size_t c0 = 0; c0 < channels; c0 += Q8NN_X86_DW_CT) {
     const size_t crem = channels - c0;
+    if (crem <= 32) {
+      q8nn_x86_dw_tile32(TAPS, single, crem, output_width, taps, input, input_stride, wb, output + c0, pixel_step,
+                         input_offset, zero, c0, params);
+      break;
+    }
     const __mmask64 kc = q8nn_x86_mask64(crem);
     const int8_t* wt = (const int8_t*) wb + Q8NN_PACKED_HEADER_BYTES(Q8NN_X86_DW_CT);
     __m512i vnat[4], vbias[4], vmult[4], vshift[4];
