@@ -74,14 +74,10 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv_avx2(
       __m256i vacc0 = vbias[0], vacc1 = vbias[1];
 #pragma GCC unroll 13
       for (size_t g = 0; g < pairs; g++) {
-        const int8_t* p0 = in[2 * g];
-        p0 = (p0 == zero ? p0 : p0 + input_offset) + c0;
-        const __m256i x0 = q8nn_x86_dw2_load(p0, crem);
+        const __m256i x0 = q8nn_x86_dw2_load(q8nn_x86_dw_row(in, 2 * g, zero, input_offset, c0), crem);
         __m256i x1 = _mm256_setzero_si256();
         if (2 * g + 1 < taps) {
-          const int8_t* p1 = in[2 * g + 1];
-          p1 = (p1 == zero ? p1 : p1 + input_offset) + c0;
-          x1 = q8nn_x86_dw2_load(p1, crem);
+          x1 = q8nn_x86_dw2_load(q8nn_x86_dw_row(in, 2 * g + 1, zero, input_offset, c0), crem);
         }
         __m256i vw0, vw1;
         if (TAPS != 0 || g < Q8NN_X86_DW2_MAX_PAIRS) {

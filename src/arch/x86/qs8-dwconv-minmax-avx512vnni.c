@@ -126,9 +126,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
       for (size_t i = 0; i < 4; i++) {
         const size_t t = 4 * g + i;
         if (t < taps) {
-          const int8_t* p = in[t];
-          p = (p == zero ? p : p + input_offset) + c0;
-          vx[i] = _mm256_xor_si256(_mm256_maskz_loadu_epi8(kc, p), vsign);
+          vx[i] = _mm256_xor_si256(_mm256_maskz_loadu_epi8(kc, q8nn_x86_dw_row(in, t, zero, input_offset, c0)), vsign);
         } else {
           vx[i] = _mm256_setzero_si256();
         }
@@ -213,9 +211,7 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
         for (size_t i = 0; i < 4; i++) {
           const size_t t = 4 * g + i;
           if (t < taps) {
-            const int8_t* p = in[t];
-            p = (p == zero ? p : p + input_offset) + c0;
-            vx[i] = _mm512_xor_si512(_mm512_maskz_loadu_epi8(kc, p), vsign);
+            vx[i] = _mm512_xor_si512(_mm512_maskz_loadu_epi8(kc, q8nn_x86_dw_row(in, t, zero, input_offset, c0)), vsign);
           } else {
             vx[i] = _mm512_setzero_si512();
           }

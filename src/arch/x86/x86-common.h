@@ -49,6 +49,13 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_tap_rows(const size_t MR, const int8_t* const
     rows_fn(MR_, NB_, 1, nc, kc, ks, a, a_offset, zero, w, c, mr, cm_stride, cn_stride, p);         \
   }
 
+/* Input row of tap t of a dwconv pixel, at channel c0: the zero row as is, others + input_offset. */
+Q8NN_X86_INLINE const int8_t* q8nn_x86_dw_row(const int8_t* const* in, size_t t, const int8_t* zero,
+                                              size_t input_offset, size_t c0) {
+  const int8_t* p = in[t];
+  return (p == zero ? p : p + input_offset) + c0;
+}
+
 /* Defines a dwconv kernel `name` calling impl(TAPS, single, <the dwconv arguments>). */
 #define Q8NN_X86_DWCONV_KERNEL(impl, name, TAPS, single)                                                \
   void name(size_t channels, size_t output_width, size_t taps, const int8_t** input, size_t input_stride, \
