@@ -1,7 +1,8 @@
 # Cross toolchain for riscv64 Linux with the V extension: Debian's clang-19 + lld-19, the Debian
 # riscv64 cross libc (libc6-dev-riscv64-cross) and gcc-riscv64-linux-gnu's crt files and libgcc.
-# Every file is compiled for rv64gcv (RVV 1.0); the kernels are vector-length agnostic and
-# q8nn_rvv_detect_isa() checks the V bit of AT_HWCAP before dispatch uses them.
+# Everything is compiled for rv64gc, except src/arch/rvv/*.c, which the top-level CMakeLists.txt
+# compiles with -march=rv64gcv (RVV 1.0): the library runs on riscv64 without V, and
+# q8nn_rvv_detect_isa() checks the V bit of AT_HWCAP before dispatch uses the RVV kernels.
 #
 # Dependencies: Debian bookworm has no riscv64 port, so scripts/cross-setup.sh extracts Debian
 # trixie's riscv64 packages of cpuinfo, pthreadpool and cmocka into Q8NN_CROSS_DEPS (pass
@@ -22,8 +23,8 @@ set(CMAKE_ASM_COMPILER_TARGET ${Q8NN_RISCV_TRIPLE})
 set(CMAKE_LIBRARY_ARCHITECTURE ${Q8NN_RISCV_TRIPLE})
 set(CMAKE_AR llvm-ar-19 CACHE FILEPATH "")
 set(CMAKE_RANLIB llvm-ranlib-19 CACHE FILEPATH "")
-set(CMAKE_C_FLAGS_INIT "-march=rv64gcv -mabi=lp64d")
-set(CMAKE_CXX_FLAGS_INIT "-march=rv64gcv -mabi=lp64d")
+set(CMAKE_C_FLAGS_INIT "-march=rv64gc -mabi=lp64d")
+set(CMAKE_CXX_FLAGS_INIT "-march=rv64gc -mabi=lp64d")
 set(CMAKE_EXE_LINKER_FLAGS_INIT "-fuse-ld=lld")
 set(CMAKE_SHARED_LINKER_FLAGS_INIT "-fuse-ld=lld")
 set(CMAKE_MODULE_LINKER_FLAGS_INIT "-fuse-ld=lld")

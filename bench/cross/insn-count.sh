@@ -41,7 +41,7 @@ build_aarch64() {
 
 build_riscv64() {
   local deps=$DIR/riscv64-deps/usr libdir=$DIR/riscv64-deps/usr/lib/riscv64-linux-gnu
-  clang-19 --target=riscv64-linux-gnu -march=rv64gcv -fuse-ld=lld -O2 -std=c11 -I"$repo/include" \
+  clang-19 --target=riscv64-linux-gnu -march=rv64gc -fuse-ld=lld -O2 -std=c11 -I"$repo/include" \
     -I"$repo/src" -I"$repo/src/kernels" -I"$deps/include" "$repo/bench/cross/insn-layer.c" \
     "$DIR/insn-riscv64/libq8nn_internal.a" -L"$libdir" -lcpuinfo -lpthreadpool \
     -Wl,-rpath,"$libdir" -lpthread -lm -o "$DIR/insn-layer-riscv64"
