@@ -5,9 +5,9 @@
  * NR is fixed at 64 output channels (the list needs a compile-time NR): each 64-channel block of
  * the standard packing (KR = 1, w[kc][64]) is covered in chunks of vl = min(VLMAX(e32m4), left)
  * channels: 4 chunks at VLEN 128, 2 at 256, 1 at 512 and above (at VLEN 1024 half of the
- * registers idle). Only min(nc, 64) channels of a block are computed. Per k: one unit-stride load
- * of vl weights (e8m1), VSEXT to int16 (e16m2), and per row a scalar activation (LB) into
- * VWMACC.VX, widening into the int32 accumulators (int8 x int8 fits int16; the int32 sums wrap
+ * registers idle). Only min(nc, 64) channels of a block are computed. K is unrolled by 4; per k:
+ * one unit-stride load of vl weights (e8m1), VSEXT to int16 (e16m2), and per row a scalar
+ * activation (LB) into VWMACC.VX, widening into the int32 accumulators (int8 x int8 fits int16; the int32 sums wrap
  * like the scalar kernels). Exactly kc bytes of each row are read.
  * Epilogue per chunk: multiplier and shift loaded from the block header, requantization and
  * output clamp in registers (rvv-requant.h, both roundings), one VSE8 of vl bytes per row.
@@ -38,14 +38,31 @@ Q8NN_RVV_INLINE void q8nn_rvv_4x4v_chunk(int rounding, size_t ks, const int8_t* 
     const int8_t* a1 = ar[1];
     const int8_t* a2 = ar[2];
     const int8_t* a3 = ar[3];
-    for (size_t k = 0; k < kc; k++) {
-      const vint16m2_t vw = __riscv_vsext_vf2_i16m2(__riscv_vle8_v_i8m1(w, vl), vl);
-      w += Q8NN_RVV_GEMM_NR;
-      acc0 = __riscv_vwmacc_vx_i32m4(acc0, (int16_t) a0[k], vw, vl);
-      acc1 = __riscv_vwmacc_vx_i32m4(acc1, (int16_t) a1[k], vw, vl);
-      acc2 = __riscv_vwmacc_vx_i32m4(acc2, (int16_t) a2[k], vw, vl);
-      acc3 = __riscv_vwmacc_vx_i32m4(acc3, (int16_t) a3[k], vw, vl);
+#define Q8NN_RVV_4X4V_K(j)                                                                  \
+  do {                                                                                      \
+    const vint16m2_t vw = __riscv_vsext_vf2_i16m2(                                          \
+        __riscv_vle8_v_i8m1(w + (j) * Q8NN_RVV_GEMM_NR, vl), vl);                           \
+    acc0 = __riscv_vwmacc_vx_i32m4(acc0, (int16_t) a0[j], vw, vl);                          \
+    acc1 = __riscv_vwmacc_vx_i32m4(acc1, (int16_t) a1[j], vw, vl);                          \
+    acc2 = __riscv_vwmacc_vx_i32m4(acc2, (int16_t) a2[j], vw, vl);                          \
+    acc3 = __riscv_vwmacc_vx_i32m4(acc3, (int16_t) a3[j], vw, vl);                          \
+  } while (0)
+    /* Unrolled by 4 so the pointer increments and the branch are shared by 4 k. */
+    size_t k = kc;
+    for (; k >= 4; k -= 4) {
+      Q8NN_RVV_4X4V_K(0);
+      Q8NN_RVV_4X4V_K(1);
+      Q8NN_RVV_4X4V_K(2);
+      Q8NN_RVV_4X4V_K(3);
+      a0 += 4, a1 += 4, a2 += 4, a3 += 4;
+      w += 4 * Q8NN_RVV_GEMM_NR;
     }
+    for (; k != 0; k--) {
+      Q8NN_RVV_4X4V_K(0);
+      a0 += 1, a1 += 1, a2 += 1, a3 += 1;
+      w += Q8NN_RVV_GEMM_NR;
+    }
+#undef Q8NN_RVV_4X4V_K
   }
   const vint32m4_t vmult = __riscv_vle32_v_i32m4(header + Q8NN_RVV_GEMM_NR + n0, vl);
   const vint32m4_t vshift = __riscv_vle32_v_i32m4(header + 2 * Q8NN_RVV_GEMM_NR + n0, vl);
