@@ -26,14 +26,7 @@
 
 /* 8 bytes of a row at p (n < 8: zero-extended copy), sign-extended and repeated in both halves. */
 Q8NN_X86_INLINE __m256i q8nn_x86_avx2_a8(const int8_t* p, size_t n) {
-  __m128i v;
-  if (n >= 8) {
-    v = _mm_loadl_epi64((const __m128i*) p);
-  } else {
-    int8_t buf[8] = {0};
-    memcpy(buf, p, n);
-    v = _mm_loadl_epi64((const __m128i*) buf);
-  }
+  const __m128i v = _mm_cvtsi64_si128((long long) q8nn_x86_load_small_u64(p, n));
   return _mm256_cvtepi8_epi16(_mm_unpacklo_epi64(v, v));
 }
 

@@ -28,17 +28,17 @@ Q8NN_X86_INLINE __m256i q8nn_x86_vnni_rowsum_acc(__m256i vsum, const int8_t* p, 
   for (; n >= 32; n -= 32, p += 32) {
     vsum = _mm256_dpbusd_avx_epi32(vsum, vones, _mm256_loadu_si256((const __m256i*) p));
   }
-  if (n != 0) {
-    int8_t buf[32] = {0};
-    memcpy(buf, p, n);
-    vsum = _mm256_dpbusd_avx_epi32(vsum, vones, _mm256_loadu_si256((const __m256i*) buf));
-  }
+  if (n != 0) vsum = _mm256_dpbusd_avx_epi32(vsum, vones, q8nn_x86_load_tail32(p, n));
   return vsum;
 }
 
 Q8NN_X86_INLINE __m256i q8nn_x86_vnni_bcast(const int8_t* p, size_t n) {
-  int32_t v = 0;
-  memcpy(&v, p, n >= 4 ? 4 : n);
+  int32_t v;
+  if (n >= 4) {
+    memcpy(&v, p, 4);
+  } else {
+    v = (int32_t) q8nn_x86_load_small_u64(p, n);
+  }
   return _mm256_set1_epi32(v);
 }
 

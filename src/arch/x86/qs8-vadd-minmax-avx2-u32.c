@@ -25,13 +25,6 @@ Q8NN_X86_INLINE __m256i q8nn_x86_add8_input(__m128i x8, __m256i vzp, const struc
   return q8nn_x86_requantize8(v, rq, 0);
 }
 
-Q8NN_X86_INLINE __m256i q8nn_x86_load32(const int8_t* p, size_t n) {
-  if (n >= 32) return _mm256_loadu_si256((const __m256i*) p);
-  int8_t buf[32] = {0};
-  memcpy(buf, p, n);
-  return _mm256_loadu_si256((const __m256i*) buf);
-}
-
 Q8NN_X86_INLINE void q8nn_x86_vadd_avx2(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
                                         const struct q8nn_qs8_add_params* p, int broadcast_b) {
   struct q8nn_x86_add8_consts c;
@@ -48,8 +41,8 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_avx2(size_t n, const int8_t* a, const int8_t*
   if (broadcast_b) vbterm = q8nn_x86_add8_input(_mm_set1_epi8(b[0]), c.zb, &c, &c.rb);
   while (n != 0) {
     const size_t chunk = n < 32 ? n : 32;
-    const __m256i va = q8nn_x86_load32(a, chunk);
-    const __m256i vb = broadcast_b ? _mm256_setzero_si256() : q8nn_x86_load32(b, chunk);
+    const __m256i va = q8nn_x86_load_tail32(a, chunk);
+    const __m256i vb = broadcast_b ? _mm256_setzero_si256() : q8nn_x86_load_tail32(b, chunk);
     __m256i vsum[4];
 #pragma GCC unroll 4
     for (size_t j = 0; j < 4; j++) {
@@ -69,7 +62,7 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_avx2(size_t n, const int8_t* a, const int8_t*
     } else {
       int8_t buf[32];
       _mm256_storeu_si256((__m256i*) buf, v);
-      memcpy(y, buf, chunk);
+      q8nn_x86_copy_small(y, buf, chunk);
     }
     a += chunk;
     if (!broadcast_b) b += chunk;

@@ -148,7 +148,7 @@ Q8NN_X86_INLINE void q8nn_x86_store_tail16(int8_t* p, __m128i v, size_t n) {
   } else {
     int8_t buf[16];
     _mm_storeu_si128((__m128i*) buf, v);
-    memcpy(p, buf, n);
+    q8nn_x86_copy_small(p, buf, n);
   }
 }
 
@@ -196,9 +196,17 @@ Q8NN_X86_INLINE void q8nn_x86_store_rows8(const size_t MR, const size_t NB, __m2
 /* 16 bytes at p, or n < 16 bytes zero-extended (never reads past p + n). */
 Q8NN_X86_INLINE __m128i q8nn_x86_load_tail16(const int8_t* p, size_t n) {
   if (n >= 16) return _mm_loadu_si128((const __m128i*) p);
-  int8_t buf[16] = {0};
-  memcpy(buf, p, n);
-  return _mm_loadu_si128((const __m128i*) buf);
+  const uint64_t lo = q8nn_x86_load_small_u64(p, n);
+  const uint64_t hi = n > 8 ? q8nn_x86_load_small_u64(p + 8, n - 8) : 0;
+  return _mm_set_epi64x((long long) hi, (long long) lo);
+}
+
+/* 32 bytes at p, or n < 32 bytes zero-extended (never reads past p + n). */
+Q8NN_X86_INLINE __m256i q8nn_x86_load_tail32(const int8_t* p, size_t n) {
+  if (n >= 32) return _mm256_loadu_si256((const __m256i*) p);
+  const __m128i lo = q8nn_x86_load_tail16(p, n);
+  const __m128i hi = n > 16 ? q8nn_x86_load_tail16(p + 16, n - 16) : _mm_setzero_si128();
+  return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
 }
 
 #endif

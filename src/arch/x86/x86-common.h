@@ -4,8 +4,47 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define Q8NN_X86_INLINE static inline __attribute__((always_inline))
+
+/* Copies n < 64 bytes with fixed-size pieces: a variable-length memcpy is a library call, which
+   costs more than the whole tile when a kernel copies 1..7 K-tail bytes per row (kc = 3). */
+Q8NN_X86_INLINE void q8nn_x86_copy_small(void* dst, const void* src, size_t n) {
+  uint8_t* d = (uint8_t*) dst;
+  const uint8_t* s = (const uint8_t*) src;
+  if (n & 32) { memcpy(d, s, 32); d += 32; s += 32; }
+  if (n & 16) { memcpy(d, s, 16); d += 16; s += 16; }
+  if (n & 8) { memcpy(d, s, 8); d += 8; s += 8; }
+  if (n & 4) { memcpy(d, s, 4); d += 4; s += 4; }
+  if (n & 2) { memcpy(d, s, 2); d += 2; s += 2; }
+  if (n & 1) *d = *s;
+}
+
+/* The n <= 8 bytes at p zero-extended to 64 bits, assembled in a register: a tail copied to a stack
+   buffer and reloaded wider would stall on store forwarding. */
+Q8NN_X86_INLINE uint64_t q8nn_x86_load_small_u64(const int8_t* p, size_t n) {
+  uint64_t v = 0;
+  if (n >= 8) {
+    memcpy(&v, p, 8);
+    return v;
+  }
+  size_t off = 0;
+  if (n & 4) {
+    uint32_t t;
+    memcpy(&t, p, 4);
+    v = t;
+    off = 4;
+  }
+  if (n & 2) {
+    uint16_t t;
+    memcpy(&t, p + off, 2);
+    v |= (uint64_t) t << (8 * off);
+    off += 2;
+  }
+  if (n & 1) v |= (uint64_t) (uint8_t) p[off] << (8 * off);
+  return v;
+}
 
 /* The MR row pointers of tap t of a [ks][MR] indirection buffer: rows >= mr alias row mr - 1,
    pointers other than zero get a_offset. */
