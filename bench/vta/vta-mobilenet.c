@@ -2,7 +2,9 @@
  * MobileNetV2 (bench/models/mobilenet_v2.txt: 52 convolutions + 10 residual adds) on the VTA
  * model through q8nn's VTA backend, with one and two virtual threads. Per layer: simulated
  * cycles, GEMM utilization (GEMM micro-ops per cycle), DRAM bytes moved (INP + WGT + ACC + UOP
- * loads + OUT stores), instructions, and the wall time of one run (host re-layout + simulation).
+ * loads + OUT stores), instructions, the wall time of one run (host re-layout + simulation), and
+ * the distance of the VTA outputs from the CPU's (TFLite-exact) outputs: the fraction of outputs
+ * that differ and the largest difference. Exits non-zero if any output differs by more than 1.
  *
  *   bench_vta_mobilenet [--model path] [--markdown]
  */
@@ -83,55 +85,33 @@ struct result {
   struct q8nn_vta_stats s;
   double wall;
   int on_vta;
+  size_t outputs, differ; /* VTA outputs, and how many differ from the CPU's (TFLite-exact) */
+  int max_diff;
 };
 
-static int run_layer(q8nn_backend_t vta, const struct layer* l, struct result* r) {
-  const size_t in_size = (size_t) l->h * l->w * l->cin;
+/* One layer's operator from its parameters; backend NULL = CPU. */
+static enum q8nn_status make_op(const struct layer* l, q8nn_backend_t backend, const struct q8nn_conv_quantization* q,
+                                const int8_t* kernel, const int32_t* bias, const int8_t* x, const int8_t* x2,
+                                int8_t* y, q8nn_operator_t* op_out) {
   const uint32_t pad = l->k / 2;
-  const uint32_t oh = (l->h + l->stride - 1) / l->stride, ow = (l->w + l->stride - 1) / l->stride;
-  int8_t* x = malloc(in_size);
-  int8_t* x2 = malloc(in_size);
-  int8_t* y = malloc((size_t) oh * ow * l->cout);
-  for (size_t i = 0; i < in_size; i++) x[i] = (int8_t) (rnd() >> 24), x2[i] = (int8_t) (rnd() >> 24);
   q8nn_operator_t op = NULL;
   enum q8nn_status st;
-  int8_t* kernel = NULL;
-  int32_t* bias = NULL;
-  float* ks = NULL;
   if (l->kind == layer_add) {
-    const struct q8nn_add_quantization q = {3, 0.05f, -2, 0.04f, 1, 0.07f, -128, 127, NULL};
-    st = q8nn_create_add_nd_s8(&q, 0, &op);
+    const struct q8nn_add_quantization aq = {3, 0.05f, -2, 0.04f, 1, 0.07f, -128, 127, NULL};
+    st = q8nn_create_add_nd_s8(&aq, 0, &op);
+  } else if (l->kind == layer_dw) {
+    const struct q8nn_depthwise_convolution2d_desc d = {pad, pad, pad, pad, l->k, l->k, l->stride, l->stride,
+                                                        1, 1, l->cin, 1};
+    st = q8nn_create_depthwise_convolution2d_nhwc_s8(&d, q, kernel, bias, 0, &op);
   } else {
-    const size_t per = l->kind == layer_dw ? 1 : l->cin;
-    const size_t ksize = (size_t) l->cout * l->k * l->k * per;
-    kernel = malloc(ksize);
-    bias = malloc(l->cout * sizeof(int32_t));
-    ks = malloc(l->cout * sizeof(float));
-    for (size_t i = 0; i < ksize; i++) kernel[i] = (int8_t) (rnd() >> 24);
-    for (size_t i = 0; i < l->cout; i++) bias[i] = (int32_t) (rnd() % 20001) - 10000, ks[i] = rnd_float(0.002f, 0.02f);
-    struct q8nn_conv_quantization q;
-    memset(&q, 0, sizeof(q));
-    q.input_zero_point = -128 + (int32_t) (rnd() % 8);
-    q.input_scale = 0.05f;
-    q.kernel_scale = ks;
-    q.output_scale = 0.05f * 0.01f * 74.0f * (float) sqrt((double) (per * l->k * l->k)) / 8.0f;
-    q.output_zero_point = l->relu6 ? -128 : 0;
-    q.output_min = -128;
-    q.output_max = 127;
-    if (l->kind == layer_dw) {
-      const struct q8nn_depthwise_convolution2d_desc d = {pad, pad, pad, pad, l->k, l->k, l->stride, l->stride,
-                                                          1, 1, l->cin, 1};
-      st = q8nn_create_depthwise_convolution2d_nhwc_s8(&d, &q, kernel, bias, 0, &op);
-    } else {
-      /* TFLite SAME padding */
-      uint32_t pb, pa;
-      q8nn_compute_same_padding(l->h, l->k, l->stride, 1, &pb, &pa);
-      const struct q8nn_convolution2d_desc d = {pb, pa, pa, pb, l->k, l->k, l->stride, l->stride, 1, 1, 1,
-                                                l->cin, l->cout};
-      st = q8nn_create_convolution2d_nhwc_s8(&d, &q, kernel, bias, 0, &op);
-    }
+    /* TFLite SAME padding */
+    uint32_t pb, pa;
+    q8nn_compute_same_padding(l->h, l->k, l->stride, 1, &pb, &pa);
+    const struct q8nn_convolution2d_desc d = {pb, pa, pa, pb, l->k, l->k, l->stride, l->stride, 1, 1, 1,
+                                              l->cin, l->cout};
+    st = q8nn_create_convolution2d_nhwc_s8(&d, q, kernel, bias, 0, &op);
   }
-  if (st == q8nn_status_success) st = q8nn_operator_set_backend(op, vta);
+  if (st == q8nn_status_success && backend != NULL) st = q8nn_operator_set_backend(op, backend);
   if (st == q8nn_status_success) {
     if (l->kind == layer_add) {
       const size_t shape[4] = {1, l->h, l->w, l->cin};
@@ -142,6 +122,47 @@ static int run_layer(q8nn_backend_t vta, const struct layer* l, struct result* r
       st = q8nn_setup_convolution2d_nhwc_s8(op, 1, l->h, l->w, x, l->cin, y, l->cout, NULL, NULL);
     }
   }
+  if (st != q8nn_status_success) {
+    q8nn_delete_operator(op);
+    return st;
+  }
+  *op_out = op;
+  return st;
+}
+
+static int run_layer(q8nn_backend_t vta, const struct layer* l, struct result* r) {
+  const size_t in_size = (size_t) l->h * l->w * l->cin;
+  const uint32_t oh = (l->h + l->stride - 1) / l->stride, ow = (l->w + l->stride - 1) / l->stride;
+  const size_t out_size = (size_t) oh * ow * l->cout;
+  int8_t* x = malloc(in_size);
+  int8_t* x2 = malloc(in_size);
+  int8_t* y = malloc(out_size);
+  int8_t* y_cpu = malloc(out_size);
+  for (size_t i = 0; i < in_size; i++) x[i] = (int8_t) (rnd() >> 24), x2[i] = (int8_t) (rnd() >> 24);
+  int8_t* kernel = NULL;
+  int32_t* bias = NULL;
+  float* ks = NULL;
+  struct q8nn_conv_quantization q;
+  memset(&q, 0, sizeof(q));
+  if (l->kind != layer_add) {
+    const size_t per = l->kind == layer_dw ? 1 : l->cin;
+    const size_t ksize = (size_t) l->cout * l->k * l->k * per;
+    kernel = malloc(ksize);
+    bias = malloc(l->cout * sizeof(int32_t));
+    ks = malloc(l->cout * sizeof(float));
+    for (size_t i = 0; i < ksize; i++) kernel[i] = (int8_t) (rnd() >> 24);
+    for (size_t i = 0; i < l->cout; i++) bias[i] = (int32_t) (rnd() % 20001) - 10000, ks[i] = rnd_float(0.002f, 0.02f);
+    q.input_zero_point = -128 + (int32_t) (rnd() % 8);
+    q.input_scale = 0.05f;
+    q.kernel_scale = ks;
+    q.output_scale = 0.05f * 0.01f * 74.0f * (float) sqrt((double) (per * l->k * l->k)) / 8.0f;
+    q.output_zero_point = l->relu6 ? -128 : 0;
+    q.output_min = -128;
+    q.output_max = 127;
+  }
+  q8nn_operator_t op = NULL, cpu = NULL;
+  enum q8nn_status st = make_op(l, vta, &q, kernel, bias, x, x2, y, &op);
+  if (st == q8nn_status_success) st = make_op(l, NULL, &q, kernel, bias, x, x2, y_cpu, &cpu);
   if (st == q8nn_status_success) {
     const struct q8nn_vta_op_state* vs = q8nn_vta_op_state_of(op);
     r->on_vta = vs != NULL && !vs->on_cpu;
@@ -151,9 +172,19 @@ static int run_layer(q8nn_backend_t vta, const struct layer* l, struct result* r
     r->wall = now() - t0;
     q8nn_vta_get_stats(vta, &r->s);
   }
+  if (st == q8nn_status_success) st = q8nn_run_operator(cpu, NULL);
+  if (st == q8nn_status_success) {
+    r->outputs = out_size, r->differ = 0, r->max_diff = 0;
+    for (size_t i = 0; i < out_size; i++) {
+      const int d = abs((int) y[i] - (int) y_cpu[i]);
+      r->differ += d != 0;
+      if (d > r->max_diff) r->max_diff = d;
+    }
+  }
   if (st != q8nn_status_success) fprintf(stderr, "layer failed: %s\n", q8nn_status_string(st));
   q8nn_delete_operator(op);
-  free(x), free(x2), free(y), free(kernel), free(bias), free(ks);
+  q8nn_delete_operator(cpu);
+  free(x), free(x2), free(y), free(y_cpu), free(kernel), free(bias), free(ks);
   return st == q8nn_status_success;
 }
 
@@ -182,9 +213,10 @@ int main(int argc, char** argv) {
   }
   printf("VTA model, default config 1x16_i8w8a32_15_15_18_17 (8 B/cycle DRAM, 32-cycle latency), MobileNetV2 %zu layers\n\n",
          layer_count);
-  printf("| # | layer | in HxWxC | out C | MMAC | cycles 1 vt | cycles 2 vt | gain | GEMM util 2 vt | DRAM KiB | insns | sim ms |\n");
-  printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-  double tot[2] = {0, 0}, gemm = 0, bytes = 0, wall = 0, macs = 0;
+  printf("| # | layer | in HxWxC | out C | MMAC | cycles 1 vt | cycles 2 vt | gain | GEMM util 2 vt | DRAM KiB | insns | sim ms | differ | max |\n");
+  printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  double tot[2] = {0, 0}, gemm = 0, bytes = 0, wall = 0, macs = 0, outputs = 0, differ = 0;
+  int max_diff = 0;
   for (size_t i = 0; i < layer_count; i++) {
     const struct layer* l = &layers[i];
     const struct result* a = &res[0][i];
@@ -198,17 +230,22 @@ int main(int argc, char** argv) {
     snprintf(name, sizeof(name), "%s %ux%u/%u", l->kind == layer_add ? "add" : l->kind == layer_dw ? "dw" : "conv",
              l->k, l->k, l->stride);
     if (l->kind == layer_add) snprintf(name, sizeof(name), "add");
-    printf("| %zu | %s%s | %ux%ux%u | %u | %.2f | %llu | %llu | %.2fx | %.3f | %.1f | %llu | %.2f |\n", i, name,
+    printf("| %zu | %s%s | %ux%ux%u | %u | %.2f | %llu | %llu | %.2fx | %.3f | %.1f | %llu | %.2f | %.2f%% | %d |\n", i, name,
            b->on_vta ? "" : " (cpu)", l->h, l->w, l->cin, l->cout, mac * 1e-6, (unsigned long long) a->s.cycles,
            (unsigned long long) b->s.cycles, (double) a->s.cycles / (double) (b->s.cycles ? b->s.cycles : 1),
            (double) b->s.gemm_counter / (double) (b->s.cycles ? b->s.cycles : 1), dram / 1024.0,
-           (unsigned long long) b->s.instructions, b->wall * 1e3);
+           (unsigned long long) b->s.instructions, b->wall * 1e3, 100.0 * (double) b->differ / (double) b->outputs,
+           b->max_diff);
     tot[0] += (double) a->s.cycles, tot[1] += (double) b->s.cycles;
     gemm += (double) b->s.gemm_counter, bytes += dram, wall += b->wall, macs += mac;
+    outputs += (double) b->outputs, differ += (double) b->differ;
+    if (b->max_diff > max_diff) max_diff = b->max_diff;
   }
-  printf("| | **total** | | | %.1f | %.0f | %.0f | %.2fx | %.3f | %.0f | | %.1f |\n", macs * 1e-6, tot[0], tot[1],
-         tot[0] / tot[1], gemm / tot[1], bytes / 1024.0, wall * 1e3);
+  printf("| | **total** | | | %.1f | %.0f | %.0f | %.2fx | %.3f | %.0f | | %.1f | %.2f%% | %d |\n", macs * 1e-6, tot[0],
+         tot[1], tot[0] / tot[1], gemm / tot[1], bytes / 1024.0, wall * 1e3, 100.0 * differ / outputs, max_diff);
   printf("\nGEMM micro-ops %.0f (256 MACs each; %.0f MMAC issued incl. channel padding), %.2f GMAC of the model\n",
          gemm, gemm * 256e-6, macs * 1e-9);
-  return 0;
+  printf("VTA vs CPU (TFLite-exact): %.0f of %.0f outputs differ (%.3f%%), max difference %d LSB\n", differ, outputs,
+         100.0 * differ / outputs, max_diff);
+  return max_diff <= 1 ? 0 : 1;
 }
