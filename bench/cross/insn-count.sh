@@ -81,7 +81,7 @@ if [ "$what" = all ] || [ "$what" = aarch64 ]; then
   ensure_build aarch64
   build_aarch64
   prog=$DIR/insn-layer-aarch64
-  Q=(qemu-aarch64 -L /usr/aarch64-linux-gnu -cpu max)
+  Q=(qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib -cpu max)
   while read -r family name; do
     v=$(per_unit "${Q[@]}" -- "$family" "$name" "$(units_of "$family")" "$prog")
     rows+=("| aarch64 | $name | $(layer_of "$family") | $v |")
@@ -90,7 +90,7 @@ if [ "$what" = all ] || [ "$what" = aarch64 ]; then
   for cpu in cortex-a53 max; do
     for x in xnnpack-conv1x1:gemm xnnpack-dw3x3:dwconv xnnpack-add:vadd; do
       family=${x#*:}
-      v=$(per_unit qemu-aarch64 -L /usr/aarch64-linux-gnu -cpu "$cpu" -- "${x%%:*}" - "$(units_of "$family")" "$prog")
+      v=$(per_unit qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib -cpu "$cpu" -- "${x%%:*}" - "$(units_of "$family")" "$prog")
       rows+=("| aarch64 -cpu $cpu | XNNPACK (Debian libxnnpack0 2022-02) ${x%%:*} operator | $(layer_of "$family") | $v |")
       echo "${rows[-1]}"
     done
@@ -101,7 +101,7 @@ if [ "$what" = all ] || [ "$what" = riscv64 ]; then
   build_riscv64
   prog=$DIR/insn-layer-riscv64
   for vlen in 128 256 512; do
-    Q=(qemu-riscv64 -L /usr/riscv64-linux-gnu -cpu "rv64,v=true,vext_spec=v1.0,vlen=$vlen")
+    Q=(qemu-riscv64 -L /usr/riscv64-linux-gnu -E LD_LIBRARY_PATH=/usr/riscv64-linux-gnu/lib -cpu "rv64,v=true,vext_spec=v1.0,vlen=$vlen")
     while read -r family name; do
       case $name in *scalar*) [ "$vlen" = 128 ] || continue ;; esac
       v=$(per_unit "${Q[@]}" -- "$family" "$name" "$(units_of "$family")" "$prog")

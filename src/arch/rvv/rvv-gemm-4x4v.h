@@ -7,8 +7,8 @@
  * channels: 4 chunks at VLEN 128, 2 at 256, 1 at 512 and above (at VLEN 1024 half of the
  * registers idle). Only min(nc, 64) channels of a block are computed. K is unrolled by 4; per k:
  * one unit-stride load of vl weights (e8m1), VSEXT to int16 (e16m2), and per row a scalar
- * activation (LB) into VWMACC.VX, widening into the int32 accumulators (int8 x int8 fits int16; the int32 sums wrap
- * like the scalar kernels). Exactly kc bytes of each row are read.
+ * activation (LB) into VWMACC.VX, widening into the int32 accumulators (int8 x int8 fits int16;
+ * the int32 sums wrap like the scalar kernels). Exactly kc bytes of each row are read.
  * Epilogue per chunk: multiplier and shift loaded from the block header, requantization and
  * output clamp in registers (rvv-requant.h, both roundings), one VSE8 of vl bytes per row.
  * Rows >= mr alias the last valid row (computed, stored to the same bytes).
