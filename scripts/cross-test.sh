@@ -8,8 +8,6 @@
 #
 #   bash scripts/cross-test.sh [aarch64|riscv64|all]      (default all)
 # Environment: Q8NN_CROSS_DIR (default build-cross/), Q8NN_CROSS_JOBS (default 2).
-# The tests see Q8NN_TEST_EMULATED=1: under qemu every instruction costs 20-100x, so tests may use
-# it to trim repetitions that only matter for speed (they must keep every code path).
 # Installs what it needs through scripts/cross-setup.sh (idempotent). Exits non-zero if any
 # configuration fails to build or has a failing test.
 set -euo pipefail
@@ -40,7 +38,7 @@ run() { # run ARCH LABEL VAR=VALUE
   local arch=$1 label=$2 setting=$3 t0
   t0=$(date +%s)
   echo "== cross-test: ctest $arch $label ($setting)"
-  if env "$setting" Q8NN_TEST_EMULATED=1 ctest --test-dir "$DIR/build-$arch" -j"$JOBS" --output-on-failure; then
+  if env "$setting" ctest --test-dir "$DIR/build-$arch" -j"$JOBS" --output-on-failure; then
     passed+=("$arch/$label")
   else
     failed+=("$arch/$label")

@@ -3,7 +3,7 @@
 # build) on fixed MobileNetV2 layers, counted under qemu-user with the "insn" TCG plugin built
 # from Debian's qemu source package. See bench/README-cross.md for the method.
 #
-#   bash bench/cross/insn-count.sh [aarch64|riscv64|all]   -> bench/cross/results.md (+ stdout)
+#   bash bench/cross/insn-count.sh [aarch64|riscv64|all]   -> bench/cross/results-<target>.md (+ stdout)
 # Builds the library for each target in $DIR/insn-<arch> (toolchains from scripts/cross-setup.sh).
 set -euo pipefail
 
@@ -11,7 +11,7 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 DIR=${Q8NN_CROSS_DIR:-$repo/build-cross}
 what=${1:-all}
 REPS=3
-OUT=$repo/bench/cross/results.md
+OUT=$repo/bench/cross/results
 PLUGIN=$DIR/qemu-plugins/libinsn.so
 
 bash "$repo/scripts/cross-setup.sh" "$what" >/dev/null
@@ -116,5 +116,5 @@ fi
   echo "| target | kernel | layer | executed instructions per MAC (add: per element) |"
   echo "| --- | --- | --- | --- |"
   printf '%s\n' "${rows[@]}"
-} >"$OUT.$what"
-echo "written $OUT.$what"
+} >"$OUT-$what.md"
+echo "written $OUT-$what.md"
