@@ -68,12 +68,15 @@ Q8NN_NEON_INLINE void q8nn_neon_4x16_store(struct q8nn_neon_acc4x16* acc, const 
     }
   } else {
     for (int q = 0; q < 4; q++) {
-      const struct q8nn_neon_rq rq = q8nn_neon_rq_load(header + 16 + 4 * q, header + 32 + 4 * q, rounding);
-      for (int r = 0; r < 4; r++) acc->v[r][q] = q8nn_neon_requantize(acc->v[r][q], rq, rounding, 0);
+      const struct q8nn_neon_rq rq =
+          q8nn_neon_rq_load(header + 16 + 4 * q, header + 32 + 4 * q, rounding);
+      for (int r = 0; r < 4; r++)
+        acc->v[r][q] = q8nn_neon_requantize(acc->v[r][q], rq, rounding, 0);
     }
   }
   for (int r = 3; r >= 0; r--) {
-    const int8x16_t out = q8nn_neon_pack16(acc->v[r][0], acc->v[r][1], acc->v[r][2], acc->v[r][3], o);
+    const int8x16_t out =
+        q8nn_neon_pack16(acc->v[r][0], acc->v[r][1], acc->v[r][2], acc->v[r][3], o);
     if (nc >= 16) {
       vst1q_s8(c[r], out);
     } else {
@@ -82,10 +85,11 @@ Q8NN_NEON_INLINE void q8nn_neon_4x16_store(struct q8nn_neon_acc4x16* acc, const 
   }
 }
 
-Q8NN_NEON_INLINE void q8nn_neon_gemm_4x16(q8nn_neon_4x16_k_fn kfn, int layout, int rounding, size_t mr, size_t nc, size_t kc,
-                                            const int8_t* a, size_t a_stride, const void* w,
-                                            int8_t* c, size_t cm_stride, size_t cn_stride,
-                                            const struct q8nn_qs8_conv_params* params) {
+Q8NN_NEON_INLINE void q8nn_neon_gemm_4x16(q8nn_neon_4x16_k_fn kfn, int layout, int rounding,
+                                          size_t mr, size_t nc, size_t kc, const int8_t* a,
+                                          size_t a_stride, const void* w, int8_t* c,
+                                          size_t cm_stride, size_t cn_stride,
+                                          const struct q8nn_qs8_conv_params* params) {
   const int8_t* ar[4];
   int8_t* cr[4];
   for (size_t r = 0; r < 4; r++) {
@@ -106,11 +110,12 @@ Q8NN_NEON_INLINE void q8nn_neon_gemm_4x16(q8nn_neon_4x16_k_fn kfn, int layout, i
   } while (nc != 0);
 }
 
-Q8NN_NEON_INLINE void q8nn_neon_igemm_4x16(q8nn_neon_4x16_k_fn kfn, int layout, int rounding, size_t mr, size_t nc, size_t kc, size_t ks,
-                                             const int8_t** a, const void* w, int8_t* c,
-                                             size_t cm_stride, size_t cn_stride, size_t a_offset,
-                                             const int8_t* zero,
-                                             const struct q8nn_qs8_conv_params* params) {
+Q8NN_NEON_INLINE void q8nn_neon_igemm_4x16(q8nn_neon_4x16_k_fn kfn, int layout, int rounding,
+                                           size_t mr, size_t nc, size_t kc, size_t ks,
+                                           const int8_t** a, const void* w, int8_t* c,
+                                           size_t cm_stride, size_t cn_stride, size_t a_offset,
+                                           const int8_t* zero,
+                                           const struct q8nn_qs8_conv_params* params) {
   int8_t* cr[4];
   for (size_t r = 0; r < 4; r++) cr[r] = c + (r < mr ? r : mr - 1) * cm_stride;
   const struct q8nn_neon_out o = q8nn_neon_out_load(params);
@@ -137,27 +142,29 @@ Q8NN_NEON_INLINE void q8nn_neon_igemm_4x16(q8nn_neon_4x16_k_fn kfn, int layout, 
 }
 
 /* One line per exported kernel pair (double / single rounding). */
-#define Q8NN_NEON_GEMM_4X16(name_rdouble, name_rsingle, kfn, layout)                                       \
-  void name_rdouble(size_t mr, size_t nc, size_t kc, const int8_t* a, size_t a_stride, const void* w, \
-                    int8_t* c, size_t cm_stride, size_t cn_stride,                                  \
-                    const struct q8nn_qs8_conv_params* p) {                                         \
-    q8nn_neon_gemm_4x16(kfn, layout, 0, mr, nc, kc, a, a_stride, w, c, cm_stride, cn_stride, p);           \
-  }                                                                                                 \
-  void name_rsingle(size_t mr, size_t nc, size_t kc, const int8_t* a, size_t a_stride, const void* w, \
-                    int8_t* c, size_t cm_stride, size_t cn_stride,                                  \
-                    const struct q8nn_qs8_conv_params* p) {                                         \
-    q8nn_neon_gemm_4x16(kfn, layout, 1, mr, nc, kc, a, a_stride, w, c, cm_stride, cn_stride, p);           \
+#define Q8NN_NEON_GEMM_4X16(name_rdouble, name_rsingle, kfn, layout)                               \
+  void name_rdouble(size_t mr, size_t nc, size_t kc, const int8_t* a, size_t a_stride,             \
+                    const void* w, int8_t* c, size_t cm_stride, size_t cn_stride,                  \
+                    const struct q8nn_qs8_conv_params* p) {                                        \
+    q8nn_neon_gemm_4x16(kfn, layout, 0, mr, nc, kc, a, a_stride, w, c, cm_stride, cn_stride, p);   \
+  }                                                                                                \
+  void name_rsingle(size_t mr, size_t nc, size_t kc, const int8_t* a, size_t a_stride,             \
+                    const void* w, int8_t* c, size_t cm_stride, size_t cn_stride,                  \
+                    const struct q8nn_qs8_conv_params* p) {                                        \
+    q8nn_neon_gemm_4x16(kfn, layout, 1, mr, nc, kc, a, a_stride, w, c, cm_stride, cn_stride, p);   \
   }
-#define Q8NN_NEON_IGEMM_4X16(name_rdouble, name_rsingle, kfn, layout)                                       \
-  void name_rdouble(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t** a, const void* w,    \
-                    int8_t* c, size_t cm_stride, size_t cn_stride, size_t a_offset,                 \
-                    const int8_t* zero, const struct q8nn_qs8_conv_params* p) {                     \
-    q8nn_neon_igemm_4x16(kfn, layout, 0, mr, nc, kc, ks, a, w, c, cm_stride, cn_stride, a_offset, zero, p); \
-  }                                                                                                 \
-  void name_rsingle(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t** a, const void* w,    \
-                    int8_t* c, size_t cm_stride, size_t cn_stride, size_t a_offset,                 \
-                    const int8_t* zero, const struct q8nn_qs8_conv_params* p) {                     \
-    q8nn_neon_igemm_4x16(kfn, layout, 1, mr, nc, kc, ks, a, w, c, cm_stride, cn_stride, a_offset, zero, p); \
+#define Q8NN_NEON_IGEMM_4X16(name_rdouble, name_rsingle, kfn, layout)                              \
+  void name_rdouble(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t** a, const void* w,   \
+                    int8_t* c, size_t cm_stride, size_t cn_stride, size_t a_offset,                \
+                    const int8_t* zero, const struct q8nn_qs8_conv_params* p) {                    \
+    q8nn_neon_igemm_4x16(kfn, layout, 0, mr, nc, kc, ks, a, w, c, cm_stride, cn_stride, a_offset,  \
+                         zero, p);                                                                 \
+  }                                                                                                \
+  void name_rsingle(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t** a, const void* w,   \
+                    int8_t* c, size_t cm_stride, size_t cn_stride, size_t a_offset,                \
+                    const int8_t* zero, const struct q8nn_qs8_conv_params* p) {                    \
+    q8nn_neon_igemm_4x16(kfn, layout, 1, mr, nc, kc, ks, a, w, c, cm_stride, cn_stride, a_offset,  \
+                         zero, p);                                                                 \
   }
 
 #endif

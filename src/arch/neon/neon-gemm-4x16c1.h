@@ -11,18 +11,18 @@
 
 #include "arch/neon/neon-gemm-4x16.h"
 
-#define Q8NN_NEON_4X16C1_STEP(lane)                                                          \
-  do {                                                                                       \
-    const int8x16_t vw = vld1q_s8(w);                                                        \
-    w += 16;                                                                                 \
-    const int16x8_t vwlo = vmovl_s8(vget_low_s8(vw));                                        \
-    const int16x8_t vwhi = vmovl_high_s8(vw);                                                \
-    for (int r = 0; r < 4; r++) {                                                            \
-      acc->v[r][0] = vmlal_laneq_s16(acc->v[r][0], vget_low_s16(vwlo), va[r], lane);         \
-      acc->v[r][1] = vmlal_high_laneq_s16(acc->v[r][1], vwlo, va[r], lane);                  \
-      acc->v[r][2] = vmlal_laneq_s16(acc->v[r][2], vget_low_s16(vwhi), va[r], lane);         \
-      acc->v[r][3] = vmlal_high_laneq_s16(acc->v[r][3], vwhi, va[r], lane);                  \
-    }                                                                                        \
+#define Q8NN_NEON_4X16C1_STEP(lane)                                                                \
+  do {                                                                                             \
+    const int8x16_t vw = vld1q_s8(w);                                                              \
+    w += 16;                                                                                       \
+    const int16x8_t vwlo = vmovl_s8(vget_low_s8(vw));                                              \
+    const int16x8_t vwhi = vmovl_high_s8(vw);                                                      \
+    for (int r = 0; r < 4; r++) {                                                                  \
+      acc->v[r][0] = vmlal_laneq_s16(acc->v[r][0], vget_low_s16(vwlo), va[r], lane);               \
+      acc->v[r][1] = vmlal_high_laneq_s16(acc->v[r][1], vwlo, va[r], lane);                        \
+      acc->v[r][2] = vmlal_laneq_s16(acc->v[r][2], vget_low_s16(vwhi), va[r], lane);               \
+      acc->v[r][3] = vmlal_high_laneq_s16(acc->v[r][3], vwhi, va[r], lane);                        \
+    }                                                                                              \
   } while (0)
 
 Q8NN_NEON_INLINE const int8_t* q8nn_neon_4x16c1_k(struct q8nn_neon_acc4x16* acc, const int8_t* a0,

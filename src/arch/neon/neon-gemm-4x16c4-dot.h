@@ -6,9 +6,10 @@
  * KR = 4 (w[round_up(kc, 4) / 4][16][4]): one 16-byte load holds 4 channels x 4 k, exactly the
  * SDOT-by-element operand. Signed x signed (input_offset 0). K is blocked by 16: each row loads 16
  * activations and each 4-k step issues 16 SDOT (by element) for 256 MACs. The K tail (kc % 16)
- * copies the remaining activations of each row into a zeroed 16-byte buffer (never reading past
- * kc); the packing zero-pads w beyond kc, so the padding lanes contribute 0. Products are summed
- * in int32 and wrap like the scalar kernels. Drivers and epilogue: neon-gemm-4x16.h.
+ * loads the remaining activations of each row with fixed-size loads into a zeroed vector
+ * (never reading past kc); the packing zero-pads w beyond kc, so the padding lanes contribute 0.
+ * Products are summed in int32 and wrap like the scalar kernels. Drivers and epilogue:
+ * neon-gemm-4x16.h.
  */
 #ifndef Q8NN_ARCH_NEON_GEMM_4X16C4_DOT_H
 #define Q8NN_ARCH_NEON_GEMM_4X16C4_DOT_H
@@ -17,19 +18,19 @@
 
 #include "arch/neon/neon-gemm-4x16.h"
 
-#define Q8NN_NEONDOT_4X16C4_STEP(lane)                                                     \
-  do {                                                                                     \
-    const int8x16_t vw0 = vld1q_s8(w);                                                     \
-    const int8x16_t vw1 = vld1q_s8(w + 16);                                                \
-    const int8x16_t vw2 = vld1q_s8(w + 32);                                                \
-    const int8x16_t vw3 = vld1q_s8(w + 48);                                                \
-    w += 64;                                                                               \
-    for (int r = 0; r < 4; r++) {                                                          \
-      acc->v[r][0] = vdotq_laneq_s32(acc->v[r][0], vw0, va[r], lane);                      \
-      acc->v[r][1] = vdotq_laneq_s32(acc->v[r][1], vw1, va[r], lane);                      \
-      acc->v[r][2] = vdotq_laneq_s32(acc->v[r][2], vw2, va[r], lane);                      \
-      acc->v[r][3] = vdotq_laneq_s32(acc->v[r][3], vw3, va[r], lane);                      \
-    }                                                                                      \
+#define Q8NN_NEONDOT_4X16C4_STEP(lane)                                                             \
+  do {                                                                                             \
+    const int8x16_t vw0 = vld1q_s8(w);                                                             \
+    const int8x16_t vw1 = vld1q_s8(w + 16);                                                        \
+    const int8x16_t vw2 = vld1q_s8(w + 32);                                                        \
+    const int8x16_t vw3 = vld1q_s8(w + 48);                                                        \
+    w += 64;                                                                                       \
+    for (int r = 0; r < 4; r++) {                                                                  \
+      acc->v[r][0] = vdotq_laneq_s32(acc->v[r][0], vw0, va[r], lane);                              \
+      acc->v[r][1] = vdotq_laneq_s32(acc->v[r][1], vw1, va[r], lane);                              \
+      acc->v[r][2] = vdotq_laneq_s32(acc->v[r][2], vw2, va[r], lane);                              \
+      acc->v[r][3] = vdotq_laneq_s32(acc->v[r][3], vw3, va[r], lane);                              \
+    }                                                                                              \
   } while (0)
 
 Q8NN_NEON_INLINE const int8_t* q8nn_neondot_4x16c4_k(struct q8nn_neon_acc4x16* acc,
@@ -51,11 +52,7 @@ Q8NN_NEON_INLINE const int8_t* q8nn_neondot_4x16c4_k(struct q8nn_neon_acc4x16* a
   }
   if (k != 0) {
     int8x16_t va[4];
-    for (int r = 0; r < 4; r++) {
-      int8_t buf[16] = {0};
-      memcpy(buf, ap[r], k);
-      va[r] = vld1q_s8(buf);
-    }
+    for (int r = 0; r < 4; r++) va[r] = q8nn_neon_load_partial(ap[r], k);
     Q8NN_NEONDOT_4X16C4_STEP(0);
     if (k > 4) Q8NN_NEONDOT_4X16C4_STEP(1);
     if (k > 8) Q8NN_NEONDOT_4X16C4_STEP(2);

@@ -21,6 +21,7 @@
 #define Q8NN_ARCH_NEON_REQUANT_H
 
 #include <arm_neon.h>
+#include <string.h>
 
 #include "ukernel.h"
 
@@ -108,6 +109,35 @@ Q8NN_NEON_INLINE int8x16_t q8nn_neon_pack16(int32x4_t v0, int32x4_t v1, int32x4_
   int8x16_t out = vqmovn_high_s16(vqmovn_s16(lo), hi);
   out = vmaxq_s8(out, o.min);
   return vminq_s8(out, o.max);
+}
+
+/* Loads n (< 16) bytes into the low lanes of a zeroed vector with fixed-size loads (8/4/2/1):
+   no byte past p + n is read, and no variable-length memcpy call. Little-endian lane order. */
+Q8NN_NEON_INLINE int8x16_t q8nn_neon_load_partial(const int8_t* p, size_t n) {
+  uint64_t lo = 0, t = 0;
+  unsigned s = 0;
+  if (n & 8) {
+    memcpy(&lo, p, 8);
+    p += 8;
+  }
+  if (n & 4) {
+    uint32_t x;
+    memcpy(&x, p, 4);
+    t = x;
+    s = 32;
+    p += 4;
+  }
+  if (n & 2) {
+    uint16_t x;
+    memcpy(&x, p, 2);
+    t |= (uint64_t) x << s;
+    s += 16;
+    p += 2;
+  }
+  if (n & 1) t |= (uint64_t) (uint8_t) *p << s;
+  const uint64_t hi = (n & 8) ? t : 0;
+  if (!(n & 8)) lo = t;
+  return vreinterpretq_s8_u64(vcombine_u64(vcreate_u64(lo), vcreate_u64(hi)));
 }
 
 /* Stores the first n (< 16) bytes of v. */

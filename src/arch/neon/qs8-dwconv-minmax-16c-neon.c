@@ -7,9 +7,10 @@
  * + input_offset); then per 16-channel block 4 int32x4 accumulators start from the packed bias,
  * each tap loads 16 inputs and 16 weights, SMULL/SMULL2 (int8 x int8 fits int16) and SADDW/SADDW2
  * into int32 (wrapping like the scalar kernels), and the block is requantized in registers
- * (neon-requant.h) and stored. The channel tail (channels % 16) copies each tap's remaining
- * inputs into a zeroed buffer, so no input byte past `channels` is read; packed weights are
- * zero-padded to 16 channels. Params: output_zero_point/min/max; multiplier/shift per channel.
+ * (neon-requant.h) and stored. The channel tail (channels % 16) loads each tap's remaining
+ * inputs with fixed-size loads into a zeroed vector, so no input byte past `channels` is read;
+ * packed weights are zero-padded to 16 channels. Params: output_zero_point/min/max;
+ * multiplier/shift per channel.
  */
 #include <string.h>
 
@@ -27,8 +28,8 @@ Q8NN_NEON_INLINE void q8nn_neon_dw_tap(int32x4_t acc[4], int8x16_t vi, int8x16_t
   acc[3] = vaddw_high_s16(acc[3], vhi);
 }
 
-Q8NN_NEON_INLINE int8x16_t q8nn_neon_dw_finish(int32x4_t acc[4], const int32_t* header, int rounding,
-                                               struct q8nn_neon_out o) {
+Q8NN_NEON_INLINE int8x16_t q8nn_neon_dw_finish(int32x4_t acc[4], const int32_t* header,
+                                               int rounding, struct q8nn_neon_out o) {
   /* Two copies of the loop, so the common case (all shifts <= 0) carries no SSHL. */
   if (rounding == 0 && q8nn_neon_any_left_shift16(header + 32)) {
     for (int q = 0; q < 4; q++) {
@@ -37,7 +38,8 @@ Q8NN_NEON_INLINE int8x16_t q8nn_neon_dw_finish(int32x4_t acc[4], const int32_t* 
     }
   } else {
     for (int q = 0; q < 4; q++) {
-      const struct q8nn_neon_rq rq = q8nn_neon_rq_load(header + 16 + 4 * q, header + 32 + 4 * q, rounding);
+      const struct q8nn_neon_rq rq =
+          q8nn_neon_rq_load(header + 16 + 4 * q, header + 32 + 4 * q, rounding);
       acc[q] = q8nn_neon_requantize(acc[q], rq, rounding, 0);
     }
   }
@@ -49,7 +51,8 @@ Q8NN_NEON_INLINE void q8nn_neon_dwconv_16c(size_t TAPS, int rounding, size_t cha
                                            size_t output_width, size_t taps, const int8_t** input,
                                            size_t input_stride, const void* weights, int8_t* output,
                                            size_t output_increment, size_t input_offset,
-                                           const int8_t* zero, const struct q8nn_qs8_conv_params* params) {
+                                           const int8_t* zero,
+                                           const struct q8nn_qs8_conv_params* params) {
   const struct q8nn_neon_out o = q8nn_neon_out_load(params);
   if (TAPS != 0) taps = TAPS;
   const size_t block_bytes = Q8NN_PACKED_HEADER_BYTES(16) + 16 * taps;
@@ -99,9 +102,7 @@ Q8NN_NEON_INLINE void q8nn_neon_dwconv_16c(size_t TAPS, int rounding, size_t cha
           row = input[t];
           row = (row == zero ? row : row + input_offset) + off;
         }
-        int8_t buf[16] = {0};
-        memcpy(buf, row, c);
-        q8nn_neon_dw_tap(acc, vld1q_s8(buf), vld1q_s8(wk + 16 * t));
+        q8nn_neon_dw_tap(acc, q8nn_neon_load_partial(row, c), vld1q_s8(wk + 16 * t));
       }
       q8nn_neon_store_partial(output, q8nn_neon_dw_finish(acc, header, rounding, o), c);
       output += c;
@@ -112,11 +113,11 @@ Q8NN_NEON_INLINE void q8nn_neon_dwconv_16c(size_t TAPS, int rounding, size_t cha
 }
 
 #define Q8NN_NEON_DWCONV(name, TAPS, rounding)                                                     \
-  void name(size_t channels, size_t output_width, size_t taps, const int8_t** input,              \
-            size_t input_stride, const void* weights, int8_t* output, size_t output_increment,    \
+  void name(size_t channels, size_t output_width, size_t taps, const int8_t** input,               \
+            size_t input_stride, const void* weights, int8_t* output, size_t output_increment,     \
             size_t input_offset, const int8_t* zero, const struct q8nn_qs8_conv_params* p) {       \
-    q8nn_neon_dwconv_16c(TAPS, rounding, channels, output_width, taps, input, input_stride,       \
-                         weights, output, output_increment, input_offset, zero, p);               \
+    q8nn_neon_dwconv_16c(TAPS, rounding, channels, output_width, taps, input, input_stride,        \
+                         weights, output, output_increment, input_offset, zero, p);                \
   }
 
 Q8NN_NEON_DWCONV(q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p16c__neon, 9, 0)

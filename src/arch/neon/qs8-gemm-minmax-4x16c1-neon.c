@@ -9,5 +9,5 @@
 #include "arch/neon/neon-gemm-4x16c1.h"
 
 Q8NN_NEON_GEMM_4X16(q8nn_qs8_gemm_minmax_rdouble_ukernel_4x16c1__neon,
-                       q8nn_qs8_gemm_minmax_rsingle_ukernel_4x16c1__neon, q8nn_neon_4x16c1_k,
-                        Q8NN_NEON_LAYOUT_ROWS)
+                    q8nn_qs8_gemm_minmax_rsingle_ukernel_4x16c1__neon, q8nn_neon_4x16c1_k,
+                    Q8NN_NEON_LAYOUT_ROWS)

@@ -2,7 +2,8 @@
  * q8nn_qs8_igemm_minmax_{rdouble,rsingle}_ukernel_4x16c8__neoni8mm: aarch64 NEON + i8mm (SMMLA;
  * built with -march=armv8.2-a+dotprod+i8mm, dispatched only with Q8NN_ISA_ARM_NEON_I8MM). Tile
  * 4x16, KR = 8 (standard packing), ks taps through the indirection buffer (zero row as is, others
- * + a_offset), K blocked by 16, zero-filled copy for the K tail; any kc, mr 1..4, nc tails. Both
+ * + a_offset), K blocked by 16, fixed-size partial loads for the K tail; any kc, mr 1..4, nc
+ * tails. Both
  * TFLite roundings, bit-exact (neon-requant.h). K loop: neon-gemm-4x16c8-i8mm.h; drivers:
  * neon-gemm-4x16.h.
  */

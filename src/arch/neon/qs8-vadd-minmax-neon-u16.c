@@ -5,9 +5,9 @@
  * int32 and shifted left (SSHL, modulo 2^32 like the scalar), SQRDMULH (= gemmlowp SRDHM) and the
  * away-from-zero rounding shift of neon-requant.h; the int32 sum goes through the output
  * multiplier and shift, the zero point is added with int32 wrap-around, then saturating narrows
- * and the clamp. Tails (n % 16) go through 16-byte buffers, so exactly n bytes are read and
- * written; y may alias a or b (each block is loaded before it is stored). vaddc computes the
- * broadcast operand's term once with the scalar code.
+ * and the clamp. Tails (n % 16) use fixed-size partial loads and stores, so exactly n bytes are
+ * read and written; y may alias a or b (each block is loaded before it is stored). vaddc computes
+ * the broadcast operand's term once with the scalar code.
  */
 #include <string.h>
 
@@ -53,7 +53,8 @@ Q8NN_NEON_INLINE int8x16_t q8nn_neon_add16(int8x16_t va, const int32x4_t vb[4],
   int32x4_t v[4] = {vmovl_s16(vget_low_s16(xlo)), vmovl_high_s16(xlo), vmovl_s16(vget_low_s16(xhi)),
                     vmovl_high_s16(xhi)};
   for (int q = 0; q < 4; q++) {
-    const int32x4_t sum = vaddq_s32(q8nn_neon_add_term(v[q], s->left, s->a_mult, s->a_shift), vb[q]);
+    const int32x4_t sum =
+        vaddq_s32(q8nn_neon_add_term(v[q], s->left, s->a_mult, s->a_shift), vb[q]);
     v[q] = q8nn_neon_rdbpot(vqrdmulhq_s32(sum, s->out_mult), s->out_shift);
   }
   for (int q = 0; q < 4; q++) v[q] = vaddq_s32(v[q], s->out_zp); /* int32 wrap, as the scalar */
@@ -63,7 +64,8 @@ Q8NN_NEON_INLINE int8x16_t q8nn_neon_add16(int8x16_t va, const int32x4_t vb[4],
   return vminq_s8(vmaxq_s8(out, s->out_min), s->out_max);
 }
 
-Q8NN_NEON_INLINE void q8nn_neon_add_bterms(int8x16_t vb, const struct q8nn_neon_add* s, int32x4_t out[4]) {
+Q8NN_NEON_INLINE void q8nn_neon_add_bterms(int8x16_t vb, const struct q8nn_neon_add* s,
+                                           int32x4_t out[4]) {
   const int16x8_t xlo = vsubl_s8(vget_low_s8(vb), s->b_zp);
   const int16x8_t xhi = vsubl_s8(vget_high_s8(vb), s->b_zp);
   out[0] = q8nn_neon_add_term(vmovl_s16(vget_low_s16(xlo)), s->left, s->b_mult, s->b_shift);
@@ -86,13 +88,9 @@ void q8nn_qs8_vadd_minmax_ukernel__neon_u16(size_t n, const int8_t* a, const int
     y += 16;
   }
   if (n != 0) {
-    int8_t ba[16] = {0}, bb[16] = {0}, by[16];
-    memcpy(ba, a, n);
-    memcpy(bb, b, n);
     int32x4_t bt[4];
-    q8nn_neon_add_bterms(vld1q_s8(bb), &s, bt);
-    vst1q_s8(by, q8nn_neon_add16(vld1q_s8(ba), bt, &s));
-    memcpy(y, by, n);
+    q8nn_neon_add_bterms(q8nn_neon_load_partial(b, n), &s, bt);
+    q8nn_neon_store_partial(y, q8nn_neon_add16(q8nn_neon_load_partial(a, n), bt, &s), n);
   }
 }
 
@@ -100,7 +98,8 @@ void q8nn_qs8_vaddc_minmax_ukernel__neon_u16(size_t n, const int8_t* a, const in
                                              const struct q8nn_qs8_add_params* params) {
   const struct q8nn_neon_add s = q8nn_neon_add_load(params);
   /* b's term, exactly as q8nn_add_scalar computes it. */
-  const int32_t sb = (int32_t) ((uint32_t) ((int32_t) *b - params->b_zero_point) << params->left_shift);
+  const int32_t sb =
+      (int32_t) ((uint32_t) ((int32_t) *b - params->b_zero_point) << params->left_shift);
   const int32_t rb = q8nn_rdbpot(q8nn_srdhm(sb, params->b_multiplier), -params->b_shift);
   const int32x4_t bt[4] = {vdupq_n_s32(rb), vdupq_n_s32(rb), vdupq_n_s32(rb), vdupq_n_s32(rb)};
   for (; n >= 16; n -= 16) {
@@ -110,9 +109,6 @@ void q8nn_qs8_vaddc_minmax_ukernel__neon_u16(size_t n, const int8_t* a, const in
     y += 16;
   }
   if (n != 0) {
-    int8_t ba[16] = {0}, by[16];
-    memcpy(ba, a, n);
-    vst1q_s8(by, q8nn_neon_add16(vld1q_s8(ba), bt, &s));
-    memcpy(y, by, n);
+    q8nn_neon_store_partial(y, q8nn_neon_add16(q8nn_neon_load_partial(a, n), bt, &s), n);
   }
 }

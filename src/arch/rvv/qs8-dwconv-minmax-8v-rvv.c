@@ -22,7 +22,8 @@ Q8NN_RVV_INLINE void q8nn_rvv_dwconv_8v(size_t TAPS, int rounding, size_t channe
                                         size_t output_width, size_t taps, const int8_t** input,
                                         size_t input_stride, const void* weights, int8_t* output,
                                         size_t output_increment, size_t input_offset,
-                                        const int8_t* zero, const struct q8nn_qs8_conv_params* params) {
+                                        const int8_t* zero,
+                                        const struct q8nn_qs8_conv_params* params) {
   if (TAPS != 0) taps = TAPS;
   const size_t block_bytes = Q8NN_PACKED_HEADER_BYTES(Q8NN_RVV_DW_CT) + Q8NN_RVV_DW_CT * taps;
   do {
@@ -70,11 +71,11 @@ Q8NN_RVV_INLINE void q8nn_rvv_dwconv_8v(size_t TAPS, int rounding, size_t channe
 }
 
 #define Q8NN_RVV_DWCONV(name, TAPS, rounding)                                                      \
-  void name(size_t channels, size_t output_width, size_t taps, const int8_t** input,              \
-            size_t input_stride, const void* weights, int8_t* output, size_t output_increment,    \
+  void name(size_t channels, size_t output_width, size_t taps, const int8_t** input,               \
+            size_t input_stride, const void* weights, int8_t* output, size_t output_increment,     \
             size_t input_offset, const int8_t* zero, const struct q8nn_qs8_conv_params* p) {       \
     q8nn_rvv_dwconv_8v(TAPS, rounding, channels, output_width, taps, input, input_stride, weights, \
-                       output, output_increment, input_offset, zero, p);                          \
+                       output, output_increment, input_offset, zero, p);                           \
   }
 
 Q8NN_RVV_DWCONV(q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p8v__rvv, 9, 0)

@@ -8,16 +8,18 @@
 #include "kernel-decls.h"
 #include "arch/rvv/rvv-gemm-4x4v.h"
 
-void q8nn_qs8_igemm_minmax_rdouble_ukernel_4x4v__rvv(
-    size_t mr, size_t nc, size_t kc, size_t ks, const int8_t** a, const void* w, int8_t* c,
-    size_t cm_stride, size_t cn_stride, size_t a_offset, const int8_t* zero,
-    const struct q8nn_qs8_conv_params* params) {
+void q8nn_qs8_igemm_minmax_rdouble_ukernel_4x4v__rvv(size_t mr, size_t nc, size_t kc, size_t ks,
+                                                     const int8_t** a, const void* w, int8_t* c,
+                                                     size_t cm_stride, size_t cn_stride,
+                                                     size_t a_offset, const int8_t* zero,
+                                                     const struct q8nn_qs8_conv_params* params) {
   q8nn_rvv_4x4v_blocks(0, mr, nc, kc, ks, a, a_offset, zero, w, c, cm_stride, cn_stride, params);
 }
 
-void q8nn_qs8_igemm_minmax_rsingle_ukernel_4x4v__rvv(
-    size_t mr, size_t nc, size_t kc, size_t ks, const int8_t** a, const void* w, int8_t* c,
-    size_t cm_stride, size_t cn_stride, size_t a_offset, const int8_t* zero,
-    const struct q8nn_qs8_conv_params* params) {
+void q8nn_qs8_igemm_minmax_rsingle_ukernel_4x4v__rvv(size_t mr, size_t nc, size_t kc, size_t ks,
+                                                     const int8_t** a, const void* w, int8_t* c,
+                                                     size_t cm_stride, size_t cn_stride,
+                                                     size_t a_offset, const int8_t* zero,
+                                                     const struct q8nn_qs8_conv_params* params) {
   q8nn_rvv_4x4v_blocks(1, mr, nc, kc, ks, a, a_offset, zero, w, c, cm_stride, cn_stride, params);
 }

@@ -1,6 +1,6 @@
 /*
- * q8nn_qs8_vadd_minmax_ukernel__rvv_u4v / q8nn_qs8_vaddc_minmax_ukernel__rvv_u4v: TFLite int8 add on
- * RISC-V Vector 1.0, vector-length agnostic: per step vl = VLMAX(e8m1) elements, computed in 4
+ * q8nn_qs8_vadd_minmax_ukernel__rvv_u4v / q8nn_qs8_vaddc_minmax_ukernel__rvv_u4v: TFLite int8 add
+ * on RISC-V Vector 1.0, vector-length agnostic: per step vl = VLMAX(e8m1) elements, computed in 4
  * vector registers of int32 (LMUL 4). Bit-exact with q8nn_add_scalar for every parameter set the
  * scalar accepts: (x - zp) by VWSUB (int16, zero points are int8), VSEXT to int32, VSLL (modulo
  * 2^32), VSMUL RNU (= gemmlowp SRDHM) and the away-from-zero rounding shift of rvv-requant.h with
@@ -43,8 +43,10 @@ void q8nn_qs8_vadd_minmax_ukernel__rvv_u4v(size_t n, const int8_t* a, const int8
     const size_t vl = __riscv_vsetvl_e8m1(n);
     const vint8m1_t va = __riscv_vle8_v_i8m1(a, vl);
     const vint8m1_t vb = __riscv_vle8_v_i8m1(b, vl);
-    const vint32m4_t ta = q8nn_rvv_add_term(va, p->a_zero_point, p->left_shift, p->a_multiplier, p->a_shift, vl);
-    const vint32m4_t tb = q8nn_rvv_add_term(vb, p->b_zero_point, p->left_shift, p->b_multiplier, p->b_shift, vl);
+    const vint32m4_t ta =
+        q8nn_rvv_add_term(va, p->a_zero_point, p->left_shift, p->a_multiplier, p->a_shift, vl);
+    const vint32m4_t tb =
+        q8nn_rvv_add_term(vb, p->b_zero_point, p->left_shift, p->b_multiplier, p->b_shift, vl);
     __riscv_vse8_v_i8m1(y, q8nn_rvv_add_out(__riscv_vadd_vv_i32m4(ta, tb, vl), p, vl), vl);
     a += vl;
     b += vl;
@@ -60,7 +62,8 @@ void q8nn_qs8_vaddc_minmax_ukernel__rvv_u4v(size_t n, const int8_t* a, const int
   while (n != 0) {
     const size_t vl = __riscv_vsetvl_e8m1(n);
     const vint8m1_t va = __riscv_vle8_v_i8m1(a, vl);
-    const vint32m4_t ta = q8nn_rvv_add_term(va, p->a_zero_point, p->left_shift, p->a_multiplier, p->a_shift, vl);
+    const vint32m4_t ta =
+        q8nn_rvv_add_term(va, p->a_zero_point, p->left_shift, p->a_multiplier, p->a_shift, vl);
     __riscv_vse8_v_i8m1(y, q8nn_rvv_add_out(__riscv_vadd_vx_i32m4(ta, rb, vl), p, vl), vl);
     a += vl;
     y += vl;

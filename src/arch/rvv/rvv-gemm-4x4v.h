@@ -20,10 +20,18 @@
 
 #define Q8NN_RVV_GEMM_NR 64
 
+Q8NN_RVV_INLINE void q8nn_rvv_4x4v_store_row(int8_t* c, vint32m4_t acc, vint32m4_t vmult,
+                                             vint32m4_t vshift, int rounding,
+                                             const struct q8nn_qs8_conv_params* params, size_t vl) {
+  const vint32m4_t v = q8nn_rvv_requantize_m4(acc, vmult, vshift, rounding, vl);
+  __riscv_vse8_v_i8m1(c, q8nn_rvv_output_m4(v, params, vl), vl);
+}
+
 /* One chunk of vl channels starting at channel n0 of the block at `block`, over ks taps. */
-Q8NN_RVV_INLINE void q8nn_rvv_4x4v_chunk(int rounding, size_t ks, const int8_t* const* a,
-                                         size_t mr, size_t a_offset, const int8_t* zero, size_t kc, const int8_t* block, size_t n0, size_t vl,
-                                         int8_t* c[4], const struct q8nn_qs8_conv_params* params) {
+Q8NN_RVV_INLINE void q8nn_rvv_4x4v_chunk(int rounding, size_t ks, const int8_t* const* a, size_t mr,
+                                         size_t a_offset, const int8_t* zero, size_t kc,
+                                         const int8_t* block, size_t n0, size_t vl, int8_t* c[4],
+                                         const struct q8nn_qs8_conv_params* params) {
   const int32_t* header = (const int32_t*) block;
   const vint32m4_t vbias = __riscv_vle32_v_i32m4(header + n0, vl);
   vint32m4_t acc0 = vbias, acc1 = vbias, acc2 = vbias, acc3 = vbias;
@@ -38,14 +46,14 @@ Q8NN_RVV_INLINE void q8nn_rvv_4x4v_chunk(int rounding, size_t ks, const int8_t* 
     const int8_t* a1 = ar[1];
     const int8_t* a2 = ar[2];
     const int8_t* a3 = ar[3];
-#define Q8NN_RVV_4X4V_K(j)                                                                  \
-  do {                                                                                      \
-    const vint16m2_t vw = __riscv_vsext_vf2_i16m2(                                          \
-        __riscv_vle8_v_i8m1(w + (j) * Q8NN_RVV_GEMM_NR, vl), vl);                           \
-    acc0 = __riscv_vwmacc_vx_i32m4(acc0, (int16_t) a0[j], vw, vl);                          \
-    acc1 = __riscv_vwmacc_vx_i32m4(acc1, (int16_t) a1[j], vw, vl);                          \
-    acc2 = __riscv_vwmacc_vx_i32m4(acc2, (int16_t) a2[j], vw, vl);                          \
-    acc3 = __riscv_vwmacc_vx_i32m4(acc3, (int16_t) a3[j], vw, vl);                          \
+#define Q8NN_RVV_4X4V_K(j)                                                                         \
+  do {                                                                                             \
+    const vint16m2_t vw =                                                                          \
+        __riscv_vsext_vf2_i16m2(__riscv_vle8_v_i8m1(w + (j) * Q8NN_RVV_GEMM_NR, vl), vl);          \
+    acc0 = __riscv_vwmacc_vx_i32m4(acc0, (int16_t) a0[j], vw, vl);                                 \
+    acc1 = __riscv_vwmacc_vx_i32m4(acc1, (int16_t) a1[j], vw, vl);                                 \
+    acc2 = __riscv_vwmacc_vx_i32m4(acc2, (int16_t) a2[j], vw, vl);                                 \
+    acc3 = __riscv_vwmacc_vx_i32m4(acc3, (int16_t) a3[j], vw, vl);                                 \
   } while (0)
     /* Unrolled by 4 so the pointer increments and the branch are shared by 4 k. */
     size_t k = kc;
@@ -67,10 +75,10 @@ Q8NN_RVV_INLINE void q8nn_rvv_4x4v_chunk(int rounding, size_t ks, const int8_t* 
   const vint32m4_t vmult = __riscv_vle32_v_i32m4(header + Q8NN_RVV_GEMM_NR + n0, vl);
   const vint32m4_t vshift = __riscv_vle32_v_i32m4(header + 2 * Q8NN_RVV_GEMM_NR + n0, vl);
   /* Highest row first: aliased rows (>= mr) then get overwritten by the same bytes. */
-  __riscv_vse8_v_i8m1(c[3] + n0, q8nn_rvv_output_m4(q8nn_rvv_requantize_m4(acc3, vmult, vshift, rounding, vl), params, vl), vl);
-  __riscv_vse8_v_i8m1(c[2] + n0, q8nn_rvv_output_m4(q8nn_rvv_requantize_m4(acc2, vmult, vshift, rounding, vl), params, vl), vl);
-  __riscv_vse8_v_i8m1(c[1] + n0, q8nn_rvv_output_m4(q8nn_rvv_requantize_m4(acc1, vmult, vshift, rounding, vl), params, vl), vl);
-  __riscv_vse8_v_i8m1(c[0] + n0, q8nn_rvv_output_m4(q8nn_rvv_requantize_m4(acc0, vmult, vshift, rounding, vl), params, vl), vl);
+  q8nn_rvv_4x4v_store_row(c[3] + n0, acc3, vmult, vshift, rounding, params, vl);
+  q8nn_rvv_4x4v_store_row(c[2] + n0, acc2, vmult, vshift, rounding, params, vl);
+  q8nn_rvv_4x4v_store_row(c[1] + n0, acc1, vmult, vshift, rounding, params, vl);
+  q8nn_rvv_4x4v_store_row(c[0] + n0, acc0, vmult, vshift, rounding, params, vl);
 }
 
 /* a: [ks][4] row pointers as in the igemm contract (a pointer equal to zero is used as is, others

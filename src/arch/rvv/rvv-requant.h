@@ -30,10 +30,12 @@
   Q8NN_RVV_INLINE vint32##M##_t q8nn_rvv_rdouble_##M(vint32##M##_t acc, vint32##M##_t mult,        \
                                                      vint32##M##_t shift, size_t vl) {             \
     const vint32##M##_t lshift = __riscv_vmax_vx_i32##M(shift, 0, vl);                             \
-    const vint32##M##_t nshift = __riscv_vmin_vx_i32##M(shift, 0, vl);                            \
-    vint32##M##_t x = __riscv_vsll_vv_i32##M(acc, __riscv_vreinterpret_v_i32##M##_u32##M(lshift), vl); \
+    const vint32##M##_t nshift = __riscv_vmin_vx_i32##M(shift, 0, vl);                             \
+    vint32##M##_t x =                                                                              \
+        __riscv_vsll_vv_i32##M(acc, __riscv_vreinterpret_v_i32##M##_u32##M(lshift), vl);           \
     x = __riscv_vsmul_vv_i32##M(x, mult, __RISCV_VXRM_RNU, vl);                                    \
-    const vint32##M##_t fixup = __riscv_vsra_vx_i32##M(__riscv_vand_vv_i32##M(x, nshift, vl), 31, vl); \
+    const vint32##M##_t fixup =                                                                    \
+        __riscv_vsra_vx_i32##M(__riscv_vand_vv_i32##M(x, nshift, vl), 31, vl);                     \
     x = __riscv_vsadd_vv_i32##M(x, fixup, vl);                                                     \
     const vuint32##M##_t rshift =                                                                  \
         __riscv_vreinterpret_v_i32##M##_u32##M(__riscv_vneg_v_i32##M(nshift, vl));                 \
@@ -49,8 +51,10 @@ Q8NN_RVV_INLINE vint32m4_t q8nn_rvv_requantize_m4(vint32m4_t acc, vint32m4_t mul
     return q8nn_rvv_rdouble_m4(acc, mult, shift, vl);
   } else {
     const vint64m8_t prod = __riscv_vwmul_vv_i64m8(acc, mult, vl);
-    const vuint32m4_t tshift = __riscv_vreinterpret_v_i32m4_u32m4(__riscv_vrsub_vx_i32m4(shift, 31, vl));
-    const vint64m8_t r = __riscv_vssra_vv_i64m8(prod, __riscv_vzext_vf2_u64m8(tshift, vl), __RISCV_VXRM_RNU, vl);
+    const vuint32m4_t tshift =
+        __riscv_vreinterpret_v_i32m4_u32m4(__riscv_vrsub_vx_i32m4(shift, 31, vl));
+    const vint64m8_t r =
+        __riscv_vssra_vv_i64m8(prod, __riscv_vzext_vf2_u64m8(tshift, vl), __RISCV_VXRM_RNU, vl);
     return __riscv_vncvt_x_x_w_i32m4(r, vl);
   }
 }
