@@ -13,6 +13,9 @@
 #if Q8NN_ARCH_X86
 #include <cpuid.h>
 #endif
+#if Q8NN_ARCH_NEON
+#include "arch/neon/neon-detect.h"
+#endif
 #if Q8NN_ARCH_RVV
 #include "arch/rvv/rvv-detect.h"
 #endif
@@ -49,7 +52,8 @@ static uint32_t detect_isa(void) {
     isa |= Q8NN_ISA_X86_AVX512VNNI;
   }
 #elif Q8NN_ARCH_NEON
-  isa |= Q8NN_ISA_ARM_NEON; /* baseline on aarch64 */
+  /* The kernel's hwcaps: Debian's cpuinfo (2022) reports the dot product but not i8mm. */
+  isa |= q8nn_neon_detect_isa();
 #ifndef Q8NN_NO_CPUINFO
   if (cpuinfo_has_arm_neon_dot()) isa |= Q8NN_ISA_ARM_NEON_DOT;
 #endif

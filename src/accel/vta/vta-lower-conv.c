@@ -220,6 +220,15 @@ struct lower {
   enum q8nn_status status;
 };
 
+/* A loop of one iteration never applies its factors: record them as 0, so that a factor that is
+   only meaningful for longer loops (e.g. a weight stride equal to a small WGT depth) cannot
+   overflow its instruction field. */
+static enum q8nn_status loop_begin(struct q8nn_vta_cmd* cmd, uint32_t extent, uint32_t dst_factor,
+                                   uint32_t src_factor, uint32_t wgt_factor) {
+  if (extent <= 1) dst_factor = src_factor = wgt_factor = 0;
+  return q8nn_vta_uop_loop_begin(cmd, extent, dst_factor, src_factor, wgt_factor);
+}
+
 static enum q8nn_status record_kernel(struct q8nn_vta_cmd* cmd, void* context) {
   const struct q8nn_vta_kdesc* d = context;
   const uint32_t* v = d->v;
@@ -230,8 +239,8 @@ static enum q8nn_status record_kernel(struct q8nn_vta_cmd* cmd, void* context) {
                      in_rows = v[7], sh = v[8], sw = v[9], dh = v[10], dw = v[11], kh = v[12], kw = v[13],
                      obg = v[14], ibc = v[15], wf_ob = v[16], depthwise = v[17];
       const uint32_t block = in_rows * in_cols;
-      st = q8nn_vta_uop_loop_begin(cmd, obg, ppix, depthwise ? block : 0, wf_ob);
-      if (st == q8nn_status_success && !depthwise) st = q8nn_vta_uop_loop_begin(cmd, ibc, 0, block, kh * kw);
+      st = loop_begin(cmd, obg, ppix, depthwise ? block : 0, wf_ob);
+      if (st == q8nn_status_success && !depthwise) st = loop_begin(cmd, ibc, 0, block, kh * kw);
       for (uint32_t y = 0; y < kh && st == q8nn_status_success; y++) {
         for (uint32_t x = 0; x < kw && st == q8nn_status_success; x++) {
           for (uint32_t p = 0; p < ppix && st == q8nn_status_success; p++) {
@@ -248,8 +257,8 @@ static enum q8nn_status record_kernel(struct q8nn_vta_cmd* cmd, void* context) {
       return st;
     }
     case kind_reset:
-      st = q8nn_vta_uop_loop_begin(cmd, v[2], v[1], 0, 0);
-      if (st == q8nn_status_success) st = q8nn_vta_uop_loop_begin(cmd, v[1], 1, 0, 0);
+      st = loop_begin(cmd, v[2], v[1], 0, 0);
+      if (st == q8nn_status_success) st = loop_begin(cmd, v[1], 1, 0, 0);
       if (st == q8nn_status_success) st = q8nn_vta_uop_push(cmd, 0, 1, v[0], 0, 0, 0, 0, 0);
       if (st == q8nn_status_success) st = q8nn_vta_uop_loop_end(cmd);
       if (st == q8nn_status_success) st = q8nn_vta_uop_loop_end(cmd);
