@@ -60,18 +60,42 @@ host_packages() {
   fi
 }
 
+# First URI of the host's Debian sources: "main" = the archive, "security" = the security archive.
+host_debian_uri() {
+  local want=$1
+  {
+    awk '/^URIs:/ { for (i = 2; i <= NF; i++) print $i }' /etc/apt/sources.list.d/*.sources 2>/dev/null
+    awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }' \
+      /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null
+  } | while read -r uri; do
+    case "$want:$uri" in
+      security:*security*) echo "$uri"; break ;;
+      main:*security*) ;;
+      main:*/debian|main:*/debian/) echo "${uri%/}"; break ;;
+    esac
+  done
+}
+
 # Private apt: target packages and source packages without touching the host's configuration.
 PAPT=$DIR/apt
 papt_ready=0
 papt() {
   if [ $papt_ready = 0 ]; then
     mkdir -p "$PAPT/lists/partial" "$PAPT/cache/archives/partial"
-    cat >"$PAPT/sources.list" <<'EOF2'
-deb [arch=arm64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main
-deb [arch=riscv64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main
-deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main
-deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian-security bookworm-security main
-deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm-updates main
+    # The Debian mirror this machine is configured with (deb822 or one-line sources), so that the
+    # private configuration reaches the same registry the host's apt does.
+    local mirror security
+    mirror=$(host_debian_uri main)
+    security=$(host_debian_uri security)
+    [ -n "$mirror" ] || { echo "cross-setup: no Debian mirror in the host's apt sources" >&2; exit 1; }
+    [ -n "$security" ] || security="${mirror}-security"
+    local key=/usr/share/keyrings/debian-archive-keyring.gpg
+    cat >"$PAPT/sources.list" <<EOF2
+deb [arch=arm64 signed-by=$key] $mirror bookworm main
+deb [arch=riscv64 signed-by=$key] $mirror trixie main
+deb-src [signed-by=$key] $mirror bookworm main
+deb-src [signed-by=$key] $security bookworm-security main
+deb-src [signed-by=$key] $mirror bookworm-updates main
 EOF2
     PAPT_OPTS=(-o "Dir::Etc::SourceList=$PAPT/sources.list" -o Dir::Etc::SourceParts=/dev/null
                -o "Dir::State::Lists=$PAPT/lists" -o "Dir::Cache=$PAPT/cache"
