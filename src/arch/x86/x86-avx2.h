@@ -179,10 +179,12 @@ Q8NN_X86_INLINE void q8nn_x86_store_rows8(const size_t MR, const size_t NB, __m2
       __m128i vo[2];
       q8nn_x86_pack4x8(v[r][0], v[r1][0], v[r2][0], v[r3][0], vout, vo);
       if (nbytes == 8) {
+        /* _mm_storel_epi64 is an unaligned 8-byte store; _mm_storeh_pd through a double* would
+           be a misaligned access in C's terms (UBSan flags it) */
         _mm_storel_epi64((__m128i*) crow[r], vo[0]);
-        _mm_storeh_pd((double*) crow[r1], _mm_castsi128_pd(vo[0]));
+        _mm_storel_epi64((__m128i*) crow[r1], _mm_unpackhi_epi64(vo[0], vo[0]));
         _mm_storel_epi64((__m128i*) crow[r2], vo[1]);
-        _mm_storeh_pd((double*) crow[r3], _mm_castsi128_pd(vo[1]));
+        _mm_storel_epi64((__m128i*) crow[r3], _mm_unpackhi_epi64(vo[1], vo[1]));
       } else {
         q8nn_x86_store_tail16(crow[r], vo[0], nbytes);
         q8nn_x86_store_tail16(crow[r1], _mm_unpackhi_epi64(vo[0], vo[0]), nbytes);
