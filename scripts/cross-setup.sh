@@ -62,18 +62,21 @@ host_packages() {
 
 # First URI of the host's Debian sources: "main" = the archive, "security" = the security archive.
 host_debian_uri() {
-  local want=$1
-  {
-    awk '/^URIs:/ { for (i = 2; i <= NF; i++) print $i }' /etc/apt/sources.list.d/*.sources 2>/dev/null
+  local want=$1 uri uris
+  # no pipeline into an early `break`: under pipefail the writer's SIGPIPE would fail the caller
+  uris=$({
+    awk '/^URIs:/ { for (i = 2; i <= NF; i++) print $i }' /etc/apt/sources.list.d/*.sources
     awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }' \
-      /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null
-  } | while read -r uri; do
+      /etc/apt/sources.list /etc/apt/sources.list.d/*.list
+  } 2>/dev/null || true)
+  for uri in $uris; do
     case "$want:$uri" in
-      security:*security*) echo "$uri"; break ;;
+      security:*security*) echo "$uri"; return 0 ;;
       main:*security*) ;;
-      main:*/debian|main:*/debian/) echo "${uri%/}"; break ;;
+      main:*/debian|main:*/debian/) echo "${uri%/}"; return 0 ;;
     esac
   done
+  return 0
 }
 
 # Private apt: target packages and source packages without touching the host's configuration.
