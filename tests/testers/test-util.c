@@ -310,6 +310,16 @@ int test_conv_run(const struct test_conv_case* c) {
                                                        out, p.out_pixel_stride, &got_h, &got_w)
           : q8nn_setup_convolution2d_nhwc_s8(op, p.batch, p.in_h, p.in_w, c->input, p.in_pixel_stride, out,
                                              p.out_pixel_stride, &got_h, &got_w);
+      if (out_h == 0 || out_w == 0) {
+        /* The kernel does not fit the padded input: API.md's non-positive output size. */
+        failures += report_status("setup (non-positive output size)", c->name, masks[m],
+                                  q8nn_status_invalid_parameter, s);
+        if (got_h != 0 || got_w != 0) {
+          fprintf(stderr, "OUT-POINTER written on failure [%s]\n", c->name);
+          failures++;
+        }
+        break;
+      }
       if (report_status("setup", c->name, masks[m], q8nn_status_success, s)) {
         failures++;
         break;
