@@ -142,24 +142,10 @@ static inline void q8nn_scalar_dwconv(
 }
 
 /* Instantiation macros: one line per exported kernel. */
-#define Q8NN_SCALAR_GEMM(name, MR, NR, rounding)                                                     \
-  void name(size_t mr, size_t nc, size_t kc, const int8_t* a, size_t a_stride, const void* w,       \
-            int8_t* c, size_t cm_stride, size_t cn_stride, const struct q8nn_qs8_conv_params* p) {   \
-    q8nn_scalar_gemm(MR, NR, rounding, mr, nc, kc, a, a_stride, w, c, cm_stride, cn_stride, p);      \
-  }
-#define Q8NN_SCALAR_IGEMM(name, MR, NR, rounding)                                                    \
-  void name(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t** a, const void* w,            \
-            int8_t* c, size_t cm_stride, size_t cn_stride, size_t a_offset, const int8_t* zero,      \
-            const struct q8nn_qs8_conv_params* p) {                                                  \
-    q8nn_scalar_igemm(MR, NR, rounding, mr, nc, kc, ks, a, w, c, cm_stride, cn_stride, a_offset,     \
-                      zero, p);                                                                      \
-  }
-#define Q8NN_SCALAR_DWCONV(name, CT, TAPS, rounding)                                                 \
-  void name(size_t channels, size_t output_width, size_t taps, const int8_t** input,                \
-            size_t input_stride, const void* weights, int8_t* output, size_t output_increment,      \
-            size_t input_offset, const int8_t* zero, const struct q8nn_qs8_conv_params* p) {         \
-    q8nn_scalar_dwconv(CT, TAPS, rounding, channels, output_width, taps, input, input_stride,      \
-                       weights, output, output_increment, input_offset, zero, p);                   \
-  }
+#define Q8NN_SCALAR_GEMM(name, MR, NR, rounding) Q8NN_DEFINE_GEMM_UKERNEL(name, q8nn_scalar_gemm, MR, NR, rounding)
+#define Q8NN_SCALAR_IGEMM(name, MR, NR, rounding) \
+  Q8NN_DEFINE_IGEMM_UKERNEL(name, q8nn_scalar_igemm, MR, NR, rounding)
+#define Q8NN_SCALAR_DWCONV(name, CT, TAPS, rounding) \
+  Q8NN_DEFINE_DWCONV_UKERNEL(name, q8nn_scalar_dwconv, CT, TAPS, rounding)
 
 #endif

@@ -98,6 +98,30 @@ typedef void (*q8nn_qs8_dwconv_ukernel_fn)(
     size_t input_offset, const int8_t* zero,
     const struct q8nn_qs8_conv_params* params);
 
+/*
+ * Definers of exported kernels: each writes the signature above once and forwards to
+ * impl(<leading compile-time arguments>, <the kernel's arguments in signature order>), so an ISA
+ * instantiates a tile or rounding in one line without restating the contract.
+ */
+#define Q8NN_DEFINE_GEMM_UKERNEL(name, impl, ...)                                                 \
+  void name(size_t mr, size_t nc, size_t kc, const int8_t* a, size_t a_stride, const void* w,    \
+            int8_t* c, size_t cm_stride, size_t cn_stride, const struct q8nn_qs8_conv_params* p) { \
+    impl(__VA_ARGS__, mr, nc, kc, a, a_stride, w, c, cm_stride, cn_stride, p);                   \
+  }
+#define Q8NN_DEFINE_IGEMM_UKERNEL(name, impl, ...)                                                \
+  void name(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t** a, const void* w,         \
+            int8_t* c, size_t cm_stride, size_t cn_stride, size_t a_offset, const int8_t* zero,   \
+            const struct q8nn_qs8_conv_params* p) {                                               \
+    impl(__VA_ARGS__, mr, nc, kc, ks, a, w, c, cm_stride, cn_stride, a_offset, zero, p);         \
+  }
+#define Q8NN_DEFINE_DWCONV_UKERNEL(name, impl, ...)                                               \
+  void name(size_t channels, size_t output_width, size_t taps, const int8_t** input,             \
+            size_t input_stride, const void* weights, int8_t* output, size_t output_increment,   \
+            size_t input_offset, const int8_t* zero, const struct q8nn_qs8_conv_params* p) {     \
+    impl(__VA_ARGS__, channels, output_width, taps, input, input_stride, weights, output,         \
+         output_increment, input_offset, zero, p);                                                \
+  }
+
 /* TFLite int8 add: shifts in TFLite convention (<= 0 = right shift). */
 struct q8nn_qs8_add_params {
   int32_t a_zero_point, b_zero_point;

@@ -142,29 +142,11 @@ Q8NN_NEON_INLINE void q8nn_neon_igemm_4x16(q8nn_neon_4x16_k_fn kfn, int layout, 
 }
 
 /* One line per exported kernel pair (double / single rounding). */
-#define Q8NN_NEON_GEMM_4X16(name_rdouble, name_rsingle, kfn, layout)                               \
-  void name_rdouble(size_t mr, size_t nc, size_t kc, const int8_t* a, size_t a_stride,             \
-                    const void* w, int8_t* c, size_t cm_stride, size_t cn_stride,                  \
-                    const struct q8nn_qs8_conv_params* p) {                                        \
-    q8nn_neon_gemm_4x16(kfn, layout, 0, mr, nc, kc, a, a_stride, w, c, cm_stride, cn_stride, p);   \
-  }                                                                                                \
-  void name_rsingle(size_t mr, size_t nc, size_t kc, const int8_t* a, size_t a_stride,             \
-                    const void* w, int8_t* c, size_t cm_stride, size_t cn_stride,                  \
-                    const struct q8nn_qs8_conv_params* p) {                                        \
-    q8nn_neon_gemm_4x16(kfn, layout, 1, mr, nc, kc, a, a_stride, w, c, cm_stride, cn_stride, p);   \
-  }
-#define Q8NN_NEON_IGEMM_4X16(name_rdouble, name_rsingle, kfn, layout)                              \
-  void name_rdouble(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t** a, const void* w,   \
-                    int8_t* c, size_t cm_stride, size_t cn_stride, size_t a_offset,                \
-                    const int8_t* zero, const struct q8nn_qs8_conv_params* p) {                    \
-    q8nn_neon_igemm_4x16(kfn, layout, 0, mr, nc, kc, ks, a, w, c, cm_stride, cn_stride, a_offset,  \
-                         zero, p);                                                                 \
-  }                                                                                                \
-  void name_rsingle(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t** a, const void* w,   \
-                    int8_t* c, size_t cm_stride, size_t cn_stride, size_t a_offset,                \
-                    const int8_t* zero, const struct q8nn_qs8_conv_params* p) {                    \
-    q8nn_neon_igemm_4x16(kfn, layout, 1, mr, nc, kc, ks, a, w, c, cm_stride, cn_stride, a_offset,  \
-                         zero, p);                                                                 \
-  }
+#define Q8NN_NEON_GEMM_4X16(name_rdouble, name_rsingle, kfn, layout)      \
+  Q8NN_DEFINE_GEMM_UKERNEL(name_rdouble, q8nn_neon_gemm_4x16, kfn, layout, 0) \
+  Q8NN_DEFINE_GEMM_UKERNEL(name_rsingle, q8nn_neon_gemm_4x16, kfn, layout, 1)
+#define Q8NN_NEON_IGEMM_4X16(name_rdouble, name_rsingle, kfn, layout)       \
+  Q8NN_DEFINE_IGEMM_UKERNEL(name_rdouble, q8nn_neon_igemm_4x16, kfn, layout, 0) \
+  Q8NN_DEFINE_IGEMM_UKERNEL(name_rsingle, q8nn_neon_igemm_4x16, kfn, layout, 1)
 
 #endif

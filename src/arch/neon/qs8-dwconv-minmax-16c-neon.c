@@ -112,13 +112,8 @@ Q8NN_NEON_INLINE void q8nn_neon_dwconv_16c(size_t TAPS, int rounding, size_t cha
   } while (--output_width != 0);
 }
 
-#define Q8NN_NEON_DWCONV(name, TAPS, rounding)                                                     \
-  void name(size_t channels, size_t output_width, size_t taps, const int8_t** input,               \
-            size_t input_stride, const void* weights, int8_t* output, size_t output_increment,     \
-            size_t input_offset, const int8_t* zero, const struct q8nn_qs8_conv_params* p) {       \
-    q8nn_neon_dwconv_16c(TAPS, rounding, channels, output_width, taps, input, input_stride,        \
-                         weights, output, output_increment, input_offset, zero, p);                \
-  }
+#define Q8NN_NEON_DWCONV(name, TAPS, rounding) \
+  Q8NN_DEFINE_DWCONV_UKERNEL(name, q8nn_neon_dwconv_16c, TAPS, rounding)
 
 Q8NN_NEON_DWCONV(q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p16c__neon, 9, 0)
 Q8NN_NEON_DWCONV(q8nn_qs8_dwconv_minmax_rsingle_ukernel_9p16c__neon, 9, 1)

@@ -15,16 +15,5 @@ static inline __attribute__((always_inline)) void gemm_4x4v(
   q8nn_rvv_4x4v_blocks(rounding, mr, nc, kc, 1, rows, 0, NULL, w, c, cm_stride, cn_stride, params);
 }
 
-void q8nn_qs8_gemm_minmax_rdouble_ukernel_4x4v__rvv(size_t mr, size_t nc, size_t kc,
-                                                    const int8_t* a, size_t a_stride, const void* w,
-                                                    int8_t* c, size_t cm_stride, size_t cn_stride,
-                                                    const struct q8nn_qs8_conv_params* params) {
-  gemm_4x4v(0, mr, nc, kc, a, a_stride, w, c, cm_stride, cn_stride, params);
-}
-
-void q8nn_qs8_gemm_minmax_rsingle_ukernel_4x4v__rvv(size_t mr, size_t nc, size_t kc,
-                                                    const int8_t* a, size_t a_stride, const void* w,
-                                                    int8_t* c, size_t cm_stride, size_t cn_stride,
-                                                    const struct q8nn_qs8_conv_params* params) {
-  gemm_4x4v(1, mr, nc, kc, a, a_stride, w, c, cm_stride, cn_stride, params);
-}
+Q8NN_DEFINE_GEMM_UKERNEL(q8nn_qs8_gemm_minmax_rdouble_ukernel_4x4v__rvv, gemm_4x4v, 0)
+Q8NN_DEFINE_GEMM_UKERNEL(q8nn_qs8_gemm_minmax_rsingle_ukernel_4x4v__rvv, gemm_4x4v, 1)

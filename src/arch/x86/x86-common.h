@@ -69,14 +69,8 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_tap_rows(const size_t MR, const int8_t* const
     for (size_t r = 0; r < (MR_); r++) rows[r] = a + (r < mr ? r : mr - 1) * a_stride;             \
     rows_fn(MR_, NB_, single, nc, kc, 1, rows, 0, NULL, w, c, mr, cm_stride, cn_stride, params);    \
   }                                                                                                 \
-  void gemm_rd(size_t mr, size_t nc, size_t kc, const int8_t* a, size_t a_stride, const void* w,    \
-               int8_t* c, size_t cm_stride, size_t cn_stride, const struct q8nn_qs8_conv_params* p) { \
-    gemm_rd##_impl(0, mr, nc, kc, a, a_stride, w, c, cm_stride, cn_stride, p);                     \
-  }                                                                                                 \
-  void gemm_rs(size_t mr, size_t nc, size_t kc, const int8_t* a, size_t a_stride, const void* w,    \
-               int8_t* c, size_t cm_stride, size_t cn_stride, const struct q8nn_qs8_conv_params* p) { \
-    gemm_rd##_impl(1, mr, nc, kc, a, a_stride, w, c, cm_stride, cn_stride, p);                     \
-  }                                                                                                 \
+  Q8NN_DEFINE_GEMM_UKERNEL(gemm_rd, gemm_rd##_impl, 0)                                              \
+  Q8NN_DEFINE_GEMM_UKERNEL(gemm_rs, gemm_rd##_impl, 1)                                              \
   void igemm_rd(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t** a, const void* w,        \
                 int8_t* c, size_t cm_stride, size_t cn_stride, size_t a_offset, const int8_t* zero, \
                 const struct q8nn_qs8_conv_params* p) {                                             \
@@ -96,12 +90,6 @@ Q8NN_X86_INLINE const int8_t* q8nn_x86_dw_row(const int8_t* const* in, size_t t,
 }
 
 /* Defines a dwconv kernel `name` calling impl(TAPS, single, <the dwconv arguments>). */
-#define Q8NN_X86_DWCONV_KERNEL(impl, name, TAPS, single)                                                \
-  void name(size_t channels, size_t output_width, size_t taps, const int8_t** input, size_t input_stride, \
-            const void* weights, int8_t* output, size_t output_increment, size_t input_offset,          \
-            const int8_t* zero, const struct q8nn_qs8_conv_params* params) {                            \
-    impl(TAPS, single, channels, output_width, taps, input, input_stride, weights, output,              \
-         output_increment, input_offset, zero, params);                                                 \
-  }
+#define Q8NN_X86_DWCONV_KERNEL(impl, name, TAPS, single) Q8NN_DEFINE_DWCONV_UKERNEL(name, impl, TAPS, single)
 
 #endif
