@@ -15,20 +15,4 @@ set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
 set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
 set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)
 
-set(Q8NN_CROSS_DEPS "" CACHE PATH "Prefix holding the extracted arm64 dependency packages")
-set(CMAKE_FIND_ROOT_PATH /usr/aarch64-linux-gnu)
-if(Q8NN_CROSS_DEPS)
-  list(APPEND CMAKE_FIND_ROOT_PATH "${Q8NN_CROSS_DEPS}")
-endif()
-set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
-set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
-# Never let pkg-config hand back the host's (amd64) libraries.
-set(ENV{PKG_CONFIG_LIBDIR} "${Q8NN_CROSS_DEPS}/usr/lib/aarch64-linux-gnu/pkgconfig")
-set(ENV{PKG_CONFIG_SYSROOT_DIR} "${Q8NN_CROSS_DEPS}")
-set(ENV{PKG_CONFIG_PATH} "")
-
-# Under qemu (scripts/cross-qemu.sh): the dynamic loader and libc from the cross libc package, the
-# extracted libraries through the build RPATH (qemu -L looks up absolute paths in the prefix first).
-set(CMAKE_CROSSCOMPILING_EMULATOR "${CMAKE_CURRENT_LIST_DIR}/../scripts/cross-qemu.sh;aarch64")
+include(${CMAKE_CURRENT_LIST_DIR}/cross-common.cmake)
