@@ -60,24 +60,8 @@ host_packages() {
   fi
 }
 
-# First URI of the host's Debian sources: "main" = the archive, "security" = the security archive.
-host_debian_uri() {
-  local want=$1 uri uris
-  # no pipeline into an early `break`: under pipefail the writer's SIGPIPE would fail the caller
-  uris=$({
-    awk '/^URIs:/ { for (i = 2; i <= NF; i++) print $i }' /etc/apt/sources.list.d/*.sources
-    awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }' \
-      /etc/apt/sources.list /etc/apt/sources.list.d/*.list
-  } 2>/dev/null || true)
-  for uri in $uris; do
-    case "$want:$uri" in
-      security:*security*) echo "$uri"; return 0 ;;
-      main:*security*) ;;
-      main:*/debian|main:*/debian/) echo "${uri%/}"; return 0 ;;
-    esac
-  done
-  return 0
-}
+# host_debian_uri: the Debian mirror of the host's apt sources
+source "$repo/scripts/debian-mirror.sh"
 
 # Private apt: target packages and source packages without touching the host's configuration.
 PAPT=$DIR/apt

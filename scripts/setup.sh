@@ -3,7 +3,10 @@
 # Idempotent: only missing packages are installed, and apt-get update runs only then.
 set -euo pipefail
 packages=(build-essential cmake pkg-config libcpuinfo-dev libpthreadpool-dev libcmocka-dev
-          libbenchmark-dev libxnnpack-dev libdnnl-dev)
+          libbenchmark-dev libxnnpack-dev libdnnl-dev
+          # oneDNN's CMake package needs OpenCL's development files (only a Recommends of
+          # libdnnl-dev, so --no-install-recommends leaves them out)
+          ocl-icd-opencl-dev)
 packages+=("$@")
 missing=()
 for p in "${packages[@]}"; do
