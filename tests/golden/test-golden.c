@@ -1,5 +1,5 @@
 /*
- * The 90 golden vectors of /work/shared/golden/vectors (CMSIS-NN, TFLM, TFLite, CFU-Playground;
+ * The 90 golden vectors of ../shared/golden/vectors (CMSIS-NN, TFLM, TFLite, CFU-Playground;
  * converted into golden-cases.h by convert.py, attribution kept per case) through the public API.
  *
  * Per case, under every available ISA mask (scalar-only plus each ISA bit alone) and threadpools
