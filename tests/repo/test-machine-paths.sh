@@ -1,7 +1,7 @@
 #!/bin/bash
-# Fails when a tracked file names an absolute path of a particular machine: a home directory
-# (/home/NAME, /Users/NAME, /root/...) or a work, farm or scratch directory. The shared folder is
-# ../shared relative to the repository root, never an absolute path.
+# Fails when a tracked file names an absolute path of a particular machine: a home directory (of a
+# user or of root) or a work, farm or scratch directory. The shared folder is ../shared relative
+# to the repository root, never an absolute path.
 #   test-machine-paths.sh REPOSITORY_ROOT
 # Tracked files come from git when the tree is a git checkout and git is installed; otherwise
 # every file but the build trees and .git is scanned. Binary files are skipped (grep -I).
