@@ -135,6 +135,27 @@ static void test_vta_export_bad_files(void** state) {
   f = fmemopen(buffer, size - 3, "rb");
   assert_int_equal(q8nn_vta_import_program(f, &dev2, &program2, error, sizeof(error)), q8nn_status_invalid_parameter);
   fclose(f);
+  /* A short file declaring 2^32 - 1 instructions (header word 15, after the magic) or a 2 GiB
+     region is truncated: invalid_parameter before anything that size is allocated (the import
+     used to malloc 64 GiB first: out_of_memory, or an abort under ASan / libFuzzer). */
+  const uint32_t regions = (uint32_t) (uint8_t) buffer[72] | (uint32_t) (uint8_t) buffer[73] << 8;
+  char* longer = malloc(size + 12);
+  assert_non_null(longer);
+  memcpy(longer, buffer, size);
+  memset(longer + 68, 0xFF, 4);
+  f = fmemopen(longer, size, "rb");
+  assert_int_equal(q8nn_vta_import_program(f, &dev2, &program2, error, sizeof(error)), q8nn_status_invalid_parameter);
+  assert_non_null(strstr(error, "truncated"));
+  fclose(f);
+  memcpy(longer + 68, buffer + 68, 4);
+  longer[72] = (char) (regions + 1);
+  const uint8_t region[12] = {0, 0, 0, 0x80, 0x00, 0xF0, 0xFF, 0x7F, 0, 0, 0, 0}; /* 2 GiB at 0x80000000 */
+  memcpy(longer + size, region, sizeof(region));
+  f = fmemopen(longer, size + 12, "rb");
+  assert_int_equal(q8nn_vta_import_program(f, &dev2, &program2, error, sizeof(error)), q8nn_status_invalid_parameter);
+  assert_non_null(strstr(error, "truncated"));
+  fclose(f);
+  free(longer);
   buffer[0] = 'X';
   f = fmemopen(buffer, size, "rb");
   assert_int_equal(q8nn_vta_import_program(f, &dev2, &program2, error, sizeof(error)), q8nn_status_invalid_parameter);

@@ -31,6 +31,17 @@ static int get_u32(FILE* f, uint32_t* v) {
   return 1;
 }
 
+/* Bytes left in a seekable stream (files, fmemopen), UINT64_MAX when it cannot tell (pipes).
+   Import checks counts and sizes against it before allocating, so a short file claiming 2^32
+   instructions or a 4 GiB region is "truncated", not a multi-gigabyte allocation. */
+static uint64_t bytes_left(FILE* f) {
+  const long here = ftell(f);
+  if (here < 0 || fseek(f, 0, SEEK_END) != 0) return UINT64_MAX;
+  const long end = ftell(f);
+  if (fseek(f, here, SEEK_SET) != 0) return 0; /* then every later read fails too */
+  return end >= here ? (uint64_t) (end - here) : 0;
+}
+
 static int get_u64(FILE* f, uint64_t* v) {
   uint32_t lo, hi;
   if (!get_u32(f, &lo) || !get_u32(f, &hi)) return 0;
@@ -116,6 +127,11 @@ enum q8nn_status q8nn_vta_import_program(FILE* f, struct q8nn_vta_device** devic
   status = q8nn_vta_device_create(&c, &dev);
   if (status != q8nn_status_success) return status;
   const size_t count = h[h_insn_count];
+  if ((uint64_t) count * 16 > bytes_left(f)) {
+    status = q8nn_vta_format_error(q8nn_status_invalid_parameter, error, error_size,
+                                   "import: truncated instructions (%zu declared)", count);
+    goto fail;
+  }
   program->insns = malloc((count == 0 ? 1 : count) * 2 * sizeof(uint64_t));
   if (program->insns == NULL) {
     status = q8nn_vta_format_error(q8nn_status_out_of_memory, error, error_size, "import: %zu instructions", count);
@@ -134,7 +150,7 @@ enum q8nn_status q8nn_vta_import_program(FILE* f, struct q8nn_vta_device** devic
       status = q8nn_vta_format_error(q8nn_status_invalid_parameter, error, error_size, "import: truncated region table");
       goto fail;
     }
-    status = q8nn_vta_dram_alloc_at(dev, addr, size);
+    status = size <= bytes_left(f) ? q8nn_vta_dram_alloc_at(dev, addr, size) : q8nn_status_invalid_parameter;
     uint8_t* data = status == q8nn_status_success ? q8nn_vta_dram_ptr(dev, addr, size) : NULL;
     if (data == NULL || fread(data, 1, size, f) != size) {
       status = q8nn_vta_format_error(q8nn_status_invalid_parameter, error, error_size,
