@@ -53,6 +53,17 @@ static void test_vta_config_limits(void** state) {
   /* Depth above 2^16 does not fit the 16-bit SRAM field. */
   p = (struct q8nn_vta_config){.log_acc_buff_size = 23, .log_inp_buff_size = 21};
   assert_int_equal(q8nn_vta_config_from_public(&c, &p, error, sizeof(error)), q8nn_status_unsupported_parameter);
+  /* Sizes of 2^31 and up (a .q8vta header or the public struct) used to overflow the signed
+     depth arithmetic (UBSan); found by tests/fuzz/fuzz-vta-program. */
+  const uint32_t huge[3] = {UINT32_C(0x80000000), UINT32_C(0x80000002), UINT32_MAX};
+  for (int i = 0; i < 3; i++) {
+    p = (struct q8nn_vta_config){.log_uop_buff_size = huge[i]};
+    assert_int_equal(q8nn_vta_config_from_public(&c, &p, error, sizeof(error)), q8nn_status_unsupported_parameter);
+    p = (struct q8nn_vta_config){.log_inp_buff_size = huge[i], .log_acc_buff_size = huge[i]};
+    assert_int_equal(q8nn_vta_config_from_public(&c, &p, error, sizeof(error)), q8nn_status_unsupported_parameter);
+    p = (struct q8nn_vta_config){.log_wgt_buff_size = huge[i]};
+    assert_int_equal(q8nn_vta_config_from_public(&c, &p, error, sizeof(error)), q8nn_status_unsupported_parameter);
+  }
   p = (struct q8nn_vta_config){.virtual_threads = 3};
   assert_int_equal(q8nn_vta_config_from_public(&c, &p, error, sizeof(error)), q8nn_status_unsupported_parameter);
   /* BATCH 2 and BLOCK 32 are legal with the default sizes. */

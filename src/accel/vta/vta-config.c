@@ -76,6 +76,14 @@ enum q8nn_status q8nn_vta_config_derive(struct q8nn_vta_hw_config* c, char* erro
     return q8nn_vta_format_error(q8nn_status_invalid_parameter, error, error_size,
         "config: dram_bytes_per_cycle must be >= 1");
   }
+  /* The buffer sizes come from files and the public struct as any uint32: 2^31 and up would
+     overflow the signed depth arithmetic below, and nothing beyond 2^32 bytes can be valid. */
+  if (c->log_uop_buff_size > 32 || c->log_inp_buff_size > 32 || c->log_wgt_buff_size > 32 ||
+      c->log_acc_buff_size > 32) {
+    return q8nn_vta_format_error(q8nn_status_unsupported_parameter, error, error_size,
+        "config: log2 buffer sizes %u uop, %u inp, %u wgt, %u acc beyond 32", c->log_uop_buff_size,
+        c->log_inp_buff_size, c->log_wgt_buff_size, c->log_acc_buff_size);
+  }
   c->batch = 1u << c->log_batch;
   c->block_in = c->block_out = 1u << c->log_block;
   /* Element sizes in bits as log2; a buffer must hold at least one element. */
