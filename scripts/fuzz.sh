@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (tests/fuzz) with clang-19 and runs each for N seconds.
+#   scripts/fuzz.sh [SECONDS_PER_TARGET]      (default 60)
+# Installs clang-19 (with its libFuzzer / sanitizer runtimes), lld-19 and llvm-19 through apt-get
+# when missing, like scripts/setup.sh (idempotent). Each target starts from a temporary copy of
+# its checked-in corpus (tests/fuzz/corpus/<target>), so the checked-in files never change; new
+# inputs and crash artifacts stay in the temp dir (its path is printed). Prints executions and the
+# final cov / ft per target; exits non-zero if any target found a crash, leak, timeout or OOM.
+set -euo pipefail
+seconds="${1:-60}"
+case "$seconds" in
+  ''|*[!0-9]*) echo "usage: $0 [SECONDS_PER_TARGET]" >&2; exit 2 ;;
+esac
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+# ---- toolchain -------------------------------------------------------------------------------
+# libclang-rt-19-dev holds libFuzzer and the sanitizer runtimes (only a Recommends of clang-19).
+packages=(clang-19 libclang-rt-19-dev lld-19 llvm-19 cmake make pkg-config libcpuinfo-dev
+          libpthreadpool-dev)
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -ne 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "q8nn fuzz: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# ---- build -----------------------------------------------------------------------------------
+jobs="$(nproc 2>/dev/null || echo 2)"
+cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
+  -DQ8NN_BUILD_FUZZERS=ON -DQ8NN_BUILD_TESTS=OFF -DQ8NN_BUILD_BENCHMARKS=OFF -DQ8NN_BUILD_EXAMPLES=OFF >/dev/null
+cmake --build build-fuzz -j"$jobs" --target fuzz-operators fuzz-vta-program fuzz-vta-backend >/dev/null
+
+# ---- run -------------------------------------------------------------------------------------
+work="$(mktemp -d "${TMPDIR:-/tmp}/q8nn-fuzz.XXXXXX")"
+echo "q8nn fuzz: ${seconds}s per target, work dir $work"
+# max_len per target: the operator decoders read at most a few hundred bytes; .q8vta seeds are
+# ~21 KB (DRAM regions are whole 4 KiB pages).
+declare -A max_len=([fuzz-operators]=1024 [fuzz-vta-backend]=1024 [fuzz-vta-program]=65536)
+failed=0
+summary=()
+for target in fuzz-operators fuzz-vta-program fuzz-vta-backend; do
+  corpus="$work/$target/corpus"
+  artifacts="$work/$target/artifacts/"
+  mkdir -p "$corpus" "$artifacts"
+  if [ -d "tests/fuzz/corpus/$target" ]; then
+    cp -r "tests/fuzz/corpus/$target/." "$corpus/"
+  fi
+  log="$work/$target/log.txt"
+  echo "== $target"
+  set +e
+  "build-fuzz/tests/fuzz/$target" "$corpus" -max_total_time="$seconds" -max_len="${max_len[$target]}" \
+    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts" >"$log" 2>&1
+  rc=$?
+  set -e
+  execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)"
+  # The last status line (#N DONE / pulse / NEW) carries the final cov and ft.
+  cov="$(grep -oE 'cov: [0-9]+' "$log" | tail -n 1 | cut -d' ' -f2)"
+  ft="$(grep -oE 'ft: [0-9]+' "$log" | tail -n 1 | cut -d' ' -f2)"
+  artifacts_found="$(find "$artifacts" -type f | wc -l)"
+  if [ "$rc" -eq 0 ] && [ "$artifacts_found" -eq 0 ]; then
+    verdict="PASS"
+  else
+    verdict="FAIL (exit $rc, artifacts in $artifacts)"
+    failed=1
+    grep -E 'FUZZ CHECK FAILED|ERROR: |runtime error|SUMMARY' "$log" | head -n 5 || true
+  fi
+  line="$(printf '%-17s execs %-10s cov %-6s ft %-7s %s' "$target" "${execs:-?}" "${cov:-?}" "${ft:-?}" "$verdict")"
+  echo "$line"
+  summary+=("$line")
+done
+echo "== summary"
+printf '%s\n' "${summary[@]}"
+exit "$failed"

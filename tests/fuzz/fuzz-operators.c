@@ -1,0 +1,615 @@
+/*
+ * fuzz-operators: convolution, depthwise convolution and add through the public API against the
+ * independent reference (tests/reference). Every call either succeeds and writes exactly the
+ * reference's bytes (the whole output buffer is compared, so bytes between pixels must keep their
+ * canary), or fails with a documented status and leaves the output and the out-pointers
+ * untouched. Byte layout: tests/fuzz/README.md.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <pthreadpool.h>
+#include <q8nn.h>
+
+#include "fuzz-util.h"
+#include "reference/reference.h"
+
+/* Shape bounds: small enough that the naive reference takes well under a millisecond on average. */
+#define MAX_EXTENT 12
+#define MAX_OUTPUT_PIXELS 4096
+#define MAX_KERNEL_BYTES 65536
+
+#define INVALID FUZZ_S(q8nn_status_invalid_parameter)
+#define UNSUPPORTED FUZZ_S(q8nn_status_unsupported_parameter)
+#define SUCCESS FUZZ_S(q8nn_status_success)
+
+static pthreadpool_t pool;
+static uint32_t isa_masks[34];
+static size_t num_isa_masks;
+
+int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  (void)argc;
+  (void)argv;
+  if (q8nn_initialize() != q8nn_status_success) abort();
+  q8nn_set_log_level(0);
+  /* Created once: a pool per input would dominate the execution time. */
+  pool = pthreadpool_create(2);
+  isa_masks[num_isa_masks++] = Q8NN_ISA_ALL;
+  isa_masks[num_isa_masks++] = 0; /* scalar kernels only */
+  const uint32_t available = q8nn_get_available_isa();
+  for (uint32_t bit = 1; bit != 0; bit <<= 1) {
+    if (available & bit) isa_masks[num_isa_masks++] = bit;
+  }
+  return 0;
+}
+
+/* Reads a pixel-stride extra: mostly 0..5 beyond the channels, sometimes too small. Returns the
+   stride; channels >= 1. */
+static size_t read_stride(struct fuzz_reader* r, size_t channels) {
+  const uint8_t b = fuzz_u8(r);
+  if (b < 0xF0) return channels + b % 6;
+  switch (b & 3) {
+    case 0:
+      return channels - 1;
+    case 1:
+      return 0;
+    case 2:
+      return channels / 2;
+    default:
+      return channels + 1000;
+  }
+}
+
+static void read_clamp(struct fuzz_reader* r, int8_t* out_min, int8_t* out_max) {
+  const uint8_t b = fuzz_u8(r);
+  *out_min = (int8_t)fuzz_u8(r);
+  *out_max = (int8_t)fuzz_u8(r);
+  if (b & 0x80) {
+    *out_min = -128, *out_max = 127;
+  } else if ((b & 0x40) && *out_min > *out_max) {
+    /* Mostly a valid clamp; min > max stays reachable through the other bit patterns. */
+    const int8_t t = *out_min;
+    *out_min = *out_max, *out_max = t;
+  }
+}
+
+static int32_t read_fixed_multiplier(struct fuzz_reader* r) {
+  const uint8_t b = fuzz_u8(r);
+  if (b < 0xE0) return (int32_t)((UINT32_C(1) << 30) | (fuzz_u32(r) & UINT32_C(0x3FFFFFFF)));
+  static const int32_t edges[8] = {
+      0, 1, -1, INT32_MIN, (INT32_C(1) << 30) - 1, INT32_MAX, INT32_C(1) << 30, 0};
+  return b >= 0xF8 ? (int32_t)fuzz_u32(r) : edges[b & 7];
+}
+
+static int32_t read_fixed_shift(struct fuzz_reader* r) {
+  const uint8_t b = fuzz_u8(r);
+  if (b < 0xF0) return (int32_t)(b % 62) - 31;
+  static const int32_t edges[8] = {-32, 31, INT32_MIN, INT32_MAX, 30, -31, 0, 100};
+  return edges[b & 7];
+}
+
+static int8_t* xmalloc(size_t n) {
+  /* malloc(0) may return NULL; the API must not see NULL only because a tensor is empty. */
+  int8_t* p = malloc(n == 0 ? 1 : n);
+  if (p == NULL) abort();
+  return p;
+}
+
+/* ---- convolution and depthwise ------------------------------------------------------------- */
+
+static void fuzz_conv(struct fuzz_reader* r, int depthwise, pthreadpool_t threadpool,
+                      uint8_t options) {
+  /* geometry */
+  const uint32_t kh = fuzz_dim(r, 1, 5), kw = fuzz_dim(r, 1, 5);
+  const uint32_t sh = fuzz_dim(r, 1, 4), sw = fuzz_dim(r, 1, 4);
+  const uint32_t dh = fuzz_dim(r, 1, 3), dw = fuzz_dim(r, 1, 3);
+  const uint32_t pt = fuzz_dim(r, 0, 4), pr = fuzz_dim(r, 0, 4), pb = fuzz_dim(r, 0, 4),
+                 pl = fuzz_dim(r, 0, 4);
+  size_t groups, gic, goc; /* depthwise: groups = channels, gic = 1, goc = multiplier */
+  const uint8_t size_mode = fuzz_u8(r);
+  if (depthwise) {
+    groups = size_mode % 40 + 1;
+    gic = 1;
+    goc = fuzz_u8(r) % 4 + 1;
+  } else {
+    groups = size_mode % 4 + 1;
+    gic = fuzz_u8(r) % 10 + 1;
+    goc = fuzz_u8(r) % 10 + 1;
+  }
+  bool size_overflow = false;
+  if (size_mode >= 0xFC) {
+    /* Channel counts whose product overflows size_t (one of the factors is 2): create must
+       reject them before it reads the kernel. */
+    size_overflow = true;
+    if (depthwise)
+      groups = SIZE_MAX / 2 + 1, goc = 2;
+    else
+      groups = 2, goc = SIZE_MAX / 2 + 1;
+  } else if (size_mode >= 0xF8) {
+    /* A zero channel count. */
+    if (depthwise)
+      groups = (size_mode & 1) ? 0 : groups, goc = (size_mode & 1) ? goc : 0;
+    else if (size_mode & 1)
+      gic = 0;
+    else
+      goc = 0;
+  }
+  const size_t channels_in = groups * gic, channels_out = groups * goc;
+  const uint64_t taps = (uint64_t)kh * kw;
+  /* Kernel bytes the API reads; 0 when a zero size makes the case invalid anyway. */
+  uint64_t kernel_bytes =
+      size_overflow ? 16 : taps * (depthwise ? channels_out : channels_out * gic);
+  if (!size_overflow &&
+      (kernel_bytes > MAX_KERNEL_BYTES || channels_out > 64 || channels_in > 64)) {
+    return; /* too big to describe with real buffers */
+  }
+
+  /* quantization */
+  struct q8nn_conv_quantization q;
+  memset(&q, 0, sizeof(q));
+  q.input_zero_point = fuzz_zero_point(r);
+  q.output_zero_point = fuzz_zero_point(r);
+  read_clamp(r, &q.output_min, &q.output_max);
+  const uint8_t rb = fuzz_u8(r);
+  q.rounding = rb < 0xF0 ? (enum q8nn_rounding)(rb & 1) : (enum q8nn_rounding)(rb == 0xF0 ? 2 : -1);
+  const uint8_t fb = fuzz_u8(r);
+  const uint32_t flags = fb < 0xF0 ? (fb & 1 ? Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE : 0) : fuzz_u32(r);
+  const int per_tensor = (flags & Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE) != 0;
+  const size_t nq = size_overflow ? 1 : (per_tensor ? 1 : channels_out); /* entries the API reads */
+  const uint8_t qmode = fuzz_u8(r);
+  const bool fixed = (qmode & 3) == 0;
+  int32_t* mult = malloc((nq == 0 ? 1 : nq) * sizeof(int32_t));
+  int32_t* shift = malloc((nq == 0 ? 1 : nq) * sizeof(int32_t));
+  float* kscale = malloc((nq == 0 ? 1 : nq) * sizeof(float));
+  if (fixed) {
+    for (size_t i = 0; i < nq; i++) {
+      mult[i] = read_fixed_multiplier(r);
+      shift[i] = read_fixed_shift(r);
+    }
+    q.output_multiplier = mult;
+    q.output_shift = qmode == 0xFC ? NULL : shift;
+    /* The scales are ignored then; garbage proves it. */
+    q.input_scale = (qmode & 4) ? NAN : 0.0f;
+  } else {
+    q.input_scale = fuzz_scale(r);
+    q.output_scale = fuzz_scale(r);
+    const float ks0 = fuzz_scale(r);
+    for (size_t i = 0; i < nq; i++) kscale[i] = (qmode & 4) ? fuzz_scale(r) : ks0;
+    q.kernel_scale = qmode == 0xFD ? NULL : kscale;
+  }
+
+  /* weights */
+  int8_t* kernel = xmalloc((size_t)kernel_bytes);
+  fuzz_fill(r, kernel, (size_t)kernel_bytes);
+  const uint8_t bias_mode = fuzz_u8(r);
+  int32_t* bias = NULL;
+  if (!(bias_mode & 0x80) && !size_overflow) {
+    bias = malloc((channels_out == 0 ? 1 : channels_out) * sizeof(int32_t));
+    fuzz_fill_s32(r, bias, channels_out);
+  }
+
+  /* Expected create status: the union of what each present defect may return (the API does
+     not rank them); no defect means success. */
+  uint32_t create_expect = 0;
+  bool zero_size = kh == 0 || kw == 0 || sh == 0 || sw == 0 || dh == 0 || dw == 0 || groups == 0 ||
+                   gic == 0 || goc == 0;
+  if (zero_size || size_overflow) create_expect |= INVALID;
+  if (!fuzz_valid_zero_point(q.input_zero_point) || !fuzz_valid_zero_point(q.output_zero_point)) {
+    create_expect |= INVALID;
+  }
+  if (q.output_min > q.output_max) create_expect |= INVALID;
+  if ((int)q.rounding != 0 && (int)q.rounding != 1) create_expect |= INVALID;
+  if ((flags & ~Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE) != 0) create_expect |= INVALID;
+  int32_t* ref_mult =
+      malloc((channels_out == 0 || size_overflow ? 1 : channels_out) * sizeof(int32_t));
+  int32_t* ref_shift =
+      malloc((channels_out == 0 || size_overflow ? 1 : channels_out) * sizeof(int32_t));
+  bool tiny = false; /* a multiplier below 2^-31: TFLite flushes it to 0, q8nn may refuse it */
+  if (fixed) {
+    if (q.output_shift == NULL) create_expect |= INVALID;
+    for (size_t i = 0; i < nq; i++) {
+      if (mult[i] != 0 && mult[i] < (INT32_C(1) << 30)) create_expect |= INVALID;
+      if (shift[i] < -31 || shift[i] > 30) create_expect |= UNSUPPORTED;
+    }
+  } else {
+    if (!fuzz_valid_scale(q.input_scale) || !fuzz_valid_scale(q.output_scale) ||
+        q.kernel_scale == NULL) {
+      create_expect |= INVALID;
+    }
+    for (size_t i = 0; i < nq; i++) {
+      if (!fuzz_valid_scale(kscale[i])) create_expect |= INVALID;
+    }
+  }
+  if (!zero_size && !size_overflow) {
+    for (size_t oc = 0; oc < channels_out; oc++) {
+      const size_t src = per_tensor ? 0 : oc;
+      if (fixed) {
+        ref_mult[oc] = mult[src];
+        ref_shift[oc] = shift[src];
+      } else if (fuzz_valid_scale(q.input_scale) && fuzz_valid_scale(q.output_scale) &&
+                 fuzz_valid_scale(kscale[src])) {
+        const double real = (double)q.input_scale * (double)kscale[src] / (double)q.output_scale;
+        if (!ref_quantize_multiplier(real, &ref_mult[oc], &ref_shift[oc]))
+          create_expect |= UNSUPPORTED;
+        if (ref_mult[oc] == 0) tiny = true;
+      }
+    }
+  }
+  const uint32_t create_allowed =
+      create_expect != 0 ? create_expect : (tiny ? SUCCESS | UNSUPPORTED : SUCCESS);
+
+  q8nn_operator_t op = (q8nn_operator_t)(uintptr_t)0xDEADBEEF;
+  enum q8nn_status status;
+  if (depthwise) {
+    const struct q8nn_depthwise_convolution2d_desc desc = {pt, pr, pb, pl, kh,     kw,
+                                                           sh, sw, dh, dw, groups, goc};
+    status = q8nn_create_depthwise_convolution2d_nhwc_s8(&desc, &q, kernel, bias, flags, &op);
+  } else {
+    const struct q8nn_convolution2d_desc desc = {
+        pt, pr, pb, pl, kh, kw, sh, sw, dh, dw, (uint32_t)groups, gic, goc};
+    if (groups > UINT32_MAX) {
+      status =
+          q8nn_status_invalid_parameter; /* not expressible in the desc; keep the expectation */
+      op = (q8nn_operator_t)(uintptr_t)0xDEADBEEF;
+      create_expect = INVALID;
+    } else {
+      status = q8nn_create_convolution2d_nhwc_s8(&desc, &q, kernel, bias, flags, &op);
+    }
+  }
+  FUZZ_CHECK(fuzz_status_in(status, create_expect != 0 ? create_expect : create_allowed),
+             "create %s returned %s (expected set 0x%x)", depthwise ? "depthwise" : "conv",
+             q8nn_status_string(status), create_expect != 0 ? create_expect : create_allowed);
+  /* The caller's arrays may be freed right after create; ASan catches a kept pointer. */
+  free(kscale);
+  free(mult);
+  free(shift);
+  if (status != q8nn_status_success) {
+    FUZZ_CHECK(op == (q8nn_operator_t)(uintptr_t)0xDEADBEEF,
+               "create wrote the out-pointer on failure");
+    free(kernel);
+    free(bias);
+    free(ref_mult);
+    free(ref_shift);
+    return;
+  }
+
+  /* setup */
+  const uint8_t bb = fuzz_u8(r);
+  const size_t batch = bb < 0xF8 ? bb % 4 : 0;
+  const size_t in_h = fuzz_u8(r) % (MAX_EXTENT + 1), in_w = fuzz_u8(r) % (MAX_EXTENT + 1);
+  const size_t in_stride = read_stride(r, channels_in), out_stride = read_stride(r, channels_out);
+  struct ref_conv_params p;
+  memset(&p, 0, sizeof(p));
+  p.batch = batch, p.in_h = in_h, p.in_w = in_w, p.in_c = depthwise ? groups : gic;
+  p.groups = depthwise ? 1 : groups, p.out_c = goc;
+  p.k_h = kh, p.k_w = kw, p.stride_h = sh, p.stride_w = sw, p.dil_h = dh, p.dil_w = dw;
+  p.pad_top = pt, p.pad_left = pl, p.pad_bottom = pb, p.pad_right = pr;
+  p.in_pixel_stride = in_stride, p.out_pixel_stride = out_stride;
+  p.in_zp = q.input_zero_point, p.out_zp = q.output_zero_point;
+  p.out_min = q.output_min, p.out_max = q.output_max;
+  p.multiplier = ref_mult, p.shift = ref_shift, p.rounding = (int)q.rounding;
+  size_t oh, ow;
+  ref_output_size(&p, &oh, &ow);
+  const bool too_big =
+      oh > MAX_OUTPUT_PIXELS || ow > MAX_OUTPUT_PIXELS || batch * oh * ow > MAX_OUTPUT_PIXELS;
+  if (too_big) {
+    q8nn_delete_operator(op);
+    free(kernel), free(bias), free(ref_mult), free(ref_shift);
+    return;
+  }
+  const size_t in_pixels = batch * in_h * in_w, out_pixels = batch * oh * ow;
+  const size_t in_bytes =
+      in_stride >= channels_in ? fuzz_pixels_bytes(in_pixels, in_stride, channels_in) : 1;
+  const size_t out_bytes =
+      out_stride >= channels_out ? fuzz_pixels_bytes(out_pixels, out_stride, channels_out) : 1;
+  int8_t* input = xmalloc(in_bytes);
+  int8_t* output = xmalloc(out_bytes);
+  fuzz_fill(r, input, in_bytes);
+  fuzz_fill_canary(output, out_bytes);
+  size_t got_h = 777, got_w = 777;
+#define SETUP(b, h, w, in, is, out, os)                                                           \
+  (depthwise                                                                                      \
+       ? q8nn_setup_depthwise_convolution2d_nhwc_s8(op, b, h, w, in, is, out, os, &got_h, &got_w) \
+       : q8nn_setup_convolution2d_nhwc_s8(op, b, h, w, in, is, out, os, &got_h, &got_w))
+
+  if (options & 4) {
+    /* A bad setup on a freshly created operator: invalid_parameter, nothing written, and run
+       stays out of order. */
+    const uint8_t v = fuzz_u8(r) % 6;
+    status = SETUP(v == 2 ? 0 : 1, v == 5 ? 0 : 1, 1, v == 0 ? NULL : input,
+                   v == 3 ? channels_in - 1 : channels_in, v == 1 ? NULL : output,
+                   v == 4 ? channels_out - 1 : channels_out);
+    FUZZ_CHECK(status == q8nn_status_invalid_parameter, "bad setup %u returned %s", v,
+               q8nn_status_string(status));
+    FUZZ_CHECK(got_h == 777 && got_w == 777, "bad setup wrote the output size");
+    status = q8nn_run_operator(op, threadpool);
+    FUZZ_CHECK(status == q8nn_status_invalid_state, "run after a failed setup returned %s",
+               q8nn_status_string(status));
+    FUZZ_CHECK(fuzz_first_non_canary(output, out_bytes) == SIZE_MAX,
+               "bad setup / run wrote the output");
+  }
+
+  const bool setup_valid = batch != 0 && in_h != 0 && in_w != 0 && in_stride >= channels_in &&
+                           out_stride >= channels_out && oh != 0 && ow != 0;
+  status = SETUP(batch, in_h, in_w, input, in_stride, output, out_stride);
+#undef SETUP
+  FUZZ_CHECK(status == (setup_valid ? q8nn_status_success : q8nn_status_invalid_parameter),
+             "setup returned %s, expected %s (batch %zu in %zux%zu strides %zu/%zu out %zux%zu)",
+             q8nn_status_string(status), setup_valid ? "success" : "invalid_parameter", batch, in_h,
+             in_w, in_stride, out_stride, oh, ow);
+  if (status != q8nn_status_success) {
+    FUZZ_CHECK(got_h == 777 && got_w == 777, "failed setup wrote the output size");
+    if (!(options & 8)) {
+      status = q8nn_run_operator(op, threadpool);
+      FUZZ_CHECK(status == q8nn_status_invalid_state, "run after a failed setup returned %s",
+                 q8nn_status_string(status));
+    }
+    FUZZ_CHECK(fuzz_first_non_canary(output, out_bytes) == SIZE_MAX,
+               "failed setup / run wrote the output");
+  } else {
+    FUZZ_CHECK(got_h == oh && got_w == ow, "output size %zux%zu, reference %zux%zu", got_h, got_w,
+               oh, ow);
+    int8_t* expected = xmalloc(out_bytes);
+    fuzz_fill_canary(expected, out_bytes);
+    if (depthwise)
+      ref_depthwise(&p, input, kernel, bias, expected);
+    else
+      ref_conv2d(&p, input, kernel, bias, expected);
+    /* The caller's weights are copied at create: scribbling over them must not matter. */
+    memset(kernel, 0x11, (size_t)kernel_bytes);
+    const int runs = (options & 2) ? 2 : 1;
+    for (int run = 0; run < runs; run++) {
+      status = q8nn_run_operator(op, run == 0 ? threadpool : (threadpool == NULL ? pool : NULL));
+      FUZZ_CHECK(status == q8nn_status_success, "run returned %s", q8nn_status_string(status));
+      for (size_t i = 0; i < out_bytes; i++) {
+        FUZZ_CHECK(output[i] == expected[i],
+                   "%s byte %zu (pixel %zu channel %zu): got %d, reference %d (run %d, kernel %s)",
+                   depthwise ? "depthwise" : "conv", i, i / out_stride, i % out_stride, output[i],
+                   expected[i], run, q8nn_operator_kernel_name(op));
+      }
+    }
+    free(expected);
+  }
+  FUZZ_CHECK(q8nn_delete_operator(op) == q8nn_status_success, "delete failed");
+  free(input), free(output), free(kernel), free(bias), free(ref_mult), free(ref_shift);
+}
+
+/* ---- add ----------------------------------------------------------------------------------- */
+
+static size_t count_of(size_t rank, const size_t* shape) {
+  size_t n = 1;
+  for (size_t i = 0; i < rank; i++) n *= shape[i];
+  return n;
+}
+
+static void fuzz_add(struct fuzz_reader* r, pthreadpool_t threadpool, uint8_t options) {
+  struct q8nn_add_quantization q;
+  memset(&q, 0, sizeof(q));
+  q.a_zero_point = fuzz_zero_point(r);
+  q.b_zero_point = fuzz_zero_point(r);
+  q.output_zero_point = fuzz_zero_point(r);
+  read_clamp(r, &q.output_min, &q.output_max);
+  const uint8_t fb = fuzz_u8(r);
+  const uint32_t flags = fb < 0xF0 ? 0 : fuzz_u32(r);
+  const uint8_t qmode = fuzz_u8(r);
+  struct q8nn_add_fixed fixed;
+  if ((qmode & 3) == 0) {
+    const uint8_t ls = fuzz_u8(r);
+    static const int32_t ls_edges[4] = {-1, 21, 31, INT32_MIN};
+    fixed.left_shift = ls < 0xF0 ? ls % 21 : ls_edges[ls & 3];
+    int32_t* fields[6] = {&fixed.a_multiplier, &fixed.a_shift,           &fixed.b_multiplier,
+                          &fixed.b_shift,      &fixed.output_multiplier, &fixed.output_shift};
+    for (int i = 0; i < 6; i += 2) {
+      const uint8_t mb = fuzz_u8(r);
+      static const int32_t m_edges[8] = {0,         -1, INT32_MIN, INT32_C(1) << 30,
+                                         INT32_MAX, 1,  2,         INT32_C(1) << 29};
+      *fields[i] = mb < 0xE0 ? (int32_t)(fuzz_u32(r) & UINT32_C(0x7FFFFFFF)) : m_edges[mb & 7];
+      const uint8_t sb = fuzz_u8(r);
+      static const int32_t s_edges[4] = {1, -32, 30, INT32_MIN};
+      *fields[i + 1] = sb < 0xF0 ? -(int32_t)(sb % 32) : s_edges[sb & 3];
+    }
+    q.fixed = &fixed;
+    q.a_scale = (qmode & 4) ? NAN : 0.0f; /* ignored with fixed parameters */
+  } else {
+    q.a_scale = fuzz_scale(r);
+    q.b_scale = fuzz_scale(r);
+    q.output_scale = fuzz_scale(r);
+  }
+
+  /* expected create status */
+  uint32_t create_expect = 0;
+  if (flags != 0) create_expect |= INVALID;
+  if (!fuzz_valid_zero_point(q.a_zero_point) || !fuzz_valid_zero_point(q.b_zero_point) ||
+      !fuzz_valid_zero_point(q.output_zero_point) || q.output_min > q.output_max) {
+    create_expect |= INVALID;
+  }
+  struct ref_add_params rp;
+  memset(&rp, 0, sizeof(rp));
+  if (q.fixed != NULL) {
+    const struct q8nn_add_fixed* f = q.fixed;
+    if (f->left_shift < 0 || f->left_shift > 20 || f->a_multiplier < 0 || f->b_multiplier < 0 ||
+        f->output_multiplier < 0 || f->a_shift > 0 || f->b_shift > 0 || f->output_shift > 0 ||
+        f->a_shift < -31 || f->b_shift < -31 || f->output_shift < -31) {
+      create_expect |= INVALID;
+    }
+    rp = (struct ref_add_params){q.a_zero_point,  q.b_zero_point,  q.output_zero_point,
+                                 f->left_shift,   f->a_multiplier, f->a_shift,
+                                 f->b_multiplier, f->b_shift,      f->output_multiplier,
+                                 f->output_shift, q.output_min,    q.output_max};
+  } else if (!fuzz_valid_scale(q.a_scale) || !fuzz_valid_scale(q.b_scale) ||
+             !fuzz_valid_scale(q.output_scale)) {
+    create_expect |= INVALID;
+  } else if (!ref_add_params_from_scales(q.a_scale, q.a_zero_point, q.b_scale, q.b_zero_point,
+                                         q.output_scale, q.output_zero_point, q.output_min,
+                                         q.output_max, &rp)) {
+    create_expect |= UNSUPPORTED;
+  }
+  q8nn_operator_t op = (q8nn_operator_t)(uintptr_t)0xDEADBEEF;
+  enum q8nn_status status = q8nn_create_add_nd_s8(&q, flags, &op);
+  FUZZ_CHECK(fuzz_status_in(status, create_expect != 0 ? create_expect : SUCCESS),
+             "create add returned %s (expected set 0x%x)", q8nn_status_string(status),
+             create_expect);
+  if (status != q8nn_status_success) {
+    FUZZ_CHECK(op == (q8nn_operator_t)(uintptr_t)0xDEADBEEF,
+               "create add wrote the out-pointer on failure");
+    return;
+  }
+  memset(&fixed, 0x77, sizeof(fixed)); /* copied at create */
+
+  /* shapes: a common full shape, each operand takes a dimension, 1 (broadcast) or a mismatch */
+  const uint8_t ranks = fuzz_u8(r);
+  size_t a_rank = ranks % 7, b_rank = (ranks >> 3) % 7;
+  if (ranks >= 0xFC) {
+    if (ranks & 1)
+      a_rank = Q8NN_MAX_DIMS + 1;
+    else
+      b_rank = Q8NN_MAX_DIMS + 1;
+  }
+  const size_t rank = a_rank > b_rank ? a_rank : b_rank;
+  size_t full[Q8NN_MAX_DIMS + 1], a_shape[Q8NN_MAX_DIMS + 1], b_shape[Q8NN_MAX_DIMS + 1];
+  for (size_t i = 0; i < rank; i++) {
+    const uint8_t d = fuzz_u8(r);
+    full[i] = d < 0xF8 ? 1 + d % 5 : 0;
+  }
+  for (size_t i = 0; i < rank; i++) {
+    const uint8_t m = fuzz_u8(r);
+    size_t* targets[2] = {i >= rank - a_rank ? &a_shape[i - (rank - a_rank)] : NULL,
+                          i >= rank - b_rank ? &b_shape[i - (rank - b_rank)] : NULL};
+    for (int k = 0; k < 2; k++) {
+      if (targets[k] == NULL) continue;
+      const uint8_t mode = (m >> (4 * k)) & 15;
+      *targets[k] = mode < 10 ? full[i] : mode < 15 ? 1 : full[i] + 1;
+    }
+  }
+  const uint8_t ptr_mode = fuzz_u8(r);
+  const uint8_t alias = (ptr_mode >> 4) % 5; /* 0 none, 1 out=a, 2 out=b, 3 b=a, 4 out=a=b */
+  const size_t* a_shape_arg = (ptr_mode & 15) == 1 ? NULL : a_shape;
+  const size_t* b_shape_arg = (ptr_mode & 15) == 2 ? NULL : b_shape;
+
+  /* expected setup status, and the broadcast shape when there is one */
+  uint32_t setup_expect = 0;
+  if ((ptr_mode & 15) >= 3 && (ptr_mode & 15) <= 5)
+    setup_expect |= INVALID; /* a NULL tensor below */
+  if (a_rank > Q8NN_MAX_DIMS || b_rank > Q8NN_MAX_DIMS) setup_expect |= INVALID | UNSUPPORTED;
+  if ((a_shape_arg == NULL && a_rank != 0) || (b_shape_arg == NULL && b_rank != 0))
+    setup_expect |= INVALID;
+  size_t out_rank = 0, out_shape[REF_MAX_DIMS + 1];
+  const size_t a_total = count_of(a_rank, a_shape), b_total = count_of(b_rank, b_shape);
+  size_t out_total = 1;
+  if (a_rank <= Q8NN_MAX_DIMS && b_rank <= Q8NN_MAX_DIMS) {
+    for (size_t i = 0; i < a_rank; i++) setup_expect |= a_shape[i] == 0 ? INVALID : 0;
+    for (size_t i = 0; i < b_rank; i++) setup_expect |= b_shape[i] == 0 ? INVALID : 0;
+    if (!ref_broadcast_shape(a_rank, a_shape, b_rank, b_shape, &out_rank, out_shape))
+      setup_expect |= INVALID;
+    else
+      out_total = count_of(out_rank, out_shape);
+  }
+  if (setup_expect & INVALID) {
+    /* The canary buffer still needs a size when the shapes do not broadcast. */
+    out_total = 1;
+    for (size_t i = 0; i < rank && rank <= Q8NN_MAX_DIMS + 1; i++) {
+      const size_t ad = i >= rank - a_rank ? a_shape[i - (rank - a_rank)] : 1;
+      const size_t bd = i >= rank - b_rank ? b_shape[i - (rank - b_rank)] : 1;
+      out_total *= ad > bd ? ad : bd;
+    }
+  }
+  /* b may read a's buffer only when it is no larger; out = a = b needs a and b the same size. */
+  const bool same_ab = a_total == b_total;
+  if ((alias == 1 || (alias == 4 && same_ab)) && a_total != out_total) setup_expect |= INVALID;
+  if ((alias == 2 || (alias == 4 && !same_ab)) && b_total != out_total) setup_expect |= INVALID;
+
+  int8_t* a = xmalloc(a_total);
+  int8_t* b = xmalloc(b_total);
+  int8_t* y = xmalloc(out_total);
+  fuzz_fill(r, a, a_total);
+  fuzz_fill(r, b, b_total);
+  int8_t* a_copy = xmalloc(a_total);
+  int8_t* b_copy = xmalloc(b_total);
+  memcpy(a_copy, a, a_total);
+  memcpy(b_copy, b, b_total);
+  fuzz_fill_canary(y, out_total);
+  const int8_t* a_arg = a;
+  const int8_t* b_arg = b;
+  int8_t* out_arg = y;
+  switch (alias) {
+    case 1:
+      out_arg = a;
+      break;
+    case 2:
+      out_arg = b;
+      break;
+    case 3:
+      b_arg = same_ab ? a : b;
+      break;
+    case 4:
+      if (same_ab)
+        out_arg = a, b_arg = a;
+      else
+        out_arg = b; /* degrades to out = b */
+      break;
+  }
+  const int8_t* b_data = b_arg == a ? a_copy : b_copy; /* what b holds before the run */
+  if ((ptr_mode & 15) == 3) a_arg = NULL;
+  if ((ptr_mode & 15) == 4) b_arg = NULL;
+  if ((ptr_mode & 15) == 5) out_arg = NULL;
+
+  if (options & 4) {
+    /* bad setup first: a NULL input */
+    status = q8nn_setup_add_nd_s8(op, a_rank, a_shape, b_rank, b_shape, NULL, b, y);
+    FUZZ_CHECK(
+        status == q8nn_status_invalid_parameter || status == q8nn_status_unsupported_parameter,
+        "bad add setup returned %s", q8nn_status_string(status));
+    status = q8nn_run_operator(op, threadpool);
+    FUZZ_CHECK(status == q8nn_status_invalid_state, "run after a failed add setup returned %s",
+               q8nn_status_string(status));
+  }
+  status =
+      q8nn_setup_add_nd_s8(op, a_rank, a_shape_arg, b_rank, b_shape_arg, a_arg, b_arg, out_arg);
+  FUZZ_CHECK(fuzz_status_in(status, setup_expect != 0 ? setup_expect : SUCCESS),
+             "setup add returned %s (expected set 0x%x, ranks %zu/%zu alias %u)",
+             q8nn_status_string(status), setup_expect, a_rank, b_rank, alias);
+  if (status != q8nn_status_success) {
+    status = q8nn_run_operator(op, threadpool);
+    FUZZ_CHECK(status == q8nn_status_invalid_state, "run after a failed add setup returned %s",
+               q8nn_status_string(status));
+    FUZZ_CHECK(fuzz_first_non_canary(y, out_total) == SIZE_MAX,
+               "failed add setup / run wrote the output");
+    FUZZ_CHECK(memcmp(a, a_copy, a_total) == 0 && memcmp(b, b_copy, b_total) == 0,
+               "failed add setup / run wrote an operand");
+  } else {
+    int8_t* expected = xmalloc(out_total);
+    ref_add(&rp, a_rank, a_shape, a_copy, b_rank, b_shape, b_data, expected);
+    /* In place, a second run reads its own output: only one run then. */
+    const int runs = (options & 2) && out_arg == y ? 2 : 1;
+    for (int run = 0; run < runs; run++) {
+      status = q8nn_run_operator(op, run == 0 ? threadpool : (threadpool == NULL ? pool : NULL));
+      FUZZ_CHECK(status == q8nn_status_success, "run add returned %s", q8nn_status_string(status));
+      for (size_t i = 0; i < out_total; i++) {
+        FUZZ_CHECK(out_arg[i] == expected[i],
+                   "add byte %zu: got %d, reference %d (ranks %zu/%zu alias %u, %s)", i, out_arg[i],
+                   expected[i], a_rank, b_rank, alias, q8nn_operator_kernel_name(op));
+      }
+    }
+    if (out_arg != y)
+      FUZZ_CHECK(fuzz_first_non_canary(y, out_total) == SIZE_MAX, "in-place add wrote y");
+    free(expected);
+  }
+  FUZZ_CHECK(q8nn_delete_operator(op) == q8nn_status_success, "delete add failed");
+  free(a), free(b), free(y), free(a_copy), free(b_copy);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  struct fuzz_reader r = {data, size, 0};
+  const uint8_t which = fuzz_u8(&r) % 3;
+  const uint8_t isa = fuzz_u8(&r);
+  const uint8_t options = fuzz_u8(&r);
+  /* Operators keep the kernels of the mask they were created under. */
+  q8nn_set_isa_mask(isa_masks[isa % num_isa_masks]);
+  const pthreadpool_t threadpool = (options & 1) ? pool : NULL;
+  if (which == 2)
+    fuzz_add(&r, threadpool, options);
+  else
+    fuzz_conv(&r, which == 1, threadpool, options);
+  q8nn_set_isa_mask(Q8NN_ISA_ALL);
+  return 0;
+}
