@@ -3,7 +3,10 @@
 // s8 sources) in the same process. Each peer's outputs are checked against q8nn's (within 1) layer
 // by layer on q8nn's inputs, then Google Benchmark times whole-network runs for 1 and 2 threads
 // and a per-layer table is printed (median of repeated runs of each layer).
-//   bench_mobilenet_v2 [--benchmark_* flags] [--layers] (per-layer table; default on)
+//   bench_mobilenet_v2 [--benchmark_* flags] [--no-layers] [--layer-reps=N] [--fp32]
+// --fp32 runs q8nn in XNNPACK's numerics (q8nn_rounding_fp32, Q8NN_FLAG_XNNPACK_ADD): the check
+// against XNNPACK must then report 0 differing bytes on every layer.
+// (--benchmark_filter=none --no-layers runs only the check.)
 #include <benchmark/benchmark.h>
 #include <pthreadpool.h>
 
@@ -24,6 +27,8 @@ namespace {
 
 constexpr double kPeakGmacPerCore = 455.0;  // VPDPBUSD zmm on this machine (see README)
 
+bool g_fp32 = false;  // --fp32: q8nn in XNNPACK's numerics
+
 class Q8nnRunner : public Runner {
  public:
   ~Q8nnRunner() override {
@@ -43,7 +48,7 @@ class Q8nnRunner : public Runner {
       if (l.kind == LayerKind::kAdd) {
         q8nn_add_quantization q = {kActZeroPoint, kActScale, kActZeroPoint, kActScale, kActZeroPoint, kActScale,
                                    -128, 127, nullptr};
-        st = q8nn_create_add_nd_s8(&q, 0, &op);
+        st = q8nn_create_add_nd_s8(&q, g_fp32 ? Q8NN_FLAG_XNNPACK_ADD : 0, &op);
         if (st == q8nn_status_success) {
           const size_t shape[4] = {1, l.h, l.w, l.cout};
           st = q8nn_setup_add_nd_s8(op, 4, shape, 4, shape, bufs_[l.input].data(), bufs_[l.input2].data(),
@@ -58,7 +63,7 @@ class Q8nnRunner : public Runner {
         q.output_scale = kActScale;
         q.output_min = omin;
         q.output_max = omax;
-        q.rounding = q8nn_rounding_double;
+        q.rounding = g_fp32 ? q8nn_rounding_fp32 : q8nn_rounding_double;
         size_t oh, ow;
         if (l.kind == LayerKind::kConv) {
           q8nn_convolution2d_desc d = {};
@@ -164,7 +169,7 @@ void check_peers() {
       printf("check %-10s: prepare failed\n", kind.name);
       continue;
     }
-    size_t checked = 0, bad_layers = 0;
+    size_t checked = 0, bad_layers = 0, differing_bytes = 0, differing_layers = 0;
     int worst = 0;
     for (size_t i = 0; i < m.layers.size(); i++) {
       const Layer& l = m.layers[i];
@@ -174,7 +179,17 @@ void check_peers() {
       peer->run_layer(i);
       const auto got = peer->read_buffer(l.output), want = ref.read_buffer(l.output);
       int diff = 0;
-      for (size_t j = 0; j < want.size(); j++) diff = std::max(diff, std::abs((int) got[j] - (int) want[j]));
+      size_t differing = 0;
+      for (size_t j = 0; j < want.size(); j++) {
+        diff = std::max(diff, std::abs((int) got[j] - (int) want[j]));
+        differing += got[j] != want[j];
+      }
+      differing_bytes += differing;
+      differing_layers += differing != 0;
+      if (g_fp32 && differing != 0) {
+        printf("check %-10s: layer %zu %s: %zu differing bytes (max |diff| %d)\n", kind.name, i, l.name.c_str(),
+               differing, diff);
+      }
       worst = std::max(worst, diff);
       checked++;
       if (diff > 1) {
@@ -182,7 +197,8 @@ void check_peers() {
         printf("check %-10s: layer %zu %s differs by %d\n", kind.name, i, l.name.c_str(), diff);
       }
     }
-    printf("check %-10s: %zu layers compared, max |diff| %d, %zu beyond 1\n", kind.name, checked, worst, bad_layers);
+    printf("check %-10s: %zu layers compared, max |diff| %d, %zu beyond 1; %zu differing bytes in %zu layers\n",
+           kind.name, checked, worst, bad_layers, differing_bytes, differing_layers);
   }
 }
 
@@ -285,8 +301,10 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; i++) {
     if (std::strcmp(argv[i], "--no-layers") == 0) layers = false;
     if (std::strncmp(argv[i], "--layer-reps=", 13) == 0) reps = std::atoi(argv[i] + 13);
+    if (std::strcmp(argv[i], "--fp32") == 0) g_fp32 = true;
   }
-  printf("MobileNetV2 1.0 224x224: %zu layers, %.1f M MACs\n", model().layers.size(), model().total_macs() * 1e-6);
+  printf("MobileNetV2 1.0 224x224: %zu layers, %.1f M MACs; q8nn numerics: %s\n", model().layers.size(),
+         model().total_macs() * 1e-6, g_fp32 ? "XNNPACK (fp32 conv, XNNPACK add)" : "TFLite");
   check_peers();
   for (const auto& kind : runner_kinds()) {
     for (int threads = 1; threads <= 2; threads++) {

@@ -3,7 +3,8 @@
  *
  * The only public header. C99; usable from C++. Numerics are bit-exact with TFLite's reference
  * integer kernels (reference_integer_ops::ConvPerChannel, DepthwiseConvPerChannel and the int8
- * ADD) on every CPU ISA and thread count.
+ * ADD) on every CPU ISA and thread count; on request (q8nn_rounding_fp32, Q8NN_FLAG_XNNPACK_ADD)
+ * bit-exact with XNNPACK's qs8/qc8 convolutions and qs8 add instead.
  *
  * Life cycle of an operator: create (validate, pack weights and requantization parameters; the
  * caller's arrays may be freed afterwards) -> setup (bind shapes and pointers; may be repeated,
@@ -77,15 +78,41 @@ typedef struct q8nn_operator* q8nn_operator_t;
 enum q8nn_rounding {
   q8nn_rounding_double = 0, /**< TFLite default: SaturatingRoundingDoublingHighMul + RoundingDivideByPOT */
   q8nn_rounding_single = 1, /**< TFLite's TFLITE_SINGLE_ROUNDING variant */
+  q8nn_rounding_fp32 = 2,   /**< XNNPACK's fp32 requantization (qs8/qc8 convolutions), see below */
 };
 
 /**
  * Quantization of a convolution (regular or depthwise).
  *
- * Per output channel c the real multiplier is computed in double exactly as TFLite does,
+ * TFLite roundings (q8nn_rounding_double, q8nn_rounding_single): per output channel c the real
+ * multiplier is computed in double exactly as TFLite does,
  * (double)input_scale * (double)kernel_scale[c] / (double)output_scale, and converted with
  * TFLite's QuantizeMultiplier. A multiplier whose shift falls outside [-31, 30] is
  * unsupported_parameter.
+ *
+ * q8nn_rounding_fp32: bit-exact with XNNPACK's qc8 (per-channel) and qs8 (per-tensor) convolutions
+ * (xnn_create_convolution2d_nhwc_qc8 / _qs8, Debian's libxnnpack 0.0~git20220216; XNNPACK's scalar
+ * fmagic/imagic/lrintf, SSE/AVX cvtps2dq and NEON epilogues all give these bytes):
+ *  - scale[c] = input_scale * kernel_scale[c] / output_scale evaluated in float, left to right:
+ *    the product is rounded to float, then the quotient is rounded to float.
+ *  - The int32 accumulator is bias[c] + sum(kernel * (input - input_zero_point)) modulo 2^32, as
+ *    XNNPACK folds -input_zero_point * sum(kernel) into the packed bias in int32 and wraps.
+ *  - out = clamp(rne((float) acc * scale[c]), output_min - output_zero_point,
+ *    output_max - output_zero_point) + output_zero_point, where (float) acc is the int32 -> float
+ *    conversion rounded to nearest even (accumulators above 2^24 in magnitude lose their low bits
+ *    exactly as XNNPACK's cvtdq2ps / scvtf do), the product is one float multiplication (never
+ *    fused), and rne rounds to the nearest integer with ties to even (2.5 -> 2, -0.5 -> 0,
+ *    3.5 -> 4). The clamp is done in float before the rounding; as the bounds are integers this
+ *    equals clamping after it.
+ *  - Scales: input_scale, output_scale and every kernel_scale must be normal floats > 0 (XNNPACK's
+ *    isnormal check: 0, negative, subnormal, infinite or NaN is invalid_parameter, as in XNNPACK).
+ *    A scale[c] >= 256 (XNNPACK's limit) is unsupported_parameter, as in XNNPACK. There is no lower
+ *    limit: XNNPACK's qc8 operator accepts any smaller scale, including ones that underflow to
+ *    subnormals or 0 (every output is then the clamped zero point), and so does q8nn. (Debian's
+ *    XNNPACK per-tensor qs8 operator instead aborts on an assertion for scale < 2^-32; q8nn gives
+ *    the qc8 result there.)
+ *  - output_multiplier must be NULL (the fixed-point form has no meaning here): invalid_parameter.
+ *  - XNNPACK rejects output_min == output_max; q8nn accepts it (every output is that value).
  */
 struct q8nn_conv_quantization {
   int32_t input_zero_point;       /**< [-128, 127] */
@@ -96,12 +123,12 @@ struct q8nn_conv_quantization {
   int32_t output_zero_point;      /**< [-128, 127] */
   float output_scale;             /**< > 0, finite */
   int8_t output_min, output_max;  /**< fused activation clamp, output_min <= output_max */
-  enum q8nn_rounding rounding;
+  enum q8nn_rounding rounding;   /**< q8nn_rounding_double, _single or _fp32 */
   /** Optional precomputed requantization (TFLite QuantizeMultiplier form: multiplier in
       [2^30, 2^31) or 0, shift in [-31, 30], positive = left). When output_multiplier is
       non-NULL, input_scale/kernel_scale/output_scale are ignored (and may be 0/NULL);
       output_shift must then be non-NULL too. One entry per output channel, or one entry with
-      Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE. */
+      Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE. Must be NULL with q8nn_rounding_fp32. */
   const int32_t* output_multiplier;
   const int32_t* output_shift;
 };
@@ -135,9 +162,10 @@ struct q8nn_convolution2d_desc {
  * @param convolution_out receives the operator; untouched unless success is returned.
  * @return uninitialized; invalid_parameter (NULL pointers, a zero size, stride, dilation or group
  *         count, zero points outside [-128, 127], output_min > output_max, non-finite or non-positive
- *         scales, a multiplier outside [2^30, 2^31) other than 0, unknown flags);
+ *         scales, a multiplier outside [2^30, 2^31) other than 0, unknown flags or rounding; with
+ *         q8nn_rounding_fp32 also subnormal scales and a non-NULL output_multiplier);
  *         unsupported_parameter (a requantization scale whose shift would exceed 30, or a given shift
- *         outside [-31, 30]); out_of_memory.
+ *         outside [-31, 30]; with q8nn_rounding_fp32 a float scale >= 256); out_of_memory.
  *
  * Numerics: TFLite's ConvPerChannel. Where TFLite's own int32 arithmetic overflows (accumulators
  * beyond int32, or multipliers so large that the requantized value or the output zero-point add
@@ -229,8 +257,32 @@ struct q8nn_add_quantization {
   const struct q8nn_add_fixed* fixed;
 };
 
-/** Creates an int8 add (TFLite arithmetic: left shift, per-input rescale to twice the larger
-    input scale, output rescale). Scale ratios whose multipliers do not fit are unsupported_parameter. */
+/** Create flag of q8nn_create_add_nd_s8: XNNPACK's qs8 add arithmetic instead of TFLite's. */
+#define Q8NN_FLAG_XNNPACK_ADD 0x00000002u
+
+/**
+ * Creates an int8 add.
+ *
+ * Default (flags 0): TFLite arithmetic (left shift, per-input rescale to twice the larger input
+ * scale, output rescale). Scale ratios whose multipliers do not fit are unsupported_parameter.
+ *
+ * Q8NN_FLAG_XNNPACK_ADD: bit-exact with XNNPACK's xnn_create_add_nd_qs8 (Debian's libxnnpack
+ * 0.0~git20220216, xnn_init_qs8_add_minmax_*_params and its qs8 vadd/vaddc kernels), which is
+ * integer arithmetic, not fp32:
+ *  - ra = a_scale / output_scale and rb = b_scale / output_scale, each a float division; each must
+ *    be in [2^-10, 2^8), else unsupported_parameter (as XNNPACK). Every scale must be a normal
+ *    float > 0, else invalid_parameter (as XNNPACK).
+ *  - e = binary exponent of max(ra, rb); shift = 20 - e (in [12, 30]); multiplier_a =
+ *    lrintf(ra * 2^shift), multiplier_b likewise (round to nearest, ties to even; the larger one is
+ *    in [2^20, 2^21]).
+ *  - bias = 2^(shift-1) - multiplier_a * a_zero_point - multiplier_b * b_zero_point;
+ *    acc = a * multiplier_a + b * multiplier_b + bias in int32 (|acc| < 2^31 always);
+ *    out = clamp(acc >> shift (arithmetic: the rounding is half up, towards +infinity),
+ *    output_min - output_zero_point, output_max - output_zero_point) + output_zero_point.
+ *  - fixed must be NULL (invalid_parameter otherwise). XNNPACK rejects output_min == output_max;
+ *    q8nn accepts it.
+ * @param flags 0 or Q8NN_FLAG_XNNPACK_ADD.
+ */
 Q8NN_API enum q8nn_status q8nn_create_add_nd_s8(
     const struct q8nn_add_quantization* quant, uint32_t flags, q8nn_operator_t* add_out);
 

@@ -5,13 +5,15 @@
 #include "common.h"
 #include "kernels/ukernel.h"
 
+/* Conv families per requantization (index: enum q8nn_rounding), add per arithmetic (index: enum
+   q8nn_add_arithmetic). Each slot holds the first active list line that implements it. */
 struct q8nn_dispatch {
-  const struct q8nn_gemm_entry* gemm;
-  const struct q8nn_igemm_entry* igemm;
-  const struct q8nn_dwconv_entry* dwconv_9;   /* 3x3 */
-  const struct q8nn_dwconv_entry* dwconv_25;  /* 5x5 */
-  const struct q8nn_dwconv_entry* dwconv_any; /* any number of taps */
-  const struct q8nn_vadd_entry* vadd;
+  const struct q8nn_gemm_entry* gemm[Q8NN_REQUANT_KINDS];
+  const struct q8nn_igemm_entry* igemm[Q8NN_REQUANT_KINDS];
+  const struct q8nn_dwconv_entry* dwconv_9[Q8NN_REQUANT_KINDS];   /* 3x3 */
+  const struct q8nn_dwconv_entry* dwconv_25[Q8NN_REQUANT_KINDS];  /* 5x5 */
+  const struct q8nn_dwconv_entry* dwconv_any[Q8NN_REQUANT_KINDS]; /* any number of taps */
+  const struct q8nn_vadd_entry* vadd[Q8NN_ADD_ARITHMETICS];
 };
 
 /* A consistent copy of the current tables (the mask may change concurrently). */

@@ -93,25 +93,33 @@ static uint32_t parse_isa_mask(const char* text) {
 
 static int isa_ok(uint32_t required, uint32_t active) { return (required & ~active) == 0; }
 
-/* Fills the tables for one active-ISA set: the first list line whose ISA bits are all active. */
+/* Fills the tables for one active-ISA set: per requantization kind (per add arithmetic), the first
+   list line whose ISA bits are all active and which implements that kind. */
 static void fill_dispatch(uint32_t active) {
   struct q8nn_dispatch d;
   memset(&d, 0, sizeof(d));
-  for (size_t i = 0; i < q8nn_gemm_list_size && d.gemm == NULL; i++) {
-    if (isa_ok(q8nn_gemm_list[i].isa, active)) d.gemm = &q8nn_gemm_list[i];
+  for (size_t r = 0; r < Q8NN_REQUANT_KINDS; r++) {
+    for (size_t i = 0; i < q8nn_gemm_list_size && d.gemm[r] == NULL; i++) {
+      const struct q8nn_gemm_entry* e = &q8nn_gemm_list[i];
+      if (e->fn[r] != NULL && isa_ok(e->isa, active)) d.gemm[r] = e;
+    }
+    for (size_t i = 0; i < q8nn_igemm_list_size && d.igemm[r] == NULL; i++) {
+      const struct q8nn_igemm_entry* e = &q8nn_igemm_list[i];
+      if (e->fn[r] != NULL && isa_ok(e->isa, active)) d.igemm[r] = e;
+    }
+    for (size_t i = 0; i < q8nn_dwconv_list_size; i++) {
+      const struct q8nn_dwconv_entry* e = &q8nn_dwconv_list[i];
+      if (e->fn[r] == NULL || !isa_ok(e->isa, active)) continue;
+      if (e->taps == 9 && d.dwconv_9[r] == NULL) d.dwconv_9[r] = e;
+      if (e->taps == 25 && d.dwconv_25[r] == NULL) d.dwconv_25[r] = e;
+      if (e->taps == 0 && d.dwconv_any[r] == NULL) d.dwconv_any[r] = e;
+    }
   }
-  for (size_t i = 0; i < q8nn_igemm_list_size && d.igemm == NULL; i++) {
-    if (isa_ok(q8nn_igemm_list[i].isa, active)) d.igemm = &q8nn_igemm_list[i];
-  }
-  for (size_t i = 0; i < q8nn_dwconv_list_size; i++) {
-    const struct q8nn_dwconv_entry* e = &q8nn_dwconv_list[i];
-    if (!isa_ok(e->isa, active)) continue;
-    if (e->taps == 9 && d.dwconv_9 == NULL) d.dwconv_9 = e;
-    if (e->taps == 25 && d.dwconv_25 == NULL) d.dwconv_25 = e;
-    if (e->taps == 0 && d.dwconv_any == NULL) d.dwconv_any = e;
-  }
-  for (size_t i = 0; i < q8nn_vadd_list_size && d.vadd == NULL; i++) {
-    if (isa_ok(q8nn_vadd_list[i].isa, active)) d.vadd = &q8nn_vadd_list[i];
+  for (size_t a = 0; a < Q8NN_ADD_ARITHMETICS; a++) {
+    for (size_t i = 0; i < q8nn_vadd_list_size && d.vadd[a] == NULL; i++) {
+      const struct q8nn_vadd_entry* e = &q8nn_vadd_list[i];
+      if (e->arithmetic == (enum q8nn_add_arithmetic) a && isa_ok(e->isa, active)) d.vadd[a] = e;
+    }
   }
   dispatch = d;
 }

@@ -41,7 +41,8 @@ struct q8nn_operator {
   int32_t input_zero_point;
   struct q8nn_qs8_conv_params conv_params;
   /* Unpacked copies for backends that re-lay weights out their own way: kernel OHWI (grouped),
-     bias (zeros when NULL was given), per-output-channel multiplier and shift. */
+     bias (zeros when NULL was given), per-output-channel multiplier and shift (with
+     q8nn_rounding_fp32: the float scale's bits and 0, see kernels/ukernel.h). */
   int8_t* kernel;
   int32_t* bias;
   int32_t* multiplier;
@@ -70,6 +71,7 @@ struct q8nn_operator {
   /* ---- add ---- */
   struct q8nn_qs8_add_params add_params;
   struct q8nn_qs8_add_params add_params_swapped; /* a and b exchanged, for a broadcast `a` */
+  enum q8nn_add_arithmetic add_arithmetic;
   q8nn_qs8_vadd_ukernel_fn vadd, vaddc;
   size_t add_a_shape[Q8NN_MAX_DIMS], add_b_shape[Q8NN_MAX_DIMS]; /* as given, right-aligned */
   size_t add_out_shape[Q8NN_MAX_DIMS];

@@ -4,6 +4,9 @@
  * taps 0 = any number of taps (a loop over taps inside each channel tile: accumulators stay in
  * registers, no int32 buffer). Dispatch takes the first line whose ISA is active and whose taps
  * equal the operator's (or are 0).
+ * XNNPACK's fp32 requantization (q8nn_rounding_fp32) has lines of its own:
+ *   Q8NN_DWCONV_FP32_KERNEL(isa, fn_fp32, channel_tile, taps, input_offset)
+ * dispatch takes the first active line that implements the operator's requantization.
  */
 #if Q8NN_ARCH_X86
 /* x86 section */
@@ -26,6 +29,9 @@ Q8NN_DWCONV_KERNEL(Q8NN_ISA_RISCV_V, q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p8v
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_RISCV_V, q8nn_qs8_dwconv_minmax_rdouble_ukernel_25p8v__rvv, q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p8v__rvv, 128, 25, 0)
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_RISCV_V, q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp8v__rvv, q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp8v__rvv, 128, 0, 0)
 #endif
+Q8NN_DWCONV_FP32_KERNEL(0, q8nn_qs8_dwconv_minmax_fp32_ukernel_9p4c__scalar, 4, 9, 0)
+Q8NN_DWCONV_FP32_KERNEL(0, q8nn_qs8_dwconv_minmax_fp32_ukernel_25p4c__scalar, 4, 25, 0)
+Q8NN_DWCONV_FP32_KERNEL(0, q8nn_qs8_dwconv_minmax_fp32_ukernel_xp4c__scalar, 4, 0, 0)
 Q8NN_DWCONV_KERNEL(0, q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p4c__scalar, q8nn_qs8_dwconv_minmax_rsingle_ukernel_9p4c__scalar, 4, 9, 0)
 Q8NN_DWCONV_KERNEL(0, q8nn_qs8_dwconv_minmax_rdouble_ukernel_25p4c__scalar, q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p4c__scalar, 4, 25, 0)
 Q8NN_DWCONV_KERNEL(0, q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp4c__scalar, q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp4c__scalar, 4, 0, 0)

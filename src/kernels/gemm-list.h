@@ -4,6 +4,10 @@
  * isa: Q8NN_ISA_* bits the kernel needs (0 = portable). See ukernel.h for the contract.
  * Dispatch takes the first line whose ISA is active; tests and benchmarks run every line.
  * Later ISAs only add lines in their section.
+ * XNNPACK's fp32 requantization (q8nn_rounding_fp32) has lines of its own:
+ *   Q8NN_GEMM_FP32_KERNEL(isa, fn_fp32, mr, nr, kr, input_offset, pack)
+ * dispatch takes the first active line that implements the operator's requantization, so an fp32
+ * operator never runs a TFLite-rounding kernel and vice versa.
  */
 #if Q8NN_ARCH_X86
 /* x86 section */
@@ -28,5 +32,7 @@ Q8NN_GEMM_KERNEL(Q8NN_ISA_ARM_NEON, q8nn_qs8_gemm_minmax_rdouble_ukernel_4x16c1_
 /* RVV section */
 Q8NN_GEMM_KERNEL(Q8NN_ISA_RISCV_V, q8nn_qs8_gemm_minmax_rdouble_ukernel_4x4v__rvv, q8nn_qs8_gemm_minmax_rsingle_ukernel_4x4v__rvv, 4, 64, 1, 0, q8nn_pack_qs8_gemm_goki_w)
 #endif
+Q8NN_GEMM_FP32_KERNEL(0, q8nn_qs8_gemm_minmax_fp32_ukernel_4x4c1__scalar, 4, 4, 1, 0, q8nn_pack_qs8_gemm_goki_w)
+Q8NN_GEMM_FP32_KERNEL(0, q8nn_qs8_gemm_minmax_fp32_ukernel_1x4c1__scalar, 1, 4, 1, 0, q8nn_pack_qs8_gemm_goki_w)
 Q8NN_GEMM_KERNEL(0, q8nn_qs8_gemm_minmax_rdouble_ukernel_4x4c1__scalar, q8nn_qs8_gemm_minmax_rsingle_ukernel_4x4c1__scalar, 4, 4, 1, 0, q8nn_pack_qs8_gemm_goki_w)
 Q8NN_GEMM_KERNEL(0, q8nn_qs8_gemm_minmax_rdouble_ukernel_1x4c1__scalar, q8nn_qs8_gemm_minmax_rsingle_ukernel_1x4c1__scalar, 1, 4, 1, 0, q8nn_pack_qs8_gemm_goki_w)

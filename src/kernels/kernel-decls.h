@@ -6,34 +6,40 @@
 #include "arch/x86/x86-pack.h"
 #endif
 
-#define Q8NN_GEMM_KERNEL(isa, fd, fs, mr, nr, kr, ioff, pack)                                      \
-  Q8NN_INTERNAL void fd(size_t, size_t, size_t, const int8_t*, size_t, const void*, int8_t*, size_t, \
-                        size_t, const struct q8nn_qs8_conv_params*);                               \
-  Q8NN_INTERNAL void fs(size_t, size_t, size_t, const int8_t*, size_t, const void*, int8_t*, size_t, \
+#define Q8NN_DECLARE_GEMM(fn)                                                                     \
+  Q8NN_INTERNAL void fn(size_t, size_t, size_t, const int8_t*, size_t, const void*, int8_t*, size_t, \
                         size_t, const struct q8nn_qs8_conv_params*);
+#define Q8NN_DECLARE_IGEMM(fn)                                                                    \
+  Q8NN_INTERNAL void fn(size_t, size_t, size_t, size_t, const int8_t**, const void*, int8_t*,     \
+                        size_t, size_t, size_t, const int8_t*, const struct q8nn_qs8_conv_params*);
+#define Q8NN_DECLARE_DWCONV(fn)                                                                   \
+  Q8NN_INTERNAL void fn(size_t, size_t, size_t, const int8_t**, size_t, const void*, int8_t*,     \
+                        size_t, size_t, const int8_t*, const struct q8nn_qs8_conv_params*);
+#define Q8NN_DECLARE_VADD(fn) \
+  Q8NN_INTERNAL void fn(size_t, const int8_t*, const int8_t*, int8_t*, const struct q8nn_qs8_add_params*);
+
+#define Q8NN_GEMM_KERNEL(isa, fd, fs, mr, nr, kr, ioff, pack) Q8NN_DECLARE_GEMM(fd) Q8NN_DECLARE_GEMM(fs)
+#define Q8NN_GEMM_FP32_KERNEL(isa, ff, mr, nr, kr, ioff, pack) Q8NN_DECLARE_GEMM(ff)
 #include "gemm-list.h"
 #undef Q8NN_GEMM_KERNEL
+#undef Q8NN_GEMM_FP32_KERNEL
 
-#define Q8NN_IGEMM_KERNEL(isa, fd, fs, mr, nr, kr, ioff, pack)                                \
-  Q8NN_INTERNAL void fd(size_t, size_t, size_t, size_t, const int8_t**, const void*, int8_t*,   \
-                        size_t, size_t, size_t, const int8_t*, const struct q8nn_qs8_conv_params*); \
-  Q8NN_INTERNAL void fs(size_t, size_t, size_t, size_t, const int8_t**, const void*, int8_t*,   \
-                        size_t, size_t, size_t, const int8_t*, const struct q8nn_qs8_conv_params*);
+#define Q8NN_IGEMM_KERNEL(isa, fd, fs, mr, nr, kr, ioff, pack) Q8NN_DECLARE_IGEMM(fd) Q8NN_DECLARE_IGEMM(fs)
+#define Q8NN_IGEMM_FP32_KERNEL(isa, ff, mr, nr, kr, ioff, pack) Q8NN_DECLARE_IGEMM(ff)
 #include "igemm-list.h"
 #undef Q8NN_IGEMM_KERNEL
+#undef Q8NN_IGEMM_FP32_KERNEL
 
-#define Q8NN_DWCONV_KERNEL(isa, fd, fs, ct, taps, ioff)                                         \
-  Q8NN_INTERNAL void fd(size_t, size_t, size_t, const int8_t**, size_t, const void*, int8_t*,     \
-                        size_t, size_t, const int8_t*, const struct q8nn_qs8_conv_params*);       \
-  Q8NN_INTERNAL void fs(size_t, size_t, size_t, const int8_t**, size_t, const void*, int8_t*,     \
-                        size_t, size_t, const int8_t*, const struct q8nn_qs8_conv_params*);
+#define Q8NN_DWCONV_KERNEL(isa, fd, fs, ct, taps, ioff) Q8NN_DECLARE_DWCONV(fd) Q8NN_DECLARE_DWCONV(fs)
+#define Q8NN_DWCONV_FP32_KERNEL(isa, ff, ct, taps, ioff) Q8NN_DECLARE_DWCONV(ff)
 #include "dwconv-list.h"
 #undef Q8NN_DWCONV_KERNEL
+#undef Q8NN_DWCONV_FP32_KERNEL
 
-#define Q8NN_VADD_KERNEL(isa, fv, fc, tile)                                                       \
-  Q8NN_INTERNAL void fv(size_t, const int8_t*, const int8_t*, int8_t*, const struct q8nn_qs8_add_params*); \
-  Q8NN_INTERNAL void fc(size_t, const int8_t*, const int8_t*, int8_t*, const struct q8nn_qs8_add_params*);
+#define Q8NN_VADD_KERNEL(isa, fv, fc, tile) Q8NN_DECLARE_VADD(fv) Q8NN_DECLARE_VADD(fc)
+#define Q8NN_VADD_XNN_KERNEL(isa, fv, fc, tile) Q8NN_DECLARE_VADD(fv) Q8NN_DECLARE_VADD(fc)
 #include "vadd-list.h"
 #undef Q8NN_VADD_KERNEL
+#undef Q8NN_VADD_XNN_KERNEL
 
 #endif

@@ -7,6 +7,7 @@
 #define Q8NN_KERNELS_REQUANTIZATION_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "common.h"
 #include "ukernel.h"
@@ -69,9 +70,44 @@ static inline int8_t q8nn_add_scalar(int8_t a, int8_t b, const struct q8nn_qs8_a
   return q8nn_output_clamp(out, p->output_zero_point, p->output_min, p->output_max);
 }
 
+/* XNNPACK's fp32 requantization (its scalar "fmagic" epilogue; the SSE/AVX cvtps2dq and NEON
+   vcvtn epilogues give the same bytes): scale the float accumulator, clamp in float to the
+   integer bounds less the zero point, round to nearest even by adding 1.5 * 2^23 (exact for
+   |x| <= 2^22; here |x| <= 255), add the zero point. (float) acc rounds to nearest even. */
+static inline int8_t q8nn_requantize_fp32(int32_t acc, float scale, int32_t output_zero_point,
+                                          int32_t output_min, int32_t output_max) {
+  float x = (float) acc * scale;
+  const float lo = (float) (output_min - output_zero_point);
+  const float hi = (float) (output_max - output_zero_point);
+  x = x < lo ? lo : x;
+  x = x > hi ? hi : x;
+  const float magic = 12582912.0f; /* 0x4B400000 */
+  const float biased = x + magic;
+  uint32_t bits;
+  memcpy(&bits, &biased, sizeof(bits));
+  return (int8_t) ((int32_t) bits - INT32_C(0x4B400000) + output_zero_point);
+}
+
+/* XNNPACK's qs8 add for one pair of elements (see struct q8nn_qs8_add_params). */
+static inline int8_t q8nn_add_xnn_scalar(int8_t a, int8_t b, const struct q8nn_qs8_add_params* p) {
+  /* |a * m| <= 2^28 and |bias| < 2^30: the int32 sum cannot overflow */
+  const int32_t acc = (int32_t) a * p->xnn_a_multiplier + (int32_t) b * p->xnn_b_multiplier + p->xnn_bias;
+  /* arithmetic shift (GCC/Clang define >> of negatives as arithmetic), as XNNPACK's asr */
+  int32_t out = acc >> p->xnn_shift;
+  const int32_t lo = p->output_min - p->output_zero_point, hi = p->output_max - p->output_zero_point;
+  out = out < lo ? lo : out;
+  out = out > hi ? hi : out;
+  return (int8_t) (out + p->output_zero_point);
+}
+
 /* TFLite QuantizeMultiplier on a double. Returns 0 when the multiplier does not fit
    (shift > 30, or a negative / non-finite input); tiny multipliers (shift < -31) flush to
    multiplier 0, shift 0 exactly as TFLite does. */
 Q8NN_INTERNAL int q8nn_quantize_multiplier(double real, int32_t* multiplier, int32_t* shift);
+
+/* XNNPACK's qs8 add parameters (xnn_init_qs8_add_minmax_*_params) from the two ratios
+   input_scale / output_scale, each in [2^-10, 2^8). Fills the xnn_ fields of p. */
+Q8NN_INTERNAL void q8nn_xnn_add_params(float a_output_scale, float b_output_scale, int32_t a_zero_point,
+                                       int32_t b_zero_point, struct q8nn_qs8_add_params* p);
 
 #endif

@@ -21,8 +21,15 @@ static inline int32_t q8nn_load_s32(const void* p) {
   return v;
 }
 
+/* rounding: 0 TFLite double, 1 TFLite single, 2 XNNPACK fp32 (multiplier holds the float scale's bits) */
 static inline int8_t q8nn_scalar_requantize(uint32_t acc, int32_t multiplier, int32_t shift, int rounding,
                                             const struct q8nn_qs8_conv_params* params) {
+  if (rounding == 2) {
+    float scale;
+    memcpy(&scale, &multiplier, sizeof(scale));
+    return q8nn_requantize_fp32((int32_t) acc, scale, params->output_zero_point, params->output_min,
+                                params->output_max);
+  }
   const int32_t scaled = rounding == 0 ? q8nn_requantize_rdouble((int32_t) acc, multiplier, shift)
                                        : q8nn_requantize_rsingle((int32_t) acc, multiplier, shift);
   return q8nn_output_clamp(scaled, params->output_zero_point, params->output_min, params->output_max);

@@ -25,7 +25,11 @@
 extern "C" {
 #endif
 
-/* Output side of a convolution kernel; per-channel multiplier/shift live in the packed weights. */
+/* Requantization kinds, the index of a kernel list entry's fn[]: the enum q8nn_rounding values. */
+#define Q8NN_REQUANT_KINDS 3
+
+/* Output side of a convolution kernel; per-channel multiplier/shift (or fp32 scale) live in the
+   packed weights. */
 struct q8nn_qs8_conv_params {
   int32_t output_zero_point; /* [-128, 127] */
   int32_t output_min;        /* [-128, 127], <= output_max */
@@ -40,6 +44,15 @@ struct q8nn_qs8_conv_params {
  *   int32 shift[NR]       TFLite convention: positive = left, [-31, 30]
  *   int8  w[ks][round_up(kc, KR) / KR][NR][KR]   (ks = kernel taps; 1 for gemm)
  * Block size in bytes: NR * (3 * 4 + ks * round_up(kc, KR)).
+ *
+ * fp32 requantization (XNNPACK's, q8nn_rounding_fp32) keeps the same layout so that packing,
+ * block strides and tiles do not depend on the requantization: the multiplier slot holds the bits
+ * of the float scale (input_scale * kernel_scale / output_scale, in float, finite, in [0, 256))
+ * and the shift slot holds 0. An fp32 epilogue computes
+ *     out = clamp(rne((float) acc * scale), output_min - zp, output_max - zp) + zp
+ * with (float) acc rounded to nearest even, the product rounded to float (never fused), rne =
+ * round to nearest, ties to even. Clamping in float before or after rounding gives the same bytes
+ * (the bounds are integers and rounding is monotonic).
  */
 #define Q8NN_PACKED_HEADER_BYTES(nr) ((nr) * 3 * sizeof(int32_t))
 
@@ -122,7 +135,13 @@ typedef void (*q8nn_qs8_dwconv_ukernel_fn)(
          output_increment, input_offset, zero, p);                                                \
   }
 
-/* TFLite int8 add: shifts in TFLite convention (<= 0 = right shift). */
+/* int8 add. TFLite arithmetic (the TFLite vadd kernels): shifts in TFLite convention (<= 0 = right
+   shift). XNNPACK's qs8 arithmetic (the xnn vadd kernels) reads only the xnn_ fields and the
+   output zero point / clamp:
+     out = clamp((a * xnn_a_multiplier + b * xnn_b_multiplier + xnn_bias) >> xnn_shift,
+                 output_min - zp, output_max - zp) + zp
+   with an arithmetic shift; xnn_bias = 2^(xnn_shift-1) - a_zp * xnn_a_multiplier -
+   b_zp * xnn_b_multiplier, multipliers in [0, 2^21], xnn_shift in [12, 30], so |sum| < 2^31. */
 struct q8nn_qs8_add_params {
   int32_t a_zero_point, b_zero_point;
   int32_t a_multiplier, a_shift;
@@ -130,7 +149,16 @@ struct q8nn_qs8_add_params {
   int32_t output_multiplier, output_shift;
   int32_t left_shift;
   int32_t output_zero_point, output_min, output_max;
+  int32_t xnn_a_multiplier, xnn_b_multiplier, xnn_bias;
+  uint32_t xnn_shift;
 };
+
+/* Arithmetic of a vadd list entry. */
+enum q8nn_add_arithmetic {
+  q8nn_add_arithmetic_tflite = 0,
+  q8nn_add_arithmetic_xnnpack = 1,
+};
+#define Q8NN_ADD_ARITHMETICS 2
 
 /* vadd: y[i] = add(a[i], b[i]) for i < n; vaddc: y[i] = add(a[i], b[0]). Exactly n bytes read from
    each operand (1 from b for vaddc) and written to y. y may alias a or b exactly. */
@@ -158,11 +186,15 @@ void q8nn_pack_qs8_dwconv_w(
     const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
     int32_t input_fold, void* packed);
 
-/* Kernel list entries (see *-list.h). */
+/* Kernel list entries (see *-list.h). fn[] is indexed by enum q8nn_rounding; an entry implements
+   either the two TFLite roundings (fn[2] NULL) or XNNPACK's fp32 requantization (fn[0], fn[1]
+   NULL). names[] follows fn[] (NULL where fn is NULL); name is the first non-NULL one. Dispatch,
+   tests and benchmarks never call a NULL fn. */
 struct q8nn_gemm_entry {
-  const char* name;                /* name of the double-rounding kernel */
+  const char* name;
   uint32_t isa;                    /* Q8NN_ISA_* bits required; 0 = portable */
-  q8nn_qs8_gemm_ukernel_fn fn[2];  /* [q8nn_rounding_double], [q8nn_rounding_single] */
+  q8nn_qs8_gemm_ukernel_fn fn[Q8NN_REQUANT_KINDS];
+  const char* names[Q8NN_REQUANT_KINDS];
   uint32_t mr, nr, kr;
   int32_t input_offset;            /* see the top of this file */
   q8nn_pack_gemm_fn pack;
@@ -170,7 +202,8 @@ struct q8nn_gemm_entry {
 struct q8nn_igemm_entry {
   const char* name;
   uint32_t isa;
-  q8nn_qs8_igemm_ukernel_fn fn[2];
+  q8nn_qs8_igemm_ukernel_fn fn[Q8NN_REQUANT_KINDS];
+  const char* names[Q8NN_REQUANT_KINDS];
   uint32_t mr, nr, kr;
   int32_t input_offset;
   q8nn_pack_gemm_fn pack;
@@ -178,7 +211,8 @@ struct q8nn_igemm_entry {
 struct q8nn_dwconv_entry {
   const char* name;
   uint32_t isa;
-  q8nn_qs8_dwconv_ukernel_fn fn[2];
+  q8nn_qs8_dwconv_ukernel_fn fn[Q8NN_REQUANT_KINDS];
+  const char* names[Q8NN_REQUANT_KINDS];
   uint32_t channel_tile;
   uint32_t taps;                   /* 0 = any number of taps */
   int32_t input_offset;
@@ -188,6 +222,7 @@ struct q8nn_vadd_entry {
   uint32_t isa;
   q8nn_qs8_vadd_ukernel_fn vadd, vaddc;
   uint32_t element_tile;
+  enum q8nn_add_arithmetic arithmetic;
 };
 
 /* The lists, in preference order (best first); generated from the X-macro files. */

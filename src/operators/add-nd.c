@@ -1,5 +1,6 @@
 /*
- * Add, N-dimensional with numpy broadcasting, int8, TFLite arithmetic. Setup reduces any pair of
+ * Add, N-dimensional with numpy broadcasting, int8, TFLite arithmetic or (Q8NN_FLAG_XNNPACK_ADD)
+ * XNNPACK's qs8 arithmetic. Setup reduces any pair of
  * shapes (rank <= 6) to an outer loop of at most 5 dimensions with per-operand strides (0 where
  * an operand broadcasts) around one contiguous inner run, handled by vadd (both dense) or vaddc
  * (one operand broadcast along the run).
@@ -14,6 +15,7 @@
 
 static int valid_zero_point(int32_t zp) { return zp >= -128 && zp <= 127; }
 static int valid_scale(float s) { return isfinite(s) && s > 0.0f; }
+static int valid_normal_scale(float s) { return isnormal(s) && s > 0.0f; }
 
 /* TFLite's QuantizeMultiplierSmallerThanOneExp: the shift must come out <= 0. */
 static int quantize_smaller_than_one(double real, int32_t* multiplier, int32_t* shift) {
@@ -26,7 +28,10 @@ enum q8nn_status q8nn_create_add_nd_s8(const struct q8nn_add_quantization* quant
   if (quant == NULL || add_out == NULL) {
     return Q8NN_ERROR(q8nn_status_invalid_parameter, "quant and add_out must not be NULL");
   }
-  if (flags != 0) return Q8NN_ERROR(q8nn_status_invalid_parameter, "unknown flags 0x%x", (unsigned) flags);
+  if ((flags & ~Q8NN_FLAG_XNNPACK_ADD) != 0) {
+    return Q8NN_ERROR(q8nn_status_invalid_parameter, "unknown flags 0x%x", (unsigned) flags);
+  }
+  const int xnnpack = (flags & Q8NN_FLAG_XNNPACK_ADD) != 0;
   if (!valid_zero_point(quant->a_zero_point) || !valid_zero_point(quant->b_zero_point) ||
       !valid_zero_point(quant->output_zero_point)) {
     return Q8NN_ERROR(q8nn_status_invalid_parameter, "zero points outside [-128, 127]");
@@ -36,12 +41,30 @@ enum q8nn_status q8nn_create_add_nd_s8(const struct q8nn_add_quantization* quant
                       (int) quant->output_max);
   }
   struct q8nn_qs8_add_params p;
+  memset(&p, 0, sizeof(p));
   p.a_zero_point = quant->a_zero_point;
   p.b_zero_point = quant->b_zero_point;
   p.output_zero_point = quant->output_zero_point;
   p.output_min = quant->output_min;
   p.output_max = quant->output_max;
-  if (quant->fixed != NULL) {
+  if (xnnpack) {
+    /* xnn_create_add_nd_qs8's checks, in its order of precedence */
+    if (quant->fixed != NULL) {
+      return Q8NN_ERROR(q8nn_status_invalid_parameter, "fixed add parameters have no meaning with Q8NN_FLAG_XNNPACK_ADD");
+    }
+    if (!valid_normal_scale(quant->a_scale) || !valid_normal_scale(quant->b_scale) ||
+        !valid_normal_scale(quant->output_scale)) {
+      return Q8NN_ERROR(q8nn_status_invalid_parameter, "scales must be normal floats > 0 (XNNPACK add)");
+    }
+    volatile float a_ratio = quant->a_scale / quant->output_scale;
+    volatile float b_ratio = quant->b_scale / quant->output_scale;
+    if (!(a_ratio >= 0x1.0p-10f && a_ratio < 0x1.0p+8f) || !(b_ratio >= 0x1.0p-10f && b_ratio < 0x1.0p+8f)) {
+      return Q8NN_ERROR(q8nn_status_unsupported_parameter,
+                        "input/output scale ratios %g, %g outside XNNPACK's [2^-10, 2^8)", (double) a_ratio,
+                        (double) b_ratio);
+    }
+    q8nn_xnn_add_params(a_ratio, b_ratio, quant->a_zero_point, quant->b_zero_point, &p);
+  } else if (quant->fixed != NULL) {
     const struct q8nn_add_fixed* f = quant->fixed;
     if (f->left_shift < 0 || f->left_shift > 20 || f->a_multiplier < 0 || f->b_multiplier < 0 ||
         f->output_multiplier < 0 || f->a_shift > 0 || f->b_shift > 0 || f->output_shift > 0 ||
@@ -80,10 +103,14 @@ enum q8nn_status q8nn_create_add_nd_s8(const struct q8nn_add_quantization* quant
   op->add_params_swapped.b_multiplier = p.a_multiplier;
   op->add_params_swapped.a_shift = p.b_shift;
   op->add_params_swapped.b_shift = p.a_shift;
+  op->add_params_swapped.xnn_a_multiplier = p.xnn_b_multiplier;
+  op->add_params_swapped.xnn_b_multiplier = p.xnn_a_multiplier;
+  op->add_arithmetic = xnnpack ? q8nn_add_arithmetic_xnnpack : q8nn_add_arithmetic_tflite;
   const struct q8nn_dispatch d = q8nn_get_dispatch();
-  op->vadd = d.vadd->vadd;
-  op->vaddc = d.vadd->vaddc;
-  snprintf(op->kernel_name, sizeof(op->kernel_name), "%s", d.vadd->name);
+  const struct q8nn_vadd_entry* e = d.vadd[op->add_arithmetic];
+  op->vadd = e->vadd;
+  op->vaddc = e->vaddc;
+  snprintf(op->kernel_name, sizeof(op->kernel_name), "%s", e->name);
   *add_out = op;
   return q8nn_status_success;
 }

@@ -19,11 +19,57 @@ struct q8nn_operator* q8nn_allocate_operator(enum q8nn_operator_type type) {
 
 static int valid_zero_point(int32_t zp) { return zp >= -128 && zp <= 127; }
 static int valid_scale(float s) { return isfinite(s) && s > 0.0f; }
+static int valid_normal_scale(float s) { return isnormal(s) && s > 0.0f; }
 
-/* Per-output-channel (multiplier, shift) in TFLite form, from float scales or as given. */
+/* XNNPACK's checks and per-channel scale (xnn_create_convolution2d_nhwc_qc8): every scale a normal
+   float > 0, scale = input_scale * kernel_scale / output_scale in float, < 256. The scale's bits go
+   into the multiplier slot, the shift slot is 0 (see ukernel.h). */
+static enum q8nn_status compute_fp32_scales(
+    const struct q8nn_conv_quantization* quant, size_t channels, uint32_t flags,
+    int32_t* multiplier, int32_t* shift, const char* caller) {
+  const int per_tensor = (flags & Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE) != 0;
+  if (quant->output_multiplier != NULL) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller,
+                          "output_multiplier has no meaning with q8nn_rounding_fp32 (give float scales)");
+  }
+  if (!valid_normal_scale(quant->input_scale) || !valid_normal_scale(quant->output_scale)) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller,
+                          "input/output scale %g/%g must be normal floats > 0 (fp32 requantization)",
+                          (double) quant->input_scale, (double) quant->output_scale);
+  }
+  if (quant->kernel_scale == NULL) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "kernel_scale is NULL");
+  }
+  for (size_t c = 0; c < channels; c++) {
+    const float ks = quant->kernel_scale[per_tensor ? 0 : c];
+    if (!valid_normal_scale(ks)) {
+      return q8nn_log_error(q8nn_status_invalid_parameter, caller,
+                            "kernel_scale[%zu] = %g must be a normal float > 0 (fp32 requantization)", c, (double) ks);
+    }
+  }
+  for (size_t c = 0; c < channels; c++) {
+    const float ks = quant->kernel_scale[per_tensor ? 0 : c];
+    /* volatile: two float roundings, in XNNPACK's order, whatever the evaluation method */
+    volatile float product = quant->input_scale * ks;
+    const float scale = product / quant->output_scale;
+    if (!(scale < 256.0f)) {
+      return q8nn_log_error(q8nn_status_unsupported_parameter, caller,
+                            "fp32 requantization scale %g of channel %zu is >= 256 (XNNPACK's limit)", (double) scale, c);
+    }
+    memcpy(&multiplier[c], &scale, sizeof(scale));
+    shift[c] = 0;
+  }
+  return q8nn_status_success;
+}
+
+/* Per-output-channel (multiplier, shift) in TFLite form, from float scales or as given; or the
+   fp32 scales of q8nn_rounding_fp32. */
 static enum q8nn_status compute_requantization(
     const struct q8nn_conv_quantization* quant, size_t channels, uint32_t flags,
     int32_t* multiplier, int32_t* shift, const char* caller) {
+  if (quant->rounding == q8nn_rounding_fp32) {
+    return compute_fp32_scales(quant, channels, flags, multiplier, shift, caller);
+  }
   const int per_tensor = (flags & Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE) != 0;
   if (quant->output_multiplier != NULL) {
     if (quant->output_shift == NULL) {
@@ -70,10 +116,6 @@ static enum q8nn_status compute_requantization(
 
 static void set_kernel_name(struct q8nn_operator* op, const char* name) {
   snprintf(op->kernel_name, sizeof(op->kernel_name), "%s", name);
-  if (op->rounding == q8nn_rounding_single) {
-    char* r = strstr(op->kernel_name, "rdouble");
-    if (r != NULL) memcpy(r, "rsingle", 7);
-  }
 }
 
 enum q8nn_status q8nn_create_conv_common(
@@ -88,7 +130,8 @@ enum q8nn_status q8nn_create_conv_common(
     return q8nn_log_error(q8nn_status_invalid_parameter, caller, "output_min %d > output_max %d",
                           (int) quant->output_min, (int) quant->output_max);
   }
-  if (quant->rounding != q8nn_rounding_double && quant->rounding != q8nn_rounding_single) {
+  if (quant->rounding != q8nn_rounding_double && quant->rounding != q8nn_rounding_single &&
+      quant->rounding != q8nn_rounding_fp32) {
     return q8nn_log_error(q8nn_status_invalid_parameter, caller, "unknown rounding %d", (int) quant->rounding);
   }
   if ((flags & ~Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE) != 0) {
@@ -128,13 +171,14 @@ enum q8nn_status q8nn_create_conv_common(
     /* One input channel per group: depthwise, channels innermost. With a depth multiplier
        (goc > 1) run reads each input channel dm times into op->expanded_input first, so output
        channel c*dm+m finds its input at the same index and the dwconv kernels apply unchanged. */
-    const struct q8nn_dwconv_entry* e = ks == 9 && d.dwconv_9 != NULL    ? d.dwconv_9
-                                        : ks == 25 && d.dwconv_25 != NULL ? d.dwconv_25
-                                                                          : d.dwconv_any;
+    const int r = op->rounding;
+    const struct q8nn_dwconv_entry* e = ks == 9 && d.dwconv_9[r] != NULL    ? d.dwconv_9[r]
+                                        : ks == 25 && d.dwconv_25[r] != NULL ? d.dwconv_25[r]
+                                                                             : d.dwconv_any[r];
     const size_t channels = channels_out;
     op->path = q8nn_conv_path_dwconv;
-    op->dwconv = e->fn[op->rounding];
-    set_kernel_name(op, e->name);
+    op->dwconv = e->fn[r];
+    set_kernel_name(op, e->names[r]);
     /* OHWI with I = 1 is [C*dm][taps]; the dwconv packing wants [taps][C*dm]. */
     int8_t* taps_major = malloc(kernel_size);
     op->packed_weights = malloc(q8nn_packed_dwconv_size(channels, ks, e->channel_tile));
@@ -156,18 +200,21 @@ enum q8nn_status q8nn_create_conv_common(
     uint32_t nr, kr;
     int32_t input_offset;
     q8nn_pack_gemm_fn pack;
+    const int r = op->rounding;
     if (is_gemm) {
+      const struct q8nn_gemm_entry* e = d.gemm[r];
       op->path = q8nn_conv_path_gemm;
-      op->gemm = d.gemm->fn[op->rounding];
-      op->mr = d.gemm->mr, nr = d.gemm->nr, kr = d.gemm->kr;
-      input_offset = d.gemm->input_offset, pack = d.gemm->pack;
-      set_kernel_name(op, d.gemm->name);
+      op->gemm = e->fn[r];
+      op->mr = e->mr, nr = e->nr, kr = e->kr;
+      input_offset = e->input_offset, pack = e->pack;
+      set_kernel_name(op, e->names[r]);
     } else {
+      const struct q8nn_igemm_entry* e = d.igemm[r];
       op->path = q8nn_conv_path_igemm;
-      op->igemm = d.igemm->fn[op->rounding];
-      op->mr = d.igemm->mr, nr = d.igemm->nr, kr = d.igemm->kr;
-      input_offset = d.igemm->input_offset, pack = d.igemm->pack;
-      set_kernel_name(op, d.igemm->name);
+      op->igemm = e->fn[r];
+      op->mr = e->mr, nr = e->nr, kr = e->kr;
+      input_offset = e->input_offset, pack = e->pack;
+      set_kernel_name(op, e->names[r]);
     }
     op->nr = nr;
     op->packed_group_stride = q8nn_packed_gemm_size(1, goc, is_gemm ? 1 : ks, gic, nr, kr);

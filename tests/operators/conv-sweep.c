@@ -73,7 +73,9 @@ int sweep_conv_run(const struct sweep_conv* in, const char* name) {
     const double real = ldexp((double) multiplier[i] / 2147483648.0, exponent);
     kernel_scale[i] = (float) (real * (double) output_scale / (double) input_scale);
   }
-  const int use_scales = s.quant == SWEEP_SCALES || s.quant == SWEEP_TOO_LARGE || (s.quant != SWEEP_FIXED && (test_rand() & 1));
+  /* fp32 (XNNPACK) requantization only takes float scales */
+  const int use_scales = s.rounding == 2 || s.quant == SWEEP_SCALES || s.quant == SWEEP_TOO_LARGE ||
+                         (s.quant != SWEEP_FIXED && (test_rand() & 1));
 
   const struct test_conv_case c = {
       .depthwise = s.depthwise,

@@ -28,7 +28,7 @@ struct sweep_conv {
   size_t in_extra, out_extra; /* pixel stride = channels + extra */
   int32_t in_zp, out_zp;
   int32_t out_min, out_max;   /* both 0 = full range */
-  int rounding;
+  int rounding;               /* enum q8nn_rounding: 0 double, 1 single, 2 fp32 (always float scales) */
   int per_tensor;
   enum sweep_quant quant;
   int no_bias;

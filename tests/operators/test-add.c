@@ -1,6 +1,7 @@
 /*
- * Add through the public API, exact against the reference (TFLite int8 add with numpy
- * broadcasting), on every ISA mask and threadpool (see test_add_run).
+ * Add through the public API, exact against the reference (TFLite int8 add, or XNNPACK's qs8 add
+ * with Q8NN_FLAG_XNNPACK_ADD, with numpy broadcasting), on every ISA mask and threadpool (see
+ * test_add_run).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -51,6 +52,9 @@ static int run_add(const struct add_sweep* s, size_t i, const char* name) {
     c.out_min = -128;
     c.out_max = 127;
   }
+  /* every third case with XNNPACK's arithmetic: its ratio range [2^-10, 2^8) is narrower than the
+     drawn scales', so some of them must be declined */
+  c.xnnpack = !s->fixed && i % 3 == 2;
   int32_t fixed[7];
   struct ref_add_params p;
   if (s->fixed && ref_add_params_from_scales(c.a_scale, c.a_zp, c.b_scale, c.b_zp, c.out_scale, c.out_zp,
@@ -71,9 +75,9 @@ static int run_add(const struct add_sweep* s, size_t i, const char* name) {
   const int failures = test_add_run(&c);
   if (failures != 0) {
     fprintf(stderr, "  case %s: a rank %zu [%zu %zu %zu %zu %zu %zu] b rank %zu [%zu %zu %zu %zu %zu %zu] in_place %d "
-            "fixed %d\n", name, s->a_rank, s->a_shape[0], s->a_shape[1], s->a_shape[2], s->a_shape[3],
+            "fixed %d xnnpack %d\n", name, s->a_rank, s->a_shape[0], s->a_shape[1], s->a_shape[2], s->a_shape[3],
             s->a_shape[4], s->a_shape[5], s->b_rank, s->b_shape[0], s->b_shape[1], s->b_shape[2], s->b_shape[3],
-            s->b_shape[4], s->b_shape[5], s->in_place, s->fixed);
+            s->b_shape[4], s->b_shape[5], s->in_place, s->fixed, c.xnnpack);
   }
   free(a);
   free(b);
@@ -173,6 +177,10 @@ static void test_scale_ratios(void** state) {
   static const float ratios[][3] = {
       {1.0f, 1.0f, 1.0f}, {0.5f, 0.25f, 0.1f}, {1.0f, 1e-3f, 2.0f}, {1e-4f, 1.0f, 0.5f},
       {1.0f, 1e-12f, 1.0f}, {0.02f, 0.03f, 1e-6f}, {1.0f, 1.0f, 1e-7f}, {3.0f, 2.0f, 4e-6f},
+      /* XNNPACK's bounds: ratios exactly 2^-10 and just below 2^8 (accepted), 2^8 (declined);
+         powers of two make every rounding a tie */
+      {0x1.0p-10f, 1.0f, 1.0f}, {255.9f, 0.5f, 1.0f}, {256.0f, 1.0f, 1.0f}, {0.5f, 0.25f, 1.0f},
+      {1e-39f, 1.0f, 1.0f},
   };
   int failures = 0;
   for (size_t i = 0; i < sizeof(ratios) / sizeof(ratios[0]); i++) {
@@ -180,13 +188,16 @@ static void test_scale_ratios(void** state) {
     const size_t shape[2] = {4, 6};
     test_fill_s8(a, 24);
     test_fill_s8(b, 24);
-    const struct test_add_case c = {
+    struct test_add_case c = {
         .a_rank = 2, .b_rank = 2, .a_shape = shape, .b_shape = shape, .a = a, .b = b,
         .a_zp = test_rand_range(-128, 127), .b_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127),
         .a_scale = ratios[i][0], .b_scale = ratios[i][1], .out_scale = ratios[i][2],
         .out_min = -128, .out_max = 127, .name = "scale_ratios", .num_threadpools = 2,
     };
-    const int f = test_add_run(&c);
+    int f = test_add_run(&c);
+    c.xnnpack = 1;
+    c.name = "scale_ratios_xnnpack";
+    f += test_add_run(&c);
     if (f != 0) {
       fprintf(stderr, "  case scale_ratios %zu: scales %g %g -> %g\n", i, ratios[i][0], ratios[i][1], ratios[i][2]);
     }

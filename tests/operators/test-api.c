@@ -325,6 +325,72 @@ static void test_add_invalid(void** state) {
   q8nn_delete_operator(op);
 }
 
+/* q8nn_rounding_fp32 and Q8NN_FLAG_XNNPACK_ADD decline exactly what XNNPACK declines (its isnormal
+   checks: invalid_parameter; scale >= 256, add ratios outside [2^-10, 2^8): unsupported_parameter),
+   and the fixed-point forms, which have no meaning there: invalid_parameter. */
+static void test_xnnpack_modes_validation(void** state) {
+  (void) state;
+  const struct q8nn_convolution2d_desc d = good_desc();
+  struct q8nn_conv_quantization q = good_quant();
+  q.rounding = q8nn_rounding_fp32;
+  static const int32_t mult[8] = {1 << 30, 1 << 30, 1 << 30, 1 << 30, 1 << 30, 1 << 30, 1 << 30, 1 << 30};
+  static const int32_t shift[8] = {0};
+  q.output_multiplier = mult;
+  q.output_shift = shift;
+  expect_conv_create(q8nn_status_invalid_parameter, &d, &q, kernel, "fp32 with output_multiplier");
+  q = good_quant();
+  q.rounding = q8nn_rounding_fp32;
+  q.input_scale = 1e-39f; /* subnormal: XNNPACK's isnormal check */
+  expect_conv_create(q8nn_status_invalid_parameter, &d, &q, kernel, "fp32 subnormal input scale");
+  q.input_scale = 0.5f;
+  q.output_scale = 1e-39f;
+  expect_conv_create(q8nn_status_invalid_parameter, &d, &q, kernel, "fp32 subnormal output scale");
+  q.output_scale = 1.0f;
+  const float big[8] = {0.5f, 512.0f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f}; /* 0.5 * 512 = 256 */
+  q.kernel_scale = big;
+  expect_conv_create(q8nn_status_unsupported_parameter, &d, &q, kernel, "fp32 scale 256");
+  const float just_below[8] = {0.5f, 0x1.fffffep+8f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f};
+  q.kernel_scale = just_below;
+  q8nn_operator_t op = SENTINEL;
+  assert_int_equal(q8nn_create_convolution2d_nhwc_s8(&d, &q, kernel, NULL, 0, &op), q8nn_status_success);
+  assert_non_null(strstr(q8nn_operator_kernel_name(op), "fp32"));
+  q8nn_delete_operator(op);
+  /* no lower limit (XNNPACK's qc8 accepts scales that underflow to 0) */
+  const float tiny[8] = {1e-30f, 1e-30f, 1e-30f, 1e-30f, 1e-30f, 1e-30f, 1e-30f, 1e-30f};
+  q.kernel_scale = tiny;
+  q.input_scale = 1e-20f;
+  op = SENTINEL;
+  assert_int_equal(q8nn_create_convolution2d_nhwc_s8(&d, &q, kernel, NULL, 0, &op), q8nn_status_success);
+  q8nn_delete_operator(op);
+  q = good_quant();
+  q.rounding = (enum q8nn_rounding) 3;
+  expect_conv_create(q8nn_status_invalid_parameter, &d, &q, kernel, "unknown rounding");
+
+  const struct q8nn_add_quantization good = {
+      .a_zero_point = 0, .a_scale = 0.5f, .b_zero_point = 0, .b_scale = 0.25f, .output_zero_point = 0,
+      .output_scale = 1.0f, .output_min = -128, .output_max = 127};
+  struct q8nn_add_quantization a = good;
+  const struct q8nn_add_fixed fixed = {20, 1 << 30, -1, 1 << 30, -1, 1 << 30, -20};
+  a.fixed = &fixed;
+  op = SENTINEL;
+  assert_int_equal(q8nn_create_add_nd_s8(&a, Q8NN_FLAG_XNNPACK_ADD, &op), q8nn_status_invalid_parameter);
+  a = good;
+  a.b_scale = 1e-39f;
+  assert_int_equal(q8nn_create_add_nd_s8(&a, Q8NN_FLAG_XNNPACK_ADD, &op), q8nn_status_invalid_parameter);
+  a = good;
+  a.a_scale = 256.0f;
+  assert_int_equal(q8nn_create_add_nd_s8(&a, Q8NN_FLAG_XNNPACK_ADD, &op), q8nn_status_unsupported_parameter);
+  a = good;
+  a.b_scale = 0x1.fffffep-11f;
+  assert_int_equal(q8nn_create_add_nd_s8(&a, Q8NN_FLAG_XNNPACK_ADD, &op), q8nn_status_unsupported_parameter);
+  assert_int_equal(q8nn_create_add_nd_s8(&good, 0x4, &op), q8nn_status_invalid_parameter);
+  assert_ptr_equal(op, SENTINEL);
+  a.b_scale = 0x1.0p-10f;
+  assert_int_equal(q8nn_create_add_nd_s8(&a, Q8NN_FLAG_XNNPACK_ADD, &op), q8nn_status_success);
+  assert_non_null(strstr(q8nn_operator_kernel_name(op), "xnn"));
+  q8nn_delete_operator(op);
+}
+
 /* Re-setup with new pointers and sizes, and thread counts 1..4 give identical bytes. */
 static void test_resetup_and_threads(void** state) {
   (void) state;
@@ -460,6 +526,7 @@ int main(void) {
       cmocka_unit_test(test_conv_setup_invalid),
       cmocka_unit_test(test_depthwise_invalid),
       cmocka_unit_test(test_add_invalid),
+      cmocka_unit_test(test_xnnpack_modes_validation),
       cmocka_unit_test(test_resetup_and_threads),
       cmocka_unit_test(test_same_padding),
       cmocka_unit_test(test_strings),

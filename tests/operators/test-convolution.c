@@ -37,7 +37,7 @@ static void test_kernel_sizes(void** state) {
       struct sweep_conv s = {
           .in_h = 6, .in_w = 7, .in_c = 3, .out_c = 5, .k_h = kh, .k_w = kw,
           .pad_top = kh / 2, .pad_left = kw / 2, .pad_bottom = (kh - 1) / 2, .pad_right = (kw - 1) / 2,
-          .in_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127), .rounding = (int) (i & 1),
+          .in_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127), .rounding = (int) (i % 3),
       };
       failures += run(&s, i, "kernel_sizes");
     }
@@ -45,10 +45,10 @@ static void test_kernel_sizes(void** state) {
   /* 1xN and Nx1 with wide N (conv_1_x_n style) */
   for (size_t n = 6; n <= 9; n++, i++) {
     struct sweep_conv s = {.in_h = 1, .in_w = 12, .in_c = 4, .out_c = 3, .k_h = 1, .k_w = n, .pad_left = 2,
-                           .pad_right = 1, .in_zp = -3, .out_zp = 5, .rounding = (int) (n & 1)};
+                           .pad_right = 1, .in_zp = -3, .out_zp = 5, .rounding = (int) (n % 3)};
     failures += run(&s, i, "kernel_1xN");
     struct sweep_conv t = {.in_h = 11, .in_w = 2, .in_c = 2, .out_c = 4, .k_h = n, .k_w = 1, .pad_top = 1,
-                           .pad_bottom = 3, .in_zp = 7, .out_zp = -9, .rounding = (int) (n & 1)};
+                           .pad_bottom = 3, .in_zp = 7, .out_zp = -9, .rounding = (int) (n % 3)};
     failures += run(&t, i, "kernel_Nx1");
   }
   assert_int_equal(failures, 0);
@@ -64,7 +64,7 @@ static void test_stride_dilation(void** state) {
         struct sweep_conv s = {
             .in_h = 9, .in_w = 8, .in_c = 2, .out_c = 3, .k_h = 3, .k_w = 2, .stride_h = sh, .stride_w = sw,
             .dil_h = d, .dil_w = 4 - d, .pad_top = d, .pad_left = 0, .pad_bottom = 1, .pad_right = 2,
-            .in_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127), .rounding = (int) (i & 1),
+            .in_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127), .rounding = (int) (i % 3),
         };
         failures += run(&s, i, "stride_dilation");
       }
@@ -82,7 +82,7 @@ static void test_padding(void** state) {
         .k_w = 1 + (i / 4) % 4, .stride_h = 1 + i % 2, .stride_w = 1 + (i / 2) % 2,
         .pad_top = (size_t) test_rand_range(0, 3), .pad_left = (size_t) test_rand_range(0, 3),
         .pad_bottom = (size_t) test_rand_range(0, 3), .pad_right = (size_t) test_rand_range(0, 3),
-        .in_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127), .rounding = (int) (i & 1),
+        .in_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127), .rounding = (int) (i % 3),
     };
     failures += run(&s, i, "padding");
   }
@@ -103,7 +103,7 @@ static void test_groups(void** state) {
         struct sweep_conv s = {
             .in_h = 5, .in_w = 4, .in_c = gic, .groups = g, .out_c = goc, .k_h = 1 + i % 3, .k_w = 1 + (i / 3) % 3,
             .pad_top = 1, .pad_right = 1, .in_extra = i % 3, .out_extra = i % 2,
-            .in_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127), .rounding = (int) (i & 1),
+            .in_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127), .rounding = (int) (i % 3),
         };
         failures += run(&s, i, "groups");
       }
@@ -123,7 +123,7 @@ static void test_grouped_as_depthwise(void** state) {
         .in_h = 6, .in_w = 5, .in_c = 1, .groups = channels, .out_c = dm, .k_h = 3, .k_w = 3,
         .stride_h = 1 + i % 2, .stride_w = 1 + i % 2, .dil_h = 1 + i % 3, .dil_w = 1 + (i + 1) % 2,
         .pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .in_extra = i % 2, .out_extra = i % 3,
-        .in_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127), .rounding = (int) (i & 1),
+        .in_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127), .rounding = (int) (i % 3),
     };
     failures += run(&s, i, "grouped_as_depthwise");
 
@@ -159,7 +159,7 @@ static void test_batch_and_pixel_strides(void** state) {
         .batch = 1 + i % 3, .in_h = 4, .in_w = 5, .in_c = 1 + i % 5, .out_c = 2 + i % 4, .k_h = 1 + i % 3,
         .k_w = 1 + (i + 1) % 3, .pad_top = i % 2, .pad_left = 1, .pad_bottom = 1, .pad_right = i % 2,
         .in_extra = (size_t) test_rand_range(0, 5), .out_extra = (size_t) test_rand_range(1, 7),
-        .in_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127), .rounding = (int) (i & 1),
+        .in_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127), .rounding = (int) (i % 3),
     };
     failures += run(&s, i, "batch_pixel_strides");
   }
@@ -176,14 +176,14 @@ static void test_zero_points_and_clamps(void** state) {
     for (size_t b = 0; b < 3; b++, i++) {
       struct sweep_conv s = {.in_h = 5, .in_w = 5, .in_c = 3, .out_c = 4, .k_h = 3, .k_w = 3, .pad_top = 1,
                              .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .in_zp = zps[a], .out_zp = zps[b],
-                             .rounding = (int) (i & 1)};
+                             .rounding = (int) (i % 3)};
       failures += run(&s, i, "zero_points");
     }
   }
   for (size_t c = 0; c < sizeof(clamps) / sizeof(clamps[0]); c++, i++) {
     struct sweep_conv s = {.in_h = 4, .in_w = 6, .in_c = 5, .out_c = 3, .k_h = 2, .k_w = 3, .pad_right = 1,
                            .in_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127),
-                           .out_min = clamps[c][0], .out_max = clamps[c][1], .rounding = (int) (i & 1)};
+                           .out_min = clamps[c][0], .out_max = clamps[c][1], .rounding = (int) (i % 3)};
     failures += run(&s, i, "clamps");
   }
   assert_int_equal(failures, 0);
@@ -195,7 +195,7 @@ static void test_quantization_modes(void** state) {
   size_t i = 0;
   for (int quant = SWEEP_FIXED; quant <= SWEEP_TOO_LARGE; quant++) {
     for (int per_tensor = 0; per_tensor <= 1; per_tensor++) {
-      for (int rounding = 0; rounding <= 1; rounding++, i++) {
+      for (int rounding = 0; rounding <= 2; rounding++, i++) {
         struct sweep_conv s = {
             .in_h = 5, .in_w = 4, .in_c = 6, .out_c = 7, .k_h = 2, .k_w = 2, .pad_bottom = 1, .pad_right = 1,
             .in_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127), .rounding = rounding,
@@ -217,12 +217,12 @@ static void test_channel_tails(void** state) {
   for (size_t i = 0; i < sizeof(ics) / sizeof(ics[0]); i++) {
     struct sweep_conv s = {.in_h = 3, .in_w = 5, .in_c = ics[i], .out_c = ocs[i], .k_h = 1, .k_w = 1,
                            .in_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127),
-                           .rounding = (int) (i & 1), .out_extra = i % 2};
+                           .rounding = (int) (i % 3), .out_extra = i % 2};
     failures += run(&s, i, "channel_tails_1x1");
     struct sweep_conv t = {.in_h = 3, .in_w = 4, .in_c = ics[i], .out_c = ocs[(i + 5) % 12], .k_h = 3, .k_w = 3,
                            .pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1,
                            .in_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127),
-                           .rounding = (int) (i & 1), .in_extra = i % 3};
+                           .rounding = (int) (i % 3), .in_extra = i % 3};
     failures += run(&t, i + 1, "channel_tails_3x3");
   }
   assert_int_equal(failures, 0);
@@ -236,7 +236,7 @@ static void test_extreme_values(void** state) {
   for (size_t i = 0; i < 4; i++) {
     struct sweep_conv s = {.in_h = 3, .in_w = 3, .in_c = 64, .out_c = 4, .k_h = 3, .k_w = 3, .pad_top = 1,
                            .pad_left = 1, .in_zp = i & 1 ? 127 : -128, .out_zp = i & 2 ? 127 : -128,
-                           .rounding = (int) (i & 1), .quant = i < 2 ? SWEEP_LARGE : SWEEP_TINY};
+                           .rounding = (int) (i % 3), .quant = i < 2 ? SWEEP_LARGE : SWEEP_TINY};
     failures += run(&s, i, "extreme_values");
   }
   assert_int_equal(failures, 0);

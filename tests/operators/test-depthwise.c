@@ -30,7 +30,7 @@ static void test_kernel_sizes(void** state) {
       struct sweep_conv s = {.in_h = k + 2, .in_w = k + 1, .in_c = c, .out_c = 1, .k_h = k, .k_w = k,
                              .pad_top = k / 2, .pad_left = k / 2, .pad_bottom = (k - 1) / 2, .pad_right = (k - 1) / 2,
                              .in_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127),
-                             .rounding = (int) (i & 1)};
+                             .rounding = (int) (i % 3)};
       failures += run(&s, i, "kernel_square");
     }
   }
@@ -39,7 +39,7 @@ static void test_kernel_sizes(void** state) {
     struct sweep_conv s = {.in_h = 8, .in_w = 7, .in_c = 3 + r, .out_c = 1 + r % 3, .k_h = rect[r][0],
                            .k_w = rect[r][1], .pad_top = r % 2, .pad_left = 1, .pad_right = r % 3,
                            .in_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127),
-                           .rounding = (int) (i & 1)};
+                           .rounding = (int) (i % 3)};
     failures += run(&s, i, "kernel_rect");
   }
   assert_int_equal(failures, 0);
@@ -54,7 +54,7 @@ static void test_depth_multiplier(void** state) {
       struct sweep_conv s = {.in_h = 5, .in_w = 6, .in_c = c, .out_c = dm, .k_h = 3, .k_w = 3, .pad_top = 1,
                              .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .in_extra = i % 3, .out_extra = i % 2,
                              .in_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127),
-                             .rounding = (int) (i & 1), .per_tensor = (int) (i % 4 == 1)};
+                             .rounding = (int) (i % 3), .per_tensor = (int) (i % 4 == 1)};
       failures += run(&s, i, "depth_multiplier");
     }
   }
@@ -72,7 +72,7 @@ static void test_stride_dilation_padding(void** state) {
                              .pad_top = (size_t) test_rand_range(0, 3), .pad_left = (size_t) test_rand_range(0, 3),
                              .pad_bottom = (size_t) test_rand_range(0, 3), .pad_right = (size_t) test_rand_range(0, 3),
                              .in_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127),
-                             .rounding = (int) (i & 1)};
+                             .rounding = (int) (i % 3)};
       failures += run(&s, i, "stride_dilation_padding");
     }
   }
@@ -89,7 +89,7 @@ static void test_batch_strides_clamps(void** state) {
                            .k_h = 3, .k_w = 2, .pad_top = 1, .pad_left = 1, .pad_bottom = 1,
                            .in_extra = (size_t) test_rand_range(0, 4), .out_extra = (size_t) test_rand_range(1, 6),
                            .in_zp = zps[i % 3], .out_zp = zps[(i / 3) % 3], .out_min = clamps[i % 6][0],
-                           .out_max = clamps[i % 6][1], .rounding = (int) (i & 1)};
+                           .out_max = clamps[i % 6][1], .rounding = (int) (i % 3)};
     failures += run(&s, i, "batch_strides_clamps");
   }
   assert_int_equal(failures, 0);
@@ -101,7 +101,7 @@ static void test_quantization_modes(void** state) {
   size_t i = 0;
   for (int quant = SWEEP_FIXED; quant <= SWEEP_TOO_LARGE; quant++) {
     for (int per_tensor = 0; per_tensor <= 1; per_tensor++) {
-      for (int rounding = 0; rounding <= 1; rounding++, i++) {
+      for (int rounding = 0; rounding <= 2; rounding++, i++) {
         struct sweep_conv s = {.in_h = 5, .in_w = 5, .in_c = 9, .out_c = 1 + i % 3, .k_h = 3, .k_w = 3,
                                .pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1,
                                .in_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127),
@@ -123,7 +123,7 @@ static void test_channel_tails(void** state) {
     struct sweep_conv s = {.in_h = 4, .in_w = 3, .in_c = cs[i], .out_c = 1 + i % 2, .k_h = 3, .k_w = 3,
                            .pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .out_extra = i % 3,
                            .in_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127),
-                           .rounding = (int) (i & 1)};
+                           .rounding = (int) (i % 3)};
     failures += run(&s, i, "channel_tails");
   }
   assert_int_equal(failures, 0);

@@ -107,6 +107,9 @@ void ref_output_size(const struct ref_conv_params* p, size_t* out_h, size_t* out
 }
 
 static int8_t requantize(const struct ref_conv_params* p, int64_t acc, size_t oc) {
+  if (p->rounding == 2) {
+    return ref_requantize_fp32(wrap_accumulator(acc), p->scale[oc], p->out_zp, p->out_min, p->out_max);
+  }
   int32_t v = ref_multiply_by_quantized_multiplier(wrap_accumulator(acc), p->multiplier[oc],
                                                    p->shift[oc], p->rounding);
   /* TFLite adds the output offset in int32 after the multiply; as compiled, that wraps. */
@@ -261,8 +264,11 @@ int ref_broadcast_shape(size_t a_rank, const size_t* a_shape, size_t b_rank, con
   return 1;
 }
 
-void ref_add(const struct ref_add_params* p, size_t a_rank, const size_t* a_shape, const int8_t* a,
-             size_t b_rank, const size_t* b_shape, const int8_t* b, int8_t* out) {
+/* numpy broadcasting around one element function: tflite (struct ref_add_params) or xnn
+   (struct ref_xnn_add_params) */
+static void broadcast_add(const struct ref_add_params* tflite, const struct ref_xnn_add_params* xnn, size_t a_rank,
+                          const size_t* a_shape, const int8_t* a, size_t b_rank, const size_t* b_shape,
+                          const int8_t* b, int8_t* out) {
   size_t as[REF_MAX_DIMS], bs[REF_MAX_DIMS], os[REF_MAX_DIMS];
   align_shape(a_rank, a_shape, as);
   align_shape(b_rank, b_shape, bs);
@@ -282,6 +288,72 @@ void ref_add(const struct ref_add_params* p, size_t a_rank, const size_t* a_shap
       a_mul *= as[d];
       b_mul *= bs[d];
     }
-    out[flat] = ref_add_element(p, a[ai], b[bi]);
+    out[flat] = tflite != NULL ? ref_add_element(tflite, a[ai], b[bi]) : ref_xnn_add_element(xnn, a[ai], b[bi]);
   }
+}
+
+void ref_add(const struct ref_add_params* p, size_t a_rank, const size_t* a_shape, const int8_t* a,
+             size_t b_rank, const size_t* b_shape, const int8_t* b, int8_t* out) {
+  broadcast_add(p, NULL, a_rank, a_shape, a, b_rank, b_shape, b, out);
+}
+
+void ref_xnn_add(const struct ref_xnn_add_params* p, size_t a_rank, const size_t* a_shape, const int8_t* a,
+                 size_t b_rank, const size_t* b_shape, const int8_t* b, int8_t* out) {
+  broadcast_add(NULL, p, a_rank, a_shape, a, b_rank, b_shape, b, out);
+}
+
+/* ---- XNNPACK fp32 requantization (XNNPACK src/operators/convolution-nhwc.c, src/qs8-gemm
+   fp32 epilogues: scalar fmagic/imagic/lrintf, SSE/AVX cvtps2dq, NEON vcvtnq) ------------------ */
+
+float ref_fp32_scale(float input_scale, float kernel_scale, float output_scale) {
+  /* volatile: each operation rounds to float, whatever the compiler's evaluation method */
+  volatile float product = input_scale * kernel_scale;
+  volatile float scale = product / output_scale;
+  return scale;
+}
+
+int8_t ref_requantize_fp32(int32_t acc, float scale, int32_t zp, int32_t out_min, int32_t out_max) {
+  volatile float converted = (float) acc; /* round to nearest even where |acc| > 2^24 */
+  volatile float scaled = converted * scale;
+  float x = scaled;
+  const float lo = (float) (out_min - zp), hi = (float) (out_max - zp);
+  if (x < lo) x = lo;
+  if (x > hi) x = hi;
+  /* |x| <= 255: rintf rounds ties to even in the default rounding mode */
+  const int32_t rounded = (int32_t) rintf(x);
+  return (int8_t) (rounded + zp);
+}
+
+/* ---- XNNPACK qs8 add (src/operators/binary-elementwise-nd.c, src/params-init.c) ------------- */
+
+static int ref_normal_positive(float s) { return s > 0.0f && isnormal(s); }
+
+int ref_xnn_add_params_from_scales(float a_scale, int32_t a_zp, float b_scale, int32_t b_zp, float out_scale,
+                                   int32_t out_zp, int32_t out_min, int32_t out_max, struct ref_xnn_add_params* p) {
+  if (!ref_normal_positive(a_scale) || !ref_normal_positive(b_scale) || !ref_normal_positive(out_scale)) return 1;
+  volatile float a_ratio = a_scale / out_scale;
+  volatile float b_ratio = b_scale / out_scale;
+  if (!(a_ratio >= 0x1.0p-10f && a_ratio < 0x1.0p+8f)) return 2;
+  if (!(b_ratio >= 0x1.0p-10f && b_ratio < 0x1.0p+8f)) return 2;
+  const float max_ratio = a_ratio > b_ratio ? a_ratio : b_ratio;
+  int e = 0;
+  frexpf(max_ratio, &e);            /* max_ratio = m * 2^e, m in [0.5, 1): binary exponent e - 1 */
+  const int shift = 20 - (e - 1);   /* [13, 30] for ratios in [2^-10, 2^8) */
+  p->shift = (uint32_t) shift;
+  p->a_multiplier = (int32_t) rintf(ldexpf(a_ratio, shift)); /* exact scaling, ties to even */
+  p->b_multiplier = (int32_t) rintf(ldexpf(b_ratio, shift));
+  p->bias = (INT32_C(1) << (shift - 1)) - p->a_multiplier * a_zp - p->b_multiplier * b_zp;
+  p->out_zp = out_zp;
+  p->out_min = out_min;
+  p->out_max = out_max;
+  return 0;
+}
+
+int8_t ref_xnn_add_element(const struct ref_xnn_add_params* p, int8_t a, int8_t b) {
+  const int64_t sum = (int64_t) a * p->a_multiplier + (int64_t) b * p->b_multiplier + p->bias;
+  assert(sum >= INT32_MIN && sum <= INT32_MAX); /* XNNPACK's int32 never overflows here */
+  int32_t v = (int32_t) floor_shift(sum, (int) p->shift);
+  if (v < p->out_min - p->out_zp) v = p->out_min - p->out_zp;
+  if (v > p->out_max - p->out_zp) v = p->out_max - p->out_zp;
+  return (int8_t) (v + p->out_zp);
 }

@@ -42,6 +42,21 @@ int32_t ref_multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, int3
  */
 int ref_quantize_multiplier(double real, int32_t* multiplier, int32_t* shift);
 
+/* ---- XNNPACK's fp32 requantization (qs8/qc8 convolutions) ------------------------------- */
+
+/**
+ * XNNPACK's per-channel requantization scale, in float as its create function computes it:
+ * input_scale * kernel_scale, rounded to float, divided by output_scale, rounded to float.
+ */
+float ref_fp32_scale(float input_scale, float kernel_scale, float output_scale);
+
+/**
+ * XNNPACK's fp32 requantization of one int32 accumulator: (float) acc (rounded to nearest even
+ * above 2^24), times scale in float, clamped to [out_min - zp, out_max - zp], rounded to the nearest
+ * integer with ties to even, plus zp.
+ */
+int8_t ref_requantize_fp32(int32_t acc, float scale, int32_t zp, int32_t out_min, int32_t out_max);
+
 /* ---- convolution --------------------------------------------------------------------------- */
 
 struct ref_conv_params {
@@ -51,7 +66,8 @@ struct ref_conv_params {
   int32_t in_zp, out_zp, out_min, out_max;
   const int32_t* multiplier; /* per output channel, already expanded */
   const int32_t* shift;      /* per output channel, already expanded */
-  int rounding;              /* 0 double, 1 single */
+  int rounding;              /* 0 double, 1 single, 2 XNNPACK fp32 (uses scale, not multiplier/shift) */
+  const float* scale;        /* rounding 2: per output channel requantization scale, already expanded */
 };
 
 /** TFLite output size: (in + pads - dil*(k-1) - 1) / stride + 1; 0 when that is not positive. */
@@ -109,6 +125,32 @@ int ref_broadcast_shape(size_t a_rank, const size_t* a_shape, size_t b_rank, con
     broadcast shape; it may alias a or b when that operand has the output shape. */
 void ref_add(const struct ref_add_params* p, size_t a_rank, const size_t* a_shape, const int8_t* a,
              size_t b_rank, const size_t* b_shape, const int8_t* b, int8_t* out);
+
+/* ---- XNNPACK's qs8 add ------------------------------------------------------------------------ */
+
+struct ref_xnn_add_params {
+  int32_t a_multiplier, b_multiplier, bias; /* bias = 2^(shift-1) - a_mult*a_zp - b_mult*b_zp */
+  uint32_t shift;                           /* [13, 30] */
+  int32_t out_zp, out_min, out_max;
+};
+
+/**
+ * XNNPACK's xnn_create_add_nd_qs8 checks and xnn_init_qs8_add_minmax_*_params, from the
+ * definition: every scale normal and > 0 (else 1 = invalid parameter); a_scale / out_scale and
+ * b_scale / out_scale (float divisions) in [2^-10, 2^8) (else 2 = unsupported parameter). The
+ * larger ratio's binary exponent e gives shift = 20 - e; multiplier_i = round-to-nearest-even of
+ * ratio_i * 2^shift. @return 0 on success.
+ */
+int ref_xnn_add_params_from_scales(float a_scale, int32_t a_zp, float b_scale, int32_t b_zp, float out_scale,
+                                   int32_t out_zp, int32_t out_min, int32_t out_max, struct ref_xnn_add_params* p);
+
+/** XNNPACK's qs8 add of one pair: (a*a_mult + b*b_mult + bias) (exact: below 2^31 in magnitude),
+    arithmetic shift right by shift, clamped to [out_min - zp, out_max - zp], plus zp. */
+int8_t ref_xnn_add_element(const struct ref_xnn_add_params* p, int8_t a, int8_t b);
+
+/** As ref_add, with XNNPACK's arithmetic. */
+void ref_xnn_add(const struct ref_xnn_add_params* p, size_t a_rank, const size_t* a_shape, const int8_t* a,
+                 size_t b_rank, const size_t* b_shape, const int8_t* b, int8_t* out);
 
 #ifdef __cplusplus
 }

@@ -215,7 +215,7 @@ static enum q8nn_status create_conv(const struct test_conv_case* c, q8nn_operato
       .output_scale = c->multiplier != NULL ? 0.0f : c->output_scale,
       .output_min = (int8_t) p->out_min,
       .output_max = (int8_t) p->out_max,
-      .rounding = p->rounding ? q8nn_rounding_single : q8nn_rounding_double,
+      .rounding = p->rounding == 2 ? q8nn_rounding_fp32 : p->rounding ? q8nn_rounding_single : q8nn_rounding_double,
       .output_multiplier = c->multiplier,
       .output_shift = c->shift,
   };
@@ -247,10 +247,16 @@ int test_conv_run(const struct test_conv_case* c) {
   const size_t out_channels = c->depthwise ? p.in_c * p.out_c : p.groups * p.out_c;
   int32_t* multiplier = malloc(out_channels * sizeof(int32_t));
   int32_t* shift = malloc(out_channels * sizeof(int32_t));
+  float* scale = malloc(out_channels * sizeof(float));
   int representable = 1;
   for (size_t oc = 0; oc < out_channels; oc++) {
     const size_t src = c->per_tensor ? 0 : oc;
-    if (c->multiplier != NULL) {
+    multiplier[oc] = shift[oc] = 0;
+    if (p.rounding == 2) {
+      /* XNNPACK's float scale; >= 256 is what it (and q8nn) declines */
+      scale[oc] = ref_fp32_scale(c->input_scale, c->kernel_scale[src], c->output_scale);
+      representable &= scale[oc] < 256.0f;
+    } else if (c->multiplier != NULL) {
       multiplier[oc] = c->multiplier[src];
       shift[oc] = c->shift[src];
     } else {
@@ -260,6 +266,7 @@ int test_conv_run(const struct test_conv_case* c) {
   }
   p.multiplier = multiplier;
   p.shift = shift;
+  p.scale = scale;
 
   size_t out_h, out_w;
   ref_output_size(&p, &out_h, &out_w);
@@ -340,6 +347,7 @@ int test_conv_run(const struct test_conv_case* c) {
   q8nn_set_isa_mask(Q8NN_ISA_ALL);
   free(out);
   free(ref);
+  free(scale);
   free(shift);
   free(multiplier);
   return failures;
@@ -357,8 +365,15 @@ int test_add_run(const struct test_add_case* c) {
   for (size_t i = 0; i < c->b_rank; i++) b_total *= c->b_shape[i];
 
   struct ref_add_params p;
+  struct ref_xnn_add_params xp;
   int representable = 1;
-  if (c->fixed != NULL) {
+  enum q8nn_status declined = q8nn_status_unsupported_parameter;
+  if (c->xnnpack) {
+    const int r = ref_xnn_add_params_from_scales(c->a_scale, c->a_zp, c->b_scale, c->b_zp, c->out_scale, c->out_zp,
+                                                 c->out_min, c->out_max, &xp);
+    representable = r == 0;
+    declined = r == 1 ? q8nn_status_invalid_parameter : q8nn_status_unsupported_parameter;
+  } else if (c->fixed != NULL) {
     const struct ref_add_params fp = {c->a_zp, c->b_zp, c->out_zp, c->fixed[0], c->fixed[1], c->fixed[2],
                                       c->fixed[3], c->fixed[4], c->fixed[5], c->fixed[6], c->out_min, c->out_max};
     p = fp;
@@ -371,7 +386,9 @@ int test_add_run(const struct test_add_case* c) {
   int8_t* out = malloc(out_size);
   memset(ref, TEST_GUARD_BYTE, out_size);
   int failures = 0;
-  if (representable) {
+  if (representable && c->xnnpack) {
+    ref_xnn_add(&xp, c->a_rank, c->a_shape, c->a, c->b_rank, c->b_shape, c->b, ref);
+  } else if (representable) {
     ref_add(&p, c->a_rank, c->a_shape, c->a, c->b_rank, c->b_shape, c->b, ref);
     if (c->expected != NULL) {
       failures += check_published(c->name, c->expected, c->tolerance, ref, total, 1, 1);
@@ -400,10 +417,9 @@ int test_add_run(const struct test_add_case* c) {
   for (size_t m = 0; m < num_masks; m++) {
     q8nn_set_isa_mask(masks[m]);
     q8nn_operator_t op = (q8nn_operator_t) (uintptr_t) 0xDEADBEEF;
-    const enum q8nn_status status = q8nn_create_add_nd_s8(&quant, 0, &op);
+    const enum q8nn_status status = q8nn_create_add_nd_s8(&quant, c->xnnpack ? Q8NN_FLAG_XNNPACK_ADD : 0, &op);
     if (!representable) {
-      failures += report_status("create add (unrepresentable)", c->name, masks[m],
-                                q8nn_status_unsupported_parameter, status);
+      failures += report_status("create add (unrepresentable)", c->name, masks[m], declined, status);
       if (status == q8nn_status_success) {
         q8nn_delete_operator(op);
       }

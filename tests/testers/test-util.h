@@ -96,7 +96,8 @@ struct test_conv_case {
  * Runs the case through q8nn create/setup/run under every ISA mask (test_isa_masks) and every
  * threadpool, and compares the written bytes EXACTLY with the reference; bytes between output
  * pixels and after the output must keep their guard value. When the reference finds the
- * multiplier unrepresentable, create must return unsupported_parameter.
+ * multiplier unrepresentable (fp32, p.rounding 2: a float scale >= 256), create must return
+ * unsupported_parameter. With p.rounding 2 multiplier must be NULL (float scales).
  * @return the number of failed (mask, threadpool) runs; details go to stderr with the seed.
  */
 int test_conv_run(const struct test_conv_case* c);
@@ -117,9 +118,11 @@ struct test_add_case {
   int tolerance;
   const char* name;
   size_t num_threadpools;         /* as in test_conv_case */
+  int xnnpack;                    /* Q8NN_FLAG_XNNPACK_ADD (fixed must be NULL): XNNPACK's arithmetic */
 };
 
-/** As test_conv_run, for add. */
+/** As test_conv_run, for add. With xnnpack, scales XNNPACK declines must give its status
+    (invalid_parameter / unsupported_parameter) and nothing else. */
 int test_add_run(const struct test_add_case* c);
 
 #ifdef __cplusplus

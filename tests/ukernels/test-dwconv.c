@@ -1,6 +1,6 @@
 /* Every dwconv kernel of the list: channels around the channel tile, 1..3 output pixels, its tap
    count (or several for any-taps kernels), pointer strides beyond taps, output gaps, zero rows,
-   offsets, zero points, clamps, scale regimes and both roundings. */
+   offsets, zero points, clamps, scale regimes and every requantization the entry implements. */
 #include <stdlib.h>
 
 #include "ukernels/sweep.h"
@@ -15,7 +15,8 @@ static void test_dwconv_entry(void** state) {
   const size_t ntaps = e->taps != 0 ? 1 : sizeof(any_taps) / sizeof(any_taps[0]);
   int failures = 0;
   size_t i = 0;
-  for (int rounding = 0; rounding < 2; rounding++) {
+  for (int rounding = 0; rounding < Q8NN_REQUANT_KINDS; rounding++) {
+    if (e->fn[rounding] == NULL) continue; /* the other requantization's entries */
     for (size_t c = 0; c < sizeof(channels) / sizeof(channels[0]); c++) {
       if (channels[c] == 0) continue;
       for (size_t width = 1; width <= 3; width++) {

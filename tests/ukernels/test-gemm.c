@@ -1,6 +1,6 @@
 /* Every gemm and igemm kernel of the lists over sweeps around its tile: rows 1..MR, channels
-   around NR, K below / at / above the K block, taps, zero points, clamps, scale regimes, both
-   roundings, padded (zero) rows and offset pointers for igemm. */
+   around NR, K below / at / above the K block, taps, zero points, clamps, scale regimes, every
+   requantization the entry implements, padded (zero) rows and offset pointers for igemm. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -43,7 +43,8 @@ static void run_sweep(const struct q8nn_gemm_entry* gemm, const struct q8nn_igem
   const size_t ntaps = gemm != NULL ? 1 : 3;
   int failures = 0;
   size_t i = 0;
-  for (int rounding = 0; rounding < 2; rounding++) {
+  for (int rounding = 0; rounding < Q8NN_REQUANT_KINDS; rounding++) {
+    if (gemm != NULL ? gemm->fn[rounding] == NULL : igemm->fn[rounding] == NULL) continue;
     for (size_t m = 1; m <= mr; m++) {
       for (size_t a = 0; a < nn; a++) {
         for (size_t b = 0; b < nk; b++) {

@@ -1,6 +1,6 @@
 /* Every vadd kernel of the list (and its vaddc): lengths around the element tile, broadcast and
    in-place forms, zero points, clamps, left shifts up to 20 and input/output shifts over their
-   whole legal range. */
+   whole legal range (TFLite arithmetic); scale ratios over XNNPACK's whole range (XNNPACK's). */
 #include <stdlib.h>
 
 #include "ukernels/sweep.h"
@@ -28,6 +28,18 @@ static void test_vadd_entry(void** state) {
       /* input shifts: TFLite's are <= -1 (ratios <= 1/2); sweep the whole legal [-31, 0] too */
       t.shift_lo = variant % 4 == 3 ? -31 : -8;
       t.shift_hi = variant % 4 == 3 ? 0 : -1;
+      /* XNNPACK entries: ratios over the whole accepted [2^-10, 2^8), equal ones, powers of two (ties) */
+      switch (variant % 4) {
+        case 0: t.a_ratio = test_rand_float(0.25f, 2.0f), t.b_ratio = test_rand_float(0.25f, 2.0f); break;
+        case 1: t.a_ratio = t.b_ratio = ldexpf(1.0f, test_rand_range(-10, 7)); break;
+        case 2: t.a_ratio = ldexpf(1.0f, test_rand_range(-10, 7)), t.b_ratio = 0x1.fffffep+7f; break;
+        default:
+          t.a_ratio = ldexpf(test_rand_float(1.0f, 2.0f), test_rand_range(-10, 7));
+          t.b_ratio = ldexpf(test_rand_float(1.0f, 2.0f), test_rand_range(-10, 7));
+          break;
+      }
+      if (!(t.a_ratio < 0x1.0p+8f)) t.a_ratio = 0x1.fffffep+7f;
+      if (!(t.b_ratio < 0x1.0p+8f)) t.b_ratio = 0x1.fffffep+7f;
       failures += vadd_tester_run(&t, e);
       if (failures > 10) fail_msg("%s: too many mismatches", e->name);
     }

@@ -1,6 +1,7 @@
 #include "ukernels/ukernel-tester.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,10 +27,44 @@ void tester_random_requant(size_t n, int shift_lo, int shift_hi, int32_t* multip
   }
 }
 
+void tester_random_fp32_scales(size_t n, int exp_lo, int exp_hi, int32_t* multiplier, int32_t* shift) {
+  if (exp_hi > 7) exp_hi = 7; /* XNNPACK's limit: scale < 256 */
+  if (exp_lo > exp_hi) exp_lo = exp_hi;
+  for (size_t i = 0; i < n; i++) {
+    const uint32_t pick = test_rand() % 16;
+    float scale;
+    if (pick == 0) {
+      scale = ldexpf(1.0f, test_rand_range(exp_lo, exp_hi)); /* exact power of two: many ties */
+    } else if (pick == 1) {
+      scale = 0x1.fffffep+7f; /* largest accepted */
+    } else if (pick == 2) {
+      scale = ldexpf(1.0f + (float) (test_rand() % 4) * 0.25f, test_rand_range(exp_lo, exp_hi)); /* ties */
+    } else {
+      scale = ldexpf(1.0f + (float) (test_rand() & 0x7FFFFF) * 0x1.0p-23f, test_rand_range(exp_lo, exp_hi));
+    }
+    memcpy(&multiplier[i], &scale, sizeof(scale));
+    shift[i] = 0;
+  }
+}
+
+static void random_requant(int rounding, size_t n, int shift_lo, int shift_hi, int32_t* multiplier, int32_t* shift) {
+  if (rounding == 2) {
+    /* a TFLite shift s scales by [2^(s-1), 2^s): the same regimes in float */
+    tester_random_fp32_scales(n, shift_lo - 1, shift_hi - 1, multiplier, shift);
+  } else {
+    tester_random_requant(n, shift_lo, shift_hi, multiplier, shift);
+  }
+}
+
 static int8_t requantize_ref(int64_t acc, int32_t multiplier, int32_t shift, int rounding, int32_t zp,
                              int32_t vmin, int32_t vmax) {
   /* TFLite's accumulator is int32: wrap, then requantize. */
   const int32_t acc32 = (int32_t) (uint32_t) (uint64_t) acc;
+  if (rounding == 2) {
+    float scale;
+    memcpy(&scale, &multiplier, sizeof(scale));
+    return ref_requantize_fp32(acc32, scale, zp, vmin, vmax);
+  }
   /* TFLite's `acc += output_offset` is int32 arithmetic: wraps as compiled */
   int32_t out = (int32_t) ((uint32_t) ref_multiply_by_quantized_multiplier(acc32, multiplier, shift, rounding) + (uint32_t) zp);
   if (out < vmin) out = vmin;
@@ -67,7 +102,7 @@ int gemm_tester_run(const struct gemm_tester* t, const struct q8nn_gemm_entry* g
   test_fill_s32_range(bias, n, -100000, 100000);
   int32_t* multiplier = checked_malloc(n * sizeof(int32_t));
   int32_t* shift = checked_malloc(n * sizeof(int32_t));
-  tester_random_requant(n, t->shift_lo, t->shift_hi, multiplier, shift);
+  random_requant(t->rounding, n, t->shift_lo, t->shift_hi, multiplier, shift);
   const size_t packed_size = q8nn_packed_gemm_size(1, n, ks, k, nr, kr);
   void* packed = checked_malloc(packed_size);
   pack(1, n, ks, k, nr, kr, kernel, bias, multiplier, shift, t->input_zero_point + input_offset, packed);
@@ -150,7 +185,7 @@ int dwconv_tester_run(const struct dwconv_tester* t, const struct q8nn_dwconv_en
   test_fill_s32_range(bias, channels, -50000, 50000);
   int32_t* multiplier = checked_malloc(channels * sizeof(int32_t));
   int32_t* shift = checked_malloc(channels * sizeof(int32_t));
-  tester_random_requant(channels, t->shift_lo, t->shift_hi, multiplier, shift);
+  random_requant(t->rounding, channels, t->shift_lo, t->shift_hi, multiplier, shift);
   void* packed = checked_malloc(q8nn_packed_dwconv_size(channels, taps, ct));
   q8nn_pack_qs8_dwconv_w(channels, taps, ct, kernel, bias, multiplier, shift, t->input_zero_point + e->input_offset,
                          packed);
@@ -219,6 +254,7 @@ int vadd_tester_run(const struct vadd_tester* t, const struct q8nn_vadd_entry* e
   int8_t* a_copy = checked_malloc(n);
   memcpy(a_copy, a, n);
   struct q8nn_qs8_add_params p;
+  memset(&p, 0, sizeof(p));
   p.a_zero_point = t->a_zero_point;
   p.b_zero_point = t->b_zero_point;
   p.output_zero_point = t->output_zero_point;
@@ -235,11 +271,28 @@ int vadd_tester_run(const struct vadd_tester* t, const struct q8nn_vadd_entry* e
   struct ref_add_params rp = {t->a_zero_point, t->b_zero_point, t->output_zero_point, t->left_shift,
                               p.a_multiplier, p.a_shift, p.b_multiplier, p.b_shift,
                               p.output_multiplier, p.output_shift, t->output_min, t->output_max};
+  /* XNNPACK arithmetic: the reference derives the parameters from the ratios (output scale 1) */
+  const int xnn = e->arithmetic == q8nn_add_arithmetic_xnnpack;
+  struct ref_xnn_add_params xp;
+  memset(&xp, 0, sizeof(xp));
+  if (xnn) {
+    if (ref_xnn_add_params_from_scales(t->a_ratio, t->a_zero_point, t->b_ratio, t->b_zero_point, 1.0f,
+                                       t->output_zero_point, t->output_min, t->output_max, &xp) != 0) {
+      fprintf(stderr, "%s: ratios %a %a outside XNNPACK's range\n", e->name, t->a_ratio, t->b_ratio);
+      free(a), free(b), free(y), free(a_copy);
+      return 1;
+    }
+    p.xnn_a_multiplier = xp.a_multiplier;
+    p.xnn_b_multiplier = xp.b_multiplier;
+    p.xnn_bias = xp.bias;
+    p.xnn_shift = xp.shift;
+  }
   int8_t* dst = t->in_place ? a : y;
   (t->broadcast_b ? e->vaddc : e->vadd)(n, a, b, dst, &p);
   int failures = 0;
   for (size_t i = 0; i < n && failures < 5; i++) {
-    const int8_t expected = ref_add_element(&rp, a_copy[i], t->broadcast_b ? b[0] : b[i]);
+    const int8_t bi = t->broadcast_b ? b[0] : b[i];
+    const int8_t expected = xnn ? ref_xnn_add_element(&xp, a_copy[i], bi) : ref_add_element(&rp, a_copy[i], bi);
     if (dst[i] != expected) {
       fprintf(stderr,
               "%s: n=%zu broadcast=%d in_place=%d: y[%zu] = %d, expected %d (a %d b %d, shifts %d/%d/%d) seed %" PRIu64 "\n",

@@ -20,7 +20,7 @@ struct gemm_tester {
   size_t c_stride_extra; /* bytes between output rows beyond n */
   int32_t input_zero_point, output_zero_point;
   int32_t output_min, output_max;
-  int rounding;
+  int rounding;           /* enum q8nn_rounding; 2 = fp32: float scales in [2^(lo-1), 2^hi), < 256 */
   int shift_lo, shift_hi; /* per-channel shifts drawn in [shift_lo, shift_hi] */
   int zero_rows;          /* igemm: some taps point at the zero row */
   size_t a_offset;        /* igemm: offset added to non-zero row pointers */
@@ -35,7 +35,7 @@ struct dwconv_tester {
   size_t input_stride_extra; /* pointers between pixels beyond taps */
   size_t output_increment;   /* bytes skipped after each pixel */
   int32_t input_zero_point, output_zero_point, output_min, output_max;
-  int rounding;
+  int rounding; /* as gemm_tester */
   int shift_lo, shift_hi;
   size_t input_offset;
 };
@@ -48,11 +48,18 @@ struct vadd_tester {
   int32_t a_zero_point, b_zero_point, output_zero_point, output_min, output_max;
   int32_t left_shift;
   int shift_lo, shift_hi; /* for the input shifts; the output shift is drawn separately */
+  /* XNNPACK arithmetic entries: input/output scale ratios, each in [2^-10, 2^8) */
+  float a_ratio, b_ratio;
 };
 int vadd_tester_run(const struct vadd_tester* t, const struct q8nn_vadd_entry* e);
 
 /* Random per-channel requantization: multiplier in [2^30, 2^31) (sometimes the extremes or 0),
    shift in [lo, hi]. */
 void tester_random_requant(size_t n, int shift_lo, int shift_hi, int32_t* multiplier, int32_t* shift);
+
+/* Random fp32 scales 2^e * [1, 2) with e in [exp_lo, min(exp_hi, 7)], sometimes exact powers of two
+   or quarter steps (ties) and the largest scale XNNPACK accepts; their bits go to multiplier, shift
+   gets 0 (the packed fp32 layout of ukernel.h). */
+void tester_random_fp32_scales(size_t n, int exp_lo, int exp_hi, int32_t* multiplier, int32_t* shift);
 
 #endif

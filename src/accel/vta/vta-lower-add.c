@@ -22,6 +22,8 @@ bool q8nn_vta_add_requant_of(const struct q8nn_operator* op, struct q8nn_vta_add
 
 bool q8nn_vta_add_supports(const struct q8nn_vta_backend* vta, const struct q8nn_operator* op) {
   struct q8nn_vta_add_requant r;
+  /* the VTA add derives from TFLite's add parameters, not XNNPACK's */
+  if (op->add_arithmetic != q8nn_add_arithmetic_tflite) return false;
   return vta->config.acc_depth >= 3 + 2 * vta->config.virtual_threads && q8nn_vta_add_requant_of(op, &r);
 }
 
