@@ -151,7 +151,9 @@ static void fuzz_conv(struct fuzz_reader* r, int depthwise, pthreadpool_t thread
   q.output_zero_point = fuzz_zero_point(r);
   read_clamp(r, &q.output_min, &q.output_max);
   const uint8_t rb = fuzz_u8(r);
-  q.rounding = rb < 0xF0 ? (enum q8nn_rounding)(rb & 1) : (enum q8nn_rounding)(rb == 0xF0 ? 2 : -1);
+  /* 0 double, 1 single, 2 fp32 (XNNPACK); 0xF0.. an out-of-range value */
+  q.rounding = rb < 0xF0 ? (enum q8nn_rounding)(rb % 3) : (enum q8nn_rounding)(rb == 0xF0 ? 3 : -1);
+  const bool fp32 = (int)q.rounding == 2;
   const uint8_t fb = fuzz_u8(r);
   const uint32_t flags = fb < 0xF0 ? (fb & 1 ? Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE : 0) : fuzz_u32(r);
   const int per_tensor = (flags & Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE) != 0;
@@ -198,18 +200,30 @@ static void fuzz_conv(struct fuzz_reader* r, int depthwise, pthreadpool_t thread
     create_expect |= INVALID;
   }
   if (q.output_min > q.output_max) create_expect |= INVALID;
-  if ((int)q.rounding != 0 && (int)q.rounding != 1) create_expect |= INVALID;
+  if ((int)q.rounding < 0 || (int)q.rounding > 2) create_expect |= INVALID;
   if ((flags & ~Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE) != 0) create_expect |= INVALID;
   int32_t* ref_mult =
       malloc((channels_out == 0 || size_overflow ? 1 : channels_out) * sizeof(int32_t));
   int32_t* ref_shift =
       malloc((channels_out == 0 || size_overflow ? 1 : channels_out) * sizeof(int32_t));
+  float* ref_scale = malloc((channels_out == 0 || size_overflow ? 1 : channels_out) * sizeof(float));
   bool tiny = false; /* a multiplier below 2^-31: TFLite flushes it to 0, q8nn may refuse it */
-  if (fixed) {
+  if (fixed && fp32) {
+    create_expect |= INVALID; /* the fixed-point form has no meaning in XNNPACK's numerics */
+  } else if (fixed) {
     if (q.output_shift == NULL) create_expect |= INVALID;
     for (size_t i = 0; i < nq; i++) {
       if (mult[i] != 0 && mult[i] < (INT32_C(1) << 30)) create_expect |= INVALID;
       if (shift[i] < -31 || shift[i] > 30) create_expect |= UNSUPPORTED;
+    }
+  } else if (fp32) {
+    /* XNNPACK's checks: every scale a normal float > 0 */
+    if (!fuzz_normal_scale(q.input_scale) || !fuzz_normal_scale(q.output_scale) ||
+        q.kernel_scale == NULL) {
+      create_expect |= INVALID;
+    }
+    for (size_t i = 0; i < nq; i++) {
+      if (!fuzz_normal_scale(kscale[i])) create_expect |= INVALID;
     }
   } else {
     if (!fuzz_valid_scale(q.input_scale) || !fuzz_valid_scale(q.output_scale) ||
@@ -226,6 +240,12 @@ static void fuzz_conv(struct fuzz_reader* r, int depthwise, pthreadpool_t thread
       if (fixed) {
         ref_mult[oc] = mult[src];
         ref_shift[oc] = shift[src];
+      } else if (fp32) {
+        if (fuzz_normal_scale(q.input_scale) && fuzz_normal_scale(q.output_scale) &&
+            fuzz_normal_scale(kscale[src])) {
+          ref_scale[oc] = ref_fp32_scale(q.input_scale, kscale[src], q.output_scale);
+          if (!(ref_scale[oc] < 256.0f)) create_expect |= UNSUPPORTED; /* XNNPACK's limit */
+        }
       } else if (fuzz_valid_scale(q.input_scale) && fuzz_valid_scale(q.output_scale) &&
                  fuzz_valid_scale(kscale[src])) {
         const double real = (double)q.input_scale * (double)kscale[src] / (double)q.output_scale;
@@ -270,6 +290,7 @@ static void fuzz_conv(struct fuzz_reader* r, int depthwise, pthreadpool_t thread
     free(bias);
     free(ref_mult);
     free(ref_shift);
+    free(ref_scale);
     return;
   }
 
@@ -288,13 +309,14 @@ static void fuzz_conv(struct fuzz_reader* r, int depthwise, pthreadpool_t thread
   p.in_zp = q.input_zero_point, p.out_zp = q.output_zero_point;
   p.out_min = q.output_min, p.out_max = q.output_max;
   p.multiplier = ref_mult, p.shift = ref_shift, p.rounding = (int)q.rounding;
+  p.scale = ref_scale;
   size_t oh, ow;
   ref_output_size(&p, &oh, &ow);
   const bool too_big =
       oh > MAX_OUTPUT_PIXELS || ow > MAX_OUTPUT_PIXELS || batch * oh * ow > MAX_OUTPUT_PIXELS;
   if (too_big) {
     q8nn_delete_operator(op);
-    free(kernel), free(bias), free(ref_mult), free(ref_shift);
+    free(kernel), free(bias), free(ref_mult), free(ref_shift), free(ref_scale);
     return;
   }
   const size_t in_pixels = batch * in_h * in_w, out_pixels = batch * oh * ow;
@@ -371,7 +393,7 @@ static void fuzz_conv(struct fuzz_reader* r, int depthwise, pthreadpool_t thread
     free(expected);
   }
   FUZZ_CHECK(q8nn_delete_operator(op) == q8nn_status_success, "delete failed");
-  free(input), free(output), free(kernel), free(bias), free(ref_mult), free(ref_shift);
+  free(input), free(output), free(kernel), free(bias), free(ref_mult), free(ref_shift), free(ref_scale);
 }
 
 /* ---- add ----------------------------------------------------------------------------------- */
@@ -390,7 +412,8 @@ static void fuzz_add(struct fuzz_reader* r, pthreadpool_t threadpool, uint8_t op
   q.output_zero_point = fuzz_zero_point(r);
   read_clamp(r, &q.output_min, &q.output_max);
   const uint8_t fb = fuzz_u8(r);
-  const uint32_t flags = fb < 0xF0 ? 0 : fuzz_u32(r);
+  const uint32_t flags = fb < 0xF0 ? (fb & 1 ? Q8NN_FLAG_XNNPACK_ADD : 0) : fuzz_u32(r);
+  const bool xnn = (flags & Q8NN_FLAG_XNNPACK_ADD) != 0;
   const uint8_t qmode = fuzz_u8(r);
   struct q8nn_add_fixed fixed;
   if ((qmode & 3) == 0) {
@@ -418,14 +441,26 @@ static void fuzz_add(struct fuzz_reader* r, pthreadpool_t threadpool, uint8_t op
 
   /* expected create status */
   uint32_t create_expect = 0;
-  if (flags != 0) create_expect |= INVALID;
+  if ((flags & ~Q8NN_FLAG_XNNPACK_ADD) != 0) create_expect |= INVALID;
   if (!fuzz_valid_zero_point(q.a_zero_point) || !fuzz_valid_zero_point(q.b_zero_point) ||
       !fuzz_valid_zero_point(q.output_zero_point) || q.output_min > q.output_max) {
     create_expect |= INVALID;
   }
   struct ref_add_params rp;
   memset(&rp, 0, sizeof(rp));
-  if (q.fixed != NULL) {
+  struct ref_xnn_add_params xp;
+  memset(&xp, 0, sizeof(xp));
+  if (xnn) {
+    if (q.fixed != NULL) {
+      create_expect |= INVALID; /* XNNPACK's add is defined from the scales only */
+    } else if (create_expect == 0) { /* the reference takes zero points in range only */
+      const int r_status = ref_xnn_add_params_from_scales(
+          q.a_scale, q.a_zero_point, q.b_scale, q.b_zero_point, q.output_scale,
+          q.output_zero_point, q.output_min, q.output_max, &xp);
+      if (r_status == 1) create_expect |= INVALID;
+      if (r_status == 2) create_expect |= UNSUPPORTED;
+    }
+  } else if (q.fixed != NULL) {
     const struct q8nn_add_fixed* f = q.fixed;
     if (f->left_shift < 0 || f->left_shift > 20 || f->a_multiplier < 0 || f->b_multiplier < 0 ||
         f->output_multiplier < 0 || f->a_shift > 0 || f->b_shift > 0 || f->output_shift > 0 ||
@@ -578,7 +613,10 @@ static void fuzz_add(struct fuzz_reader* r, pthreadpool_t threadpool, uint8_t op
                "failed add setup / run wrote an operand");
   } else {
     int8_t* expected = xmalloc(out_total);
-    ref_add(&rp, a_rank, a_shape, a_copy, b_rank, b_shape, b_data, expected);
+    if (xnn)
+      ref_xnn_add(&xp, a_rank, a_shape, a_copy, b_rank, b_shape, b_data, expected);
+    else
+      ref_add(&rp, a_rank, a_shape, a_copy, b_rank, b_shape, b_data, expected);
     /* In place, a second run reads its own output: only one run then. */
     const int runs = (options & 2) && out_arg == y ? 2 : 1;
     for (int run = 0; run < runs; run++) {

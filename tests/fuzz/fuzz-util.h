@@ -97,6 +97,8 @@ static inline float fuzz_scale(struct fuzz_reader* r) {
 }
 
 static inline bool fuzz_valid_scale(float s) { return isfinite(s) && s > 0.0f; }
+/* XNNPACK's scale check (fp32 convolutions, XNNPACK add): normal and > 0, subnormals refused. */
+static inline bool fuzz_normal_scale(float s) { return isnormal(s) && s > 0.0f; }
 static inline bool fuzz_valid_zero_point(int32_t zp) { return zp >= -128 && zp <= 127; }
 
 /* Tensor contents from a seed (xorshift32), in one of a few patterns: random, extremes,
