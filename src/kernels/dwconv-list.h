@@ -10,6 +10,9 @@
  */
 #if Q8NN_ARCH_X86
 /* x86 section */
+Q8NN_DWCONV_FP32_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_dwconv_minmax_fp32_ukernel_9p64c__avx512vnni, 64, 9, 128)
+Q8NN_DWCONV_FP32_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_dwconv_minmax_fp32_ukernel_25p64c__avx512vnni, 64, 25, 128)
+Q8NN_DWCONV_FP32_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_dwconv_minmax_fp32_ukernel_xp64c__avx512vnni, 64, 0, 128)
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p64c__avx512vnni, q8nn_qs8_dwconv_minmax_rsingle_ukernel_9p64c__avx512vnni, 64, 9, 128)
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_dwconv_minmax_rdouble_ukernel_25p64c__avx512vnni, q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p64c__avx512vnni, 64, 25, 128)
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp64c__avx512vnni, q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp64c__avx512vnni, 64, 0, 128)

@@ -41,7 +41,7 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv_avx2(
     const int8_t* zero, const struct q8nn_qs8_conv_params* params) {
   if (TAPS != 0) taps = TAPS;
   const size_t pairs = (taps + 1) / 2;
-  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init(params->output_min, params->output_max);
+  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init(params->output_zero_point, params->output_min, params->output_max);
   /* Merged lanes of (acc0, acc1) after packs: channels {0,2,1,3,4,6,5,7,8,10,9,11,12,14,13,15}. */
   const __m128i vorder = _mm_setr_epi8(0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15);
   const size_t pixel_step = channels + output_increment;

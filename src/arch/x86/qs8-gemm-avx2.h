@@ -97,7 +97,7 @@ Q8NN_X86_INLINE void q8nn_x86_avx2_gemm_block(
       vres[r][j] = q8nn_x86_requantize8(vsum, &rq, single);
     }
   }
-  q8nn_x86_store_rows8(MR, NB, vres, crow, nc < NR ? nc : NR, vout);
+  q8nn_x86_store_rows8(MR, NB, vres, crow, nc < NR ? nc : NR, vout, single);
 }
 
 /* Whole call. a: [ks][MR] row pointers (see q8nn_x86_gemm_tap_rows). */
@@ -110,7 +110,7 @@ Q8NN_X86_INLINE void q8nn_x86_avx2_gemm_rows(
   int8_t* crow[Q8NN_X86_AVX2_MAX_MR];
 #pragma GCC unroll 4
   for (size_t r = 0; r < MR; r++) crow[r] = c + (r < mr ? r : mr - 1) * cm_stride;
-  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init(params->output_min, params->output_max);
+  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init(params->output_zero_point, params->output_min, params->output_max);
   const size_t NR = 8 * NB;
   const size_t block_bytes = Q8NN_PACKED_HEADER_BYTES(NR) + ks * q8nn_round_up(kc, 8) * NR;
   const int8_t* wb = (const int8_t*) w;

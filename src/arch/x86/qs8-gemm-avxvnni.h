@@ -94,7 +94,7 @@ Q8NN_X86_INLINE void q8nn_x86_vnni_block(
 #pragma GCC unroll 8
     for (size_t r = 0; r < MR; r++) vacc[r][j] = q8nn_x86_requantize8(vacc[r][j], &rq, single);
   }
-  q8nn_x86_store_rows8(MR, NB, vacc, crow, nc < NR ? nc : NR, vout);
+  q8nn_x86_store_rows8(MR, NB, vacc, crow, nc < NR ? nc : NR, vout, single);
 }
 
 Q8NN_X86_INLINE void q8nn_x86_vnni_gemm_rows(
@@ -123,7 +123,7 @@ Q8NN_X86_INLINE void q8nn_x86_vnni_gemm_rows(
   int8_t* crow[Q8NN_X86_VNNI_MAX_MR];
 #pragma GCC unroll 8
   for (size_t r = 0; r < MR; r++) crow[r] = c + (r < mr ? r : mr - 1) * cm_stride;
-  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init(params->output_min, params->output_max);
+  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init(params->output_zero_point, params->output_min, params->output_max);
   const size_t NR = 8 * NB;
   const size_t block_bytes = Q8NN_PACKED_HEADER_BYTES(NR) + ks * q8nn_round_up(kc, 4) * NR;
   const uint8_t* wb = (const uint8_t*) w;

@@ -35,7 +35,7 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_avx2(size_t n, const int8_t* a, const int8_t*
   c.rb = q8nn_x86_rq8_init_rdouble(_mm256_set1_epi32(p->b_multiplier), _mm256_set1_epi32(p->b_shift), 0);
   c.ro = q8nn_x86_rq8_init_rdouble(_mm256_set1_epi32(p->output_multiplier), _mm256_set1_epi32(p->output_shift),
                                    p->output_zero_point);
-  c.out = q8nn_x86_out32_init(p->output_min, p->output_max);
+  c.out = q8nn_x86_out32_init(p->output_zero_point, p->output_min, p->output_max);
   const __m256i vperm = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
   __m256i vbterm = _mm256_setzero_si256();
   if (broadcast_b) vbterm = q8nn_x86_add8_input(_mm_set1_epi8(b[0]), c.zb, &c, &c.rb);
