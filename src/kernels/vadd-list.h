@@ -10,6 +10,7 @@
 /* x86 section */
 Q8NN_VADD_XNN_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_vadd_minmax_xnn_ukernel__avx512vnni_u64, q8nn_qs8_vaddc_minmax_xnn_ukernel__avx512vnni_u64, 64)
 Q8NN_VADD_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_vadd_minmax_ukernel__avx512vnni_u64, q8nn_qs8_vaddc_minmax_ukernel__avx512vnni_u64, 64)
+Q8NN_VADD_XNN_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_vadd_minmax_xnn_ukernel__avx2_u32, q8nn_qs8_vaddc_minmax_xnn_ukernel__avx2_u32, 32)
 Q8NN_VADD_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_vadd_minmax_ukernel__avx2_u32, q8nn_qs8_vaddc_minmax_ukernel__avx2_u32, 32)
 #endif
 #if Q8NN_ARCH_NEON
