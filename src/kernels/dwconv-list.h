@@ -25,6 +25,9 @@ Q8NN_DWCONV_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp1
 #endif
 #if Q8NN_ARCH_NEON
 /* NEON section */
+Q8NN_DWCONV_FP32_KERNEL(Q8NN_ISA_ARM_NEON, q8nn_qs8_dwconv_minmax_fp32_ukernel_9p16c__neon, 16, 9, 0)
+Q8NN_DWCONV_FP32_KERNEL(Q8NN_ISA_ARM_NEON, q8nn_qs8_dwconv_minmax_fp32_ukernel_25p16c__neon, 16, 25, 0)
+Q8NN_DWCONV_FP32_KERNEL(Q8NN_ISA_ARM_NEON, q8nn_qs8_dwconv_minmax_fp32_ukernel_xp16c__neon, 16, 0, 0)
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_ARM_NEON, q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p16c__neon, q8nn_qs8_dwconv_minmax_rsingle_ukernel_9p16c__neon, 16, 9, 0)
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_ARM_NEON, q8nn_qs8_dwconv_minmax_rdouble_ukernel_25p16c__neon, q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p16c__neon, 16, 25, 0)
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_ARM_NEON, q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp16c__neon, q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp16c__neon, 16, 0, 0)

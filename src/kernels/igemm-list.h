@@ -33,8 +33,11 @@ Q8NN_IGEMM_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_igemm_minmax_rdouble_ukernel_2x16c
 #endif
 #if Q8NN_ARCH_NEON
 /* NEON section */
+Q8NN_IGEMM_FP32_KERNEL(Q8NN_ISA_ARM_NEON | Q8NN_ISA_ARM_NEON_I8MM, q8nn_qs8_igemm_minmax_fp32_ukernel_4x16c8__neoni8mm, 4, 16, 8, 0, q8nn_pack_qs8_gemm_goki_w)
 Q8NN_IGEMM_KERNEL(Q8NN_ISA_ARM_NEON | Q8NN_ISA_ARM_NEON_I8MM, q8nn_qs8_igemm_minmax_rdouble_ukernel_4x16c8__neoni8mm, q8nn_qs8_igemm_minmax_rsingle_ukernel_4x16c8__neoni8mm, 4, 16, 8, 0, q8nn_pack_qs8_gemm_goki_w)
+Q8NN_IGEMM_FP32_KERNEL(Q8NN_ISA_ARM_NEON | Q8NN_ISA_ARM_NEON_DOT, q8nn_qs8_igemm_minmax_fp32_ukernel_4x16c4__neondot, 4, 16, 4, 0, q8nn_pack_qs8_gemm_goki_w)
 Q8NN_IGEMM_KERNEL(Q8NN_ISA_ARM_NEON | Q8NN_ISA_ARM_NEON_DOT, q8nn_qs8_igemm_minmax_rdouble_ukernel_4x16c4__neondot, q8nn_qs8_igemm_minmax_rsingle_ukernel_4x16c4__neondot, 4, 16, 4, 0, q8nn_pack_qs8_gemm_goki_w)
+Q8NN_IGEMM_FP32_KERNEL(Q8NN_ISA_ARM_NEON, q8nn_qs8_igemm_minmax_fp32_ukernel_4x16c1__neon, 4, 16, 1, 0, q8nn_pack_qs8_gemm_goki_w)
 Q8NN_IGEMM_KERNEL(Q8NN_ISA_ARM_NEON, q8nn_qs8_igemm_minmax_rdouble_ukernel_4x16c1__neon, q8nn_qs8_igemm_minmax_rsingle_ukernel_4x16c1__neon, 4, 16, 1, 0, q8nn_pack_qs8_gemm_goki_w)
 #endif
 #if Q8NN_ARCH_RVV

@@ -15,6 +15,7 @@ Q8NN_VADD_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_vadd_minmax_ukernel__avx2_u32, q8nn
 #endif
 #if Q8NN_ARCH_NEON
 /* NEON section */
+Q8NN_VADD_XNN_KERNEL(Q8NN_ISA_ARM_NEON, q8nn_qs8_vadd_minmax_xnn_ukernel__neon_u16, q8nn_qs8_vaddc_minmax_xnn_ukernel__neon_u16, 16)
 Q8NN_VADD_KERNEL(Q8NN_ISA_ARM_NEON, q8nn_qs8_vadd_minmax_ukernel__neon_u16, q8nn_qs8_vaddc_minmax_ukernel__neon_u16, 16)
 #endif
 #if Q8NN_ARCH_RVV
