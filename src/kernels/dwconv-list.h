@@ -34,6 +34,9 @@ Q8NN_DWCONV_KERNEL(Q8NN_ISA_ARM_NEON, q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp1
 #endif
 #if Q8NN_ARCH_RVV
 /* RVV section */
+Q8NN_DWCONV_FP32_KERNEL(Q8NN_ISA_RISCV_V, q8nn_qs8_dwconv_minmax_fp32_ukernel_9p8v__rvv, 128, 9, 0)
+Q8NN_DWCONV_FP32_KERNEL(Q8NN_ISA_RISCV_V, q8nn_qs8_dwconv_minmax_fp32_ukernel_25p8v__rvv, 128, 25, 0)
+Q8NN_DWCONV_FP32_KERNEL(Q8NN_ISA_RISCV_V, q8nn_qs8_dwconv_minmax_fp32_ukernel_xp8v__rvv, 128, 0, 0)
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_RISCV_V, q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p8v__rvv, q8nn_qs8_dwconv_minmax_rsingle_ukernel_9p8v__rvv, 128, 9, 0)
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_RISCV_V, q8nn_qs8_dwconv_minmax_rdouble_ukernel_25p8v__rvv, q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p8v__rvv, 128, 25, 0)
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_RISCV_V, q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp8v__rvv, q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp8v__rvv, 128, 0, 0)

@@ -43,6 +43,7 @@ Q8NN_GEMM_KERNEL(Q8NN_ISA_ARM_NEON, q8nn_qs8_gemm_minmax_rdouble_ukernel_4x16c1_
 #endif
 #if Q8NN_ARCH_RVV
 /* RVV section */
+Q8NN_GEMM_FP32_KERNEL(Q8NN_ISA_RISCV_V, q8nn_qs8_gemm_minmax_fp32_ukernel_4x4v__rvv, 4, 64, 1, 0, q8nn_pack_qs8_gemm_goki_w)
 Q8NN_GEMM_KERNEL(Q8NN_ISA_RISCV_V, q8nn_qs8_gemm_minmax_rdouble_ukernel_4x4v__rvv, q8nn_qs8_gemm_minmax_rsingle_ukernel_4x4v__rvv, 4, 64, 1, 0, q8nn_pack_qs8_gemm_goki_w)
 #endif
 Q8NN_GEMM_FP32_KERNEL(0, q8nn_qs8_gemm_minmax_fp32_ukernel_4x4c1__scalar, 4, 4, 1, 0, q8nn_pack_qs8_gemm_goki_w)
