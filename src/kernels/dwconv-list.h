@@ -10,21 +10,33 @@
  */
 #if Q8NN_ARCH_X86
 /* x86 section */
+Q8NN_DWCONV_FP32_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_dwconv_minmax_fp32_ukernel_9p64c__avx512vnni, 64, 9, 128)
+Q8NN_DWCONV_FP32_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_dwconv_minmax_fp32_ukernel_25p64c__avx512vnni, 64, 25, 128)
+Q8NN_DWCONV_FP32_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_dwconv_minmax_fp32_ukernel_xp64c__avx512vnni, 64, 0, 128)
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p64c__avx512vnni, q8nn_qs8_dwconv_minmax_rsingle_ukernel_9p64c__avx512vnni, 64, 9, 128)
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_dwconv_minmax_rdouble_ukernel_25p64c__avx512vnni, q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p64c__avx512vnni, 64, 25, 128)
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp64c__avx512vnni, q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp64c__avx512vnni, 64, 0, 128)
+Q8NN_DWCONV_FP32_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_dwconv_minmax_fp32_ukernel_9p16c__avx2, 16, 9, 0)
+Q8NN_DWCONV_FP32_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_dwconv_minmax_fp32_ukernel_25p16c__avx2, 16, 25, 0)
+Q8NN_DWCONV_FP32_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_dwconv_minmax_fp32_ukernel_xp16c__avx2, 16, 0, 0)
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p16c__avx2, q8nn_qs8_dwconv_minmax_rsingle_ukernel_9p16c__avx2, 16, 9, 0)
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_dwconv_minmax_rdouble_ukernel_25p16c__avx2, q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p16c__avx2, 16, 25, 0)
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp16c__avx2, q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp16c__avx2, 16, 0, 0)
 #endif
 #if Q8NN_ARCH_NEON
 /* NEON section */
+Q8NN_DWCONV_FP32_KERNEL(Q8NN_ISA_ARM_NEON, q8nn_qs8_dwconv_minmax_fp32_ukernel_9p16c__neon, 16, 9, 0)
+Q8NN_DWCONV_FP32_KERNEL(Q8NN_ISA_ARM_NEON, q8nn_qs8_dwconv_minmax_fp32_ukernel_25p16c__neon, 16, 25, 0)
+Q8NN_DWCONV_FP32_KERNEL(Q8NN_ISA_ARM_NEON, q8nn_qs8_dwconv_minmax_fp32_ukernel_xp16c__neon, 16, 0, 0)
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_ARM_NEON, q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p16c__neon, q8nn_qs8_dwconv_minmax_rsingle_ukernel_9p16c__neon, 16, 9, 0)
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_ARM_NEON, q8nn_qs8_dwconv_minmax_rdouble_ukernel_25p16c__neon, q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p16c__neon, 16, 25, 0)
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_ARM_NEON, q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp16c__neon, q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp16c__neon, 16, 0, 0)
 #endif
 #if Q8NN_ARCH_RVV
 /* RVV section */
+Q8NN_DWCONV_FP32_KERNEL(Q8NN_ISA_RISCV_V, q8nn_qs8_dwconv_minmax_fp32_ukernel_9p8v__rvv, 128, 9, 0)
+Q8NN_DWCONV_FP32_KERNEL(Q8NN_ISA_RISCV_V, q8nn_qs8_dwconv_minmax_fp32_ukernel_25p8v__rvv, 128, 25, 0)
+Q8NN_DWCONV_FP32_KERNEL(Q8NN_ISA_RISCV_V, q8nn_qs8_dwconv_minmax_fp32_ukernel_xp8v__rvv, 128, 0, 0)
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_RISCV_V, q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p8v__rvv, q8nn_qs8_dwconv_minmax_rsingle_ukernel_9p8v__rvv, 128, 9, 0)
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_RISCV_V, q8nn_qs8_dwconv_minmax_rdouble_ukernel_25p8v__rvv, q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p8v__rvv, 128, 25, 0)
 Q8NN_DWCONV_KERNEL(Q8NN_ISA_RISCV_V, q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp8v__rvv, q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp8v__rvv, 128, 0, 0)

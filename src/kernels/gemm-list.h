@@ -11,25 +11,39 @@
  */
 #if Q8NN_ARCH_X86
 /* x86 section */
+Q8NN_GEMM_FP32_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_gemm_minmax_fp32_ukernel_8x32c4__avx512vnni, 8, 32, 4, 0, q8nn_pack_qs8_gemm_goki_w_u8)
+Q8NN_GEMM_FP32_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_gemm_minmax_fp32_ukernel_6x64c4__avx512vnni, 6, 64, 4, 0, q8nn_pack_qs8_gemm_goki_w_u8)
+Q8NN_GEMM_FP32_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_gemm_minmax_fp32_ukernel_4x64c4__avx512vnni, 4, 64, 4, 0, q8nn_pack_qs8_gemm_goki_w_u8)
+Q8NN_GEMM_FP32_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_gemm_minmax_fp32_ukernel_12x32c4__avx512vnni, 12, 32, 4, 0, q8nn_pack_qs8_gemm_goki_w_u8)
 Q8NN_GEMM_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_gemm_minmax_rdouble_ukernel_8x32c4__avx512vnni, q8nn_qs8_gemm_minmax_rsingle_ukernel_8x32c4__avx512vnni, 8, 32, 4, 0, q8nn_pack_qs8_gemm_goki_w_u8)
 Q8NN_GEMM_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_gemm_minmax_rdouble_ukernel_6x64c4__avx512vnni, q8nn_qs8_gemm_minmax_rsingle_ukernel_6x64c4__avx512vnni, 6, 64, 4, 0, q8nn_pack_qs8_gemm_goki_w_u8)
 Q8NN_GEMM_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_gemm_minmax_rdouble_ukernel_4x64c4__avx512vnni, q8nn_qs8_gemm_minmax_rsingle_ukernel_4x64c4__avx512vnni, 4, 64, 4, 0, q8nn_pack_qs8_gemm_goki_w_u8)
 Q8NN_GEMM_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_gemm_minmax_rdouble_ukernel_12x32c4__avx512vnni, q8nn_qs8_gemm_minmax_rsingle_ukernel_12x32c4__avx512vnni, 12, 32, 4, 0, q8nn_pack_qs8_gemm_goki_w_u8)
+Q8NN_GEMM_FP32_KERNEL(Q8NN_ISA_X86_AVXVNNI | Q8NN_ISA_X86_AVX2, q8nn_qs8_gemm_minmax_fp32_ukernel_8x8c4__avxvnni, 8, 8, 4, 0, q8nn_pack_qs8_gemm_goki_w_u8_avxvnni)
 Q8NN_GEMM_KERNEL(Q8NN_ISA_X86_AVXVNNI | Q8NN_ISA_X86_AVX2, q8nn_qs8_gemm_minmax_rdouble_ukernel_8x8c4__avxvnni, q8nn_qs8_gemm_minmax_rsingle_ukernel_8x8c4__avxvnni, 8, 8, 4, 0, q8nn_pack_qs8_gemm_goki_w_u8_avxvnni)
+Q8NN_GEMM_FP32_KERNEL(Q8NN_ISA_X86_AVXVNNI | Q8NN_ISA_X86_AVX2, q8nn_qs8_gemm_minmax_fp32_ukernel_6x16c4__avxvnni, 6, 16, 4, 0, q8nn_pack_qs8_gemm_goki_w_u8_avxvnni)
 Q8NN_GEMM_KERNEL(Q8NN_ISA_X86_AVXVNNI | Q8NN_ISA_X86_AVX2, q8nn_qs8_gemm_minmax_rdouble_ukernel_6x16c4__avxvnni, q8nn_qs8_gemm_minmax_rsingle_ukernel_6x16c4__avxvnni, 6, 16, 4, 0, q8nn_pack_qs8_gemm_goki_w_u8_avxvnni)
+Q8NN_GEMM_FP32_KERNEL(Q8NN_ISA_X86_AVXVNNI | Q8NN_ISA_X86_AVX2, q8nn_qs8_gemm_minmax_fp32_ukernel_4x16c4__avxvnni, 4, 16, 4, 0, q8nn_pack_qs8_gemm_goki_w_u8_avxvnni)
 Q8NN_GEMM_KERNEL(Q8NN_ISA_X86_AVXVNNI | Q8NN_ISA_X86_AVX2, q8nn_qs8_gemm_minmax_rdouble_ukernel_4x16c4__avxvnni, q8nn_qs8_gemm_minmax_rsingle_ukernel_4x16c4__avxvnni, 4, 16, 4, 0, q8nn_pack_qs8_gemm_goki_w_u8_avxvnni)
+Q8NN_GEMM_FP32_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_gemm_minmax_fp32_ukernel_4x8c8__avx2, 4, 8, 8, 0, q8nn_pack_qs8_gemm_goki_w_avx2)
 Q8NN_GEMM_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_gemm_minmax_rdouble_ukernel_4x8c8__avx2, q8nn_qs8_gemm_minmax_rsingle_ukernel_4x8c8__avx2, 4, 8, 8, 0, q8nn_pack_qs8_gemm_goki_w_avx2)
+Q8NN_GEMM_FP32_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_gemm_minmax_fp32_ukernel_3x8c8__avx2, 3, 8, 8, 0, q8nn_pack_qs8_gemm_goki_w_avx2)
 Q8NN_GEMM_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_gemm_minmax_rdouble_ukernel_3x8c8__avx2, q8nn_qs8_gemm_minmax_rsingle_ukernel_3x8c8__avx2, 3, 8, 8, 0, q8nn_pack_qs8_gemm_goki_w_avx2)
+Q8NN_GEMM_FP32_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_gemm_minmax_fp32_ukernel_2x16c8__avx2, 2, 16, 8, 0, q8nn_pack_qs8_gemm_goki_w_avx2)
 Q8NN_GEMM_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_gemm_minmax_rdouble_ukernel_2x16c8__avx2, q8nn_qs8_gemm_minmax_rsingle_ukernel_2x16c8__avx2, 2, 16, 8, 0, q8nn_pack_qs8_gemm_goki_w_avx2)
 #endif
 #if Q8NN_ARCH_NEON
 /* NEON section */
+Q8NN_GEMM_FP32_KERNEL(Q8NN_ISA_ARM_NEON | Q8NN_ISA_ARM_NEON_I8MM, q8nn_qs8_gemm_minmax_fp32_ukernel_4x16c8__neoni8mm, 4, 16, 8, 0, q8nn_pack_qs8_gemm_goki_w)
 Q8NN_GEMM_KERNEL(Q8NN_ISA_ARM_NEON | Q8NN_ISA_ARM_NEON_I8MM, q8nn_qs8_gemm_minmax_rdouble_ukernel_4x16c8__neoni8mm, q8nn_qs8_gemm_minmax_rsingle_ukernel_4x16c8__neoni8mm, 4, 16, 8, 0, q8nn_pack_qs8_gemm_goki_w)
+Q8NN_GEMM_FP32_KERNEL(Q8NN_ISA_ARM_NEON | Q8NN_ISA_ARM_NEON_DOT, q8nn_qs8_gemm_minmax_fp32_ukernel_4x16c4__neondot, 4, 16, 4, 0, q8nn_pack_qs8_gemm_goki_w)
 Q8NN_GEMM_KERNEL(Q8NN_ISA_ARM_NEON | Q8NN_ISA_ARM_NEON_DOT, q8nn_qs8_gemm_minmax_rdouble_ukernel_4x16c4__neondot, q8nn_qs8_gemm_minmax_rsingle_ukernel_4x16c4__neondot, 4, 16, 4, 0, q8nn_pack_qs8_gemm_goki_w)
+Q8NN_GEMM_FP32_KERNEL(Q8NN_ISA_ARM_NEON, q8nn_qs8_gemm_minmax_fp32_ukernel_4x16c1__neon, 4, 16, 1, 0, q8nn_pack_qs8_gemm_goki_w)
 Q8NN_GEMM_KERNEL(Q8NN_ISA_ARM_NEON, q8nn_qs8_gemm_minmax_rdouble_ukernel_4x16c1__neon, q8nn_qs8_gemm_minmax_rsingle_ukernel_4x16c1__neon, 4, 16, 1, 0, q8nn_pack_qs8_gemm_goki_w)
 #endif
 #if Q8NN_ARCH_RVV
 /* RVV section */
+Q8NN_GEMM_FP32_KERNEL(Q8NN_ISA_RISCV_V, q8nn_qs8_gemm_minmax_fp32_ukernel_4x4v__rvv, 4, 64, 1, 0, q8nn_pack_qs8_gemm_goki_w)
 Q8NN_GEMM_KERNEL(Q8NN_ISA_RISCV_V, q8nn_qs8_gemm_minmax_rdouble_ukernel_4x4v__rvv, q8nn_qs8_gemm_minmax_rsingle_ukernel_4x4v__rvv, 4, 64, 1, 0, q8nn_pack_qs8_gemm_goki_w)
 #endif
 Q8NN_GEMM_FP32_KERNEL(0, q8nn_qs8_gemm_minmax_fp32_ukernel_4x4c1__scalar, 4, 4, 1, 0, q8nn_pack_qs8_gemm_goki_w)

@@ -8,15 +8,19 @@
  */
 #if Q8NN_ARCH_X86
 /* x86 section */
+Q8NN_VADD_XNN_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_vadd_minmax_xnn_ukernel__avx512vnni_u64, q8nn_qs8_vaddc_minmax_xnn_ukernel__avx512vnni_u64, 64)
 Q8NN_VADD_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_vadd_minmax_ukernel__avx512vnni_u64, q8nn_qs8_vaddc_minmax_ukernel__avx512vnni_u64, 64)
+Q8NN_VADD_XNN_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_vadd_minmax_xnn_ukernel__avx2_u32, q8nn_qs8_vaddc_minmax_xnn_ukernel__avx2_u32, 32)
 Q8NN_VADD_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_vadd_minmax_ukernel__avx2_u32, q8nn_qs8_vaddc_minmax_ukernel__avx2_u32, 32)
 #endif
 #if Q8NN_ARCH_NEON
 /* NEON section */
+Q8NN_VADD_XNN_KERNEL(Q8NN_ISA_ARM_NEON, q8nn_qs8_vadd_minmax_xnn_ukernel__neon_u16, q8nn_qs8_vaddc_minmax_xnn_ukernel__neon_u16, 16)
 Q8NN_VADD_KERNEL(Q8NN_ISA_ARM_NEON, q8nn_qs8_vadd_minmax_ukernel__neon_u16, q8nn_qs8_vaddc_minmax_ukernel__neon_u16, 16)
 #endif
 #if Q8NN_ARCH_RVV
 /* RVV section */
+Q8NN_VADD_XNN_KERNEL(Q8NN_ISA_RISCV_V, q8nn_qs8_vadd_minmax_xnn_ukernel__rvv_u4v, q8nn_qs8_vaddc_minmax_xnn_ukernel__rvv_u4v, 16)
 Q8NN_VADD_KERNEL(Q8NN_ISA_RISCV_V, q8nn_qs8_vadd_minmax_ukernel__rvv_u4v, q8nn_qs8_vaddc_minmax_ukernel__rvv_u4v, 16)
 #endif
 Q8NN_VADD_XNN_KERNEL(0, q8nn_qs8_vadd_minmax_xnn_ukernel__scalar_u4, q8nn_qs8_vaddc_minmax_xnn_ukernel__scalar_u4, 4)

@@ -3,7 +3,8 @@
  * accumulators for 4 rows x 16 output channels, started from the packed bias; the K loop is a
  * function handed in by the KR-specific header (always inlined: the drivers are instantiated with a
  * constant function). Epilogue: per 4 channels multiplier/shift from the packed header,
- * requantization in registers (neon-requant.h, both roundings), 16-byte stores or a partial
+ * requantization in registers (neon-requant.h: both TFLite roundings, or XNNPACK's fp32 with the
+ * scale in the multiplier slot), 16-byte stores or a partial
  * store of the nc tail. Rows >= mr alias the last valid row (computed, stored to the same bytes).
  */
 #ifndef Q8NN_ARCH_NEON_GEMM_4X16_H
@@ -61,7 +62,12 @@ Q8NN_NEON_INLINE void q8nn_neon_4x16_store(struct q8nn_neon_acc4x16* acc, const 
                                            struct q8nn_neon_out o, int layout) {
   if (layout == Q8NN_NEON_LAYOUT_MMLA) q8nn_neon_4x16_mmla_to_rows(acc);
   /* Two copies of the loop, so the common case (all shifts <= 0) carries no SSHL. */
-  if (rounding == 0 && q8nn_neon_any_left_shift16(header + 32)) {
+  if (rounding == 2) {
+    for (int q = 0; q < 4; q++) {
+      const float32x4_t scale = vreinterpretq_f32_s32(vld1q_s32(header + 16 + 4 * q));
+      for (int r = 0; r < 4; r++) acc->v[r][q] = q8nn_neon_requantize_fp32(acc->v[r][q], scale, o.fhi);
+    }
+  } else if (rounding == 0 && q8nn_neon_any_left_shift16(header + 32)) {
     for (int q = 0; q < 4; q++) {
       const struct q8nn_neon_rq rq = q8nn_neon_rq_load(header + 16 + 4 * q, header + 32 + 4 * q, 0);
       for (int r = 0; r < 4; r++) acc->v[r][q] = q8nn_neon_requantize(acc->v[r][q], rq, 0, 1);
@@ -76,7 +82,7 @@ Q8NN_NEON_INLINE void q8nn_neon_4x16_store(struct q8nn_neon_acc4x16* acc, const 
   }
   for (int r = 3; r >= 0; r--) {
     const int8x16_t out =
-        q8nn_neon_pack16(acc->v[r][0], acc->v[r][1], acc->v[r][2], acc->v[r][3], o);
+        q8nn_neon_pack16(acc->v[r][0], acc->v[r][1], acc->v[r][2], acc->v[r][3], o, rounding);
     if (nc >= 16) {
       vst1q_s8(c[r], out);
     } else {
@@ -141,12 +147,16 @@ Q8NN_NEON_INLINE void q8nn_neon_igemm_4x16(q8nn_neon_4x16_k_fn kfn, int layout, 
   } while (nc != 0);
 }
 
-/* One line per exported kernel pair (double / single rounding). */
+/* One line per exported kernel pair (double / single rounding), or per fp32 kernel. */
 #define Q8NN_NEON_GEMM_4X16(name_rdouble, name_rsingle, kfn, layout)      \
   Q8NN_DEFINE_GEMM_UKERNEL(name_rdouble, q8nn_neon_gemm_4x16, kfn, layout, 0) \
   Q8NN_DEFINE_GEMM_UKERNEL(name_rsingle, q8nn_neon_gemm_4x16, kfn, layout, 1)
 #define Q8NN_NEON_IGEMM_4X16(name_rdouble, name_rsingle, kfn, layout)       \
   Q8NN_DEFINE_IGEMM_UKERNEL(name_rdouble, q8nn_neon_igemm_4x16, kfn, layout, 0) \
   Q8NN_DEFINE_IGEMM_UKERNEL(name_rsingle, q8nn_neon_igemm_4x16, kfn, layout, 1)
+#define Q8NN_NEON_GEMM_4X16_FP32(name_fp32, kfn, layout) \
+  Q8NN_DEFINE_GEMM_UKERNEL(name_fp32, q8nn_neon_gemm_4x16, kfn, layout, 2)
+#define Q8NN_NEON_IGEMM_4X16_FP32(name_fp32, kfn, layout) \
+  Q8NN_DEFINE_IGEMM_UKERNEL(name_fp32, q8nn_neon_igemm_4x16, kfn, layout, 2)
 
 #endif

@@ -16,6 +16,14 @@
  *   output_offset`), then SQXTN to int16, SQXTN to int8 and min/max: the saturating narrows only
  *   change values that the clamp to [output_min, output_max] within [-128, 127] maps to the same
  *   byte.
+ * fp32 (XNNPACK's requantization, q8nn_rounding_fp32; the float scale's bits in the multiplier
+ *   slot): SCVTF, FMUL by the scale, FMIN against output_max - zp, FCVTNS (round to nearest, ties
+ *   to even, whatever FPCR says; SCVTF and FMUL round to nearest under the default FPCR, as
+ *   XNNPACK's NEON kernels do): 4 instructions per 4 outputs. The FMUL is never fused: no add
+ *   follows it and the library is built with -ffp-contract=off. The zero point is then added with
+ *   SQADD on int16 between the two saturating narrows, and output_min applied on the bytes: a value
+ *   below int16 (FCVTNS saturates out-of-range values) stays below output_min through every
+ *   saturating step, so the bytes equal clamp(rne(x), lo, hi) + zp.
  */
 #ifndef Q8NN_ARCH_NEON_REQUANT_H
 #define Q8NN_ARCH_NEON_REQUANT_H
@@ -86,26 +94,43 @@ Q8NN_NEON_INLINE int32x4_t q8nn_neon_requantize(int32x4_t acc, struct q8nn_neon_
 
 struct q8nn_neon_out {
   int32x4_t zero_point;
+  int16x8_t zero_point16; /* fp32 */
+  float32x4_t fhi;        /* fp32: output_max - output_zero_point */
   int8x16_t min, max;
 };
 
 Q8NN_NEON_INLINE struct q8nn_neon_out q8nn_neon_out_load(const struct q8nn_qs8_conv_params* p) {
   struct q8nn_neon_out o;
   o.zero_point = vdupq_n_s32(p->output_zero_point);
+  o.zero_point16 = vdupq_n_s16((int16_t) p->output_zero_point);
+  o.fhi = vdupq_n_f32((float) (p->output_max - p->output_zero_point));
   o.min = vdupq_n_s8((int8_t) p->output_min);
   o.max = vdupq_n_s8((int8_t) p->output_max);
   return o;
 }
 
-/* 16 requantized int32 lanes -> 16 output bytes. */
+/* fp32 requantization of 4 accumulators: rne((float) acc * scale) clamped above to fhi; the zero
+   point and the lower clamp come in q8nn_neon_pack16 with rounding 2. */
+Q8NN_NEON_INLINE int32x4_t q8nn_neon_requantize_fp32(int32x4_t acc, float32x4_t scale, float32x4_t fhi) {
+  return vcvtnq_s32_f32(vminq_f32(vmulq_f32(vcvtq_f32_s32(acc), scale), fhi));
+}
+
+/* 16 requantized int32 lanes -> 16 output bytes. rounding 0/1: the zero point is added in wrapping
+   int32 (TFLite); 2 (fp32, XNNPACK's add): with saturation on int16. */
 Q8NN_NEON_INLINE int8x16_t q8nn_neon_pack16(int32x4_t v0, int32x4_t v1, int32x4_t v2, int32x4_t v3,
-                                            struct q8nn_neon_out o) {
-  v0 = vaddq_s32(v0, o.zero_point);
-  v1 = vaddq_s32(v1, o.zero_point);
-  v2 = vaddq_s32(v2, o.zero_point);
-  v3 = vaddq_s32(v3, o.zero_point);
-  const int16x8_t lo = vqmovn_high_s32(vqmovn_s32(v0), v1);
-  const int16x8_t hi = vqmovn_high_s32(vqmovn_s32(v2), v3);
+                                            struct q8nn_neon_out o, int rounding) {
+  int16x8_t lo, hi;
+  if (rounding == 2) {
+    lo = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(v0), v1), o.zero_point16);
+    hi = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(v2), v3), o.zero_point16);
+  } else {
+    v0 = vaddq_s32(v0, o.zero_point);
+    v1 = vaddq_s32(v1, o.zero_point);
+    v2 = vaddq_s32(v2, o.zero_point);
+    v3 = vaddq_s32(v3, o.zero_point);
+    lo = vqmovn_high_s32(vqmovn_s32(v0), v1);
+    hi = vqmovn_high_s32(vqmovn_s32(v2), v3);
+  }
   int8x16_t out = vqmovn_high_s16(vqmovn_s16(lo), hi);
   out = vmaxq_s8(out, o.min);
   return vminq_s8(out, o.max);

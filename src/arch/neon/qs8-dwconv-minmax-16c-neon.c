@@ -1,8 +1,9 @@
 /*
- * NEON depthwise kernels, 16 channels per block (CT = 16), both TFLite roundings:
- *   q8nn_qs8_dwconv_minmax_{rdouble,rsingle}_ukernel_9p16c__neon    3x3 (taps = 9)
- *   q8nn_qs8_dwconv_minmax_{rdouble,rsingle}_ukernel_25p16c__neon   5x5 (taps = 25)
- *   q8nn_qs8_dwconv_minmax_{rdouble,rsingle}_ukernel_xp16c__neon    any number of taps
+ * NEON depthwise kernels, 16 channels per block (CT = 16), both TFLite roundings and XNNPACK's
+ * fp32 (same loops, the epilogue picked by a constant):
+ *   q8nn_qs8_dwconv_minmax_{rdouble,rsingle,fp32}_ukernel_9p16c__neon    3x3 (taps = 9)
+ *   q8nn_qs8_dwconv_minmax_{rdouble,rsingle,fp32}_ukernel_25p16c__neon   5x5 (taps = 25)
+ *   q8nn_qs8_dwconv_minmax_{rdouble,rsingle,fp32}_ukernel_xp16c__neon    any number of taps
  * Channels innermost: per output pixel the tap pointers are fixed up once (zero row as is, others
  * + input_offset); then per 16-channel block 4 int32x4 accumulators start from the packed bias,
  * each tap loads 16 inputs and 16 weights, SMULL/SMULL2 (int8 x int8 fits int16) and SADDW/SADDW2
@@ -31,7 +32,11 @@ Q8NN_NEON_INLINE void q8nn_neon_dw_tap(int32x4_t acc[4], int8x16_t vi, int8x16_t
 Q8NN_NEON_INLINE int8x16_t q8nn_neon_dw_finish(int32x4_t acc[4], const int32_t* header,
                                                int rounding, struct q8nn_neon_out o) {
   /* Two copies of the loop, so the common case (all shifts <= 0) carries no SSHL. */
-  if (rounding == 0 && q8nn_neon_any_left_shift16(header + 32)) {
+  if (rounding == 2) {
+    for (int q = 0; q < 4; q++) {
+      acc[q] = q8nn_neon_requantize_fp32(acc[q], vreinterpretq_f32_s32(vld1q_s32(header + 16 + 4 * q)), o.fhi);
+    }
+  } else if (rounding == 0 && q8nn_neon_any_left_shift16(header + 32)) {
     for (int q = 0; q < 4; q++) {
       const struct q8nn_neon_rq rq = q8nn_neon_rq_load(header + 16 + 4 * q, header + 32 + 4 * q, 0);
       acc[q] = q8nn_neon_requantize(acc[q], rq, 0, 1);
@@ -43,7 +48,7 @@ Q8NN_NEON_INLINE int8x16_t q8nn_neon_dw_finish(int32x4_t acc[4], const int32_t* 
       acc[q] = q8nn_neon_requantize(acc[q], rq, rounding, 0);
     }
   }
-  return q8nn_neon_pack16(acc[0], acc[1], acc[2], acc[3], o);
+  return q8nn_neon_pack16(acc[0], acc[1], acc[2], acc[3], o, rounding);
 }
 
 /* TAPS != 0: fixed tap count (unrolled, pointers kept in registers); TAPS == 0: any `taps`. */
@@ -121,3 +126,6 @@ Q8NN_NEON_DWCONV(q8nn_qs8_dwconv_minmax_rdouble_ukernel_25p16c__neon, 25, 0)
 Q8NN_NEON_DWCONV(q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p16c__neon, 25, 1)
 Q8NN_NEON_DWCONV(q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp16c__neon, 0, 0)
 Q8NN_NEON_DWCONV(q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp16c__neon, 0, 1)
+Q8NN_NEON_DWCONV(q8nn_qs8_dwconv_minmax_fp32_ukernel_9p16c__neon, 9, 2)
+Q8NN_NEON_DWCONV(q8nn_qs8_dwconv_minmax_fp32_ukernel_25p16c__neon, 25, 2)
+Q8NN_NEON_DWCONV(q8nn_qs8_dwconv_minmax_fp32_ukernel_xp16c__neon, 0, 2)

@@ -1,9 +1,9 @@
 /*
- * q8nn_qs8_igemm_minmax_{rdouble,rsingle}_ukernel_4x16c4__neondot: aarch64 NEON + dot product
+ * q8nn_qs8_igemm_minmax_{rdouble,rsingle,fp32}_ukernel_4x16c4__neondot: aarch64 NEON + dot product
  * (built with -march=armv8.2-a+dotprod, dispatched only with Q8NN_ISA_ARM_NEON_DOT). Tile 4x16,
  * KR = 4 (standard packing), ks taps through the indirection buffer (zero row as is, others
  * + a_offset), K blocked by 16, fixed-size partial loads for the K tail; any kc, mr 1..4, nc tails.
- * Both TFLite roundings, bit-exact (neon-requant.h). K loop: neon-gemm-4x16c4-dot.h; drivers:
+ * Both TFLite roundings and XNNPACK's fp32, bit-exact (neon-requant.h). K loop: neon-gemm-4x16c4-dot.h; drivers:
  * neon-gemm-4x16.h.
  */
 #include "kernel-decls.h"
@@ -12,3 +12,5 @@
 Q8NN_NEON_IGEMM_4X16(q8nn_qs8_igemm_minmax_rdouble_ukernel_4x16c4__neondot,
                      q8nn_qs8_igemm_minmax_rsingle_ukernel_4x16c4__neondot, q8nn_neondot_4x16c4_k,
                      Q8NN_NEON_LAYOUT_ROWS)
+Q8NN_NEON_IGEMM_4X16_FP32(q8nn_qs8_igemm_minmax_fp32_ukernel_4x16c4__neondot, q8nn_neondot_4x16c4_k,
+                          Q8NN_NEON_LAYOUT_ROWS)

@@ -1,5 +1,5 @@
 /*
- * q8nn_qs8_igemm_minmax_{rdouble,rsingle}_ukernel_4x16c8__neoni8mm: aarch64 NEON + i8mm (SMMLA;
+ * q8nn_qs8_igemm_minmax_{rdouble,rsingle,fp32}_ukernel_4x16c8__neoni8mm: aarch64 NEON + i8mm (SMMLA;
  * built with -march=armv8.2-a+dotprod+i8mm, dispatched only with Q8NN_ISA_ARM_NEON_I8MM). Tile
  * 4x16, KR = 8 (standard packing), ks taps through the indirection buffer (zero row as is, others
  * + a_offset), K blocked by 16, fixed-size partial loads for the K tail; any kc, mr 1..4, nc
@@ -13,3 +13,5 @@
 Q8NN_NEON_IGEMM_4X16(q8nn_qs8_igemm_minmax_rdouble_ukernel_4x16c8__neoni8mm,
                      q8nn_qs8_igemm_minmax_rsingle_ukernel_4x16c8__neoni8mm, q8nn_neoni8mm_4x16c8_k,
                      Q8NN_NEON_LAYOUT_MMLA)
+Q8NN_NEON_IGEMM_4X16_FP32(q8nn_qs8_igemm_minmax_fp32_ukernel_4x16c8__neoni8mm, q8nn_neoni8mm_4x16c8_k,
+                          Q8NN_NEON_LAYOUT_MMLA)

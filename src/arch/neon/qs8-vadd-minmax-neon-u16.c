@@ -8,6 +8,13 @@
  * and the clamp. Tails (n % 16) use fixed-size partial loads and stores, so exactly n bytes are
  * read and written; y may alias a or b (each block is loaded before it is stored). vaddc computes
  * the broadcast operand's term once with the scalar code.
+ *
+ * q8nn_qs8_vadd[c]_minmax_xnn_ukernel__neon_u16: XNNPACK's qs8 add arithmetic
+ * (Q8NN_FLAG_XNNPACK_ADD), same tiling and tails: acc = a * xnn_a_multiplier + b * xnn_b_multiplier
+ * + xnn_bias in int32 (MLA; |acc| < 2^31, see ukernel.h), SSHL by -xnn_shift (arithmetic, truncating
+ * like XNNPACK's), then SQXTN, SQADD of the zero point on int16, SQXTN and the byte clamp:
+ * |acc >> shift| < 2^19, so the saturating steps only act outside int8 and the bytes equal
+ * clamp(acc >> shift, min - zp, max - zp) + zp. vaddc folds b's term into the bias once.
  */
 #include <string.h>
 
@@ -111,4 +118,74 @@ void q8nn_qs8_vaddc_minmax_ukernel__neon_u16(size_t n, const int8_t* a, const in
   if (n != 0) {
     q8nn_neon_store_partial(y, q8nn_neon_add16(q8nn_neon_load_partial(a, n), bt, &s), n);
   }
+}
+
+struct q8nn_neon_xadd {
+  int32x4_t bias, a_mult, b_mult, shift; /* shift: -xnn_shift, an SSHL count */
+  int16x8_t zp;
+  int8x16_t min, max;
+};
+
+Q8NN_NEON_INLINE struct q8nn_neon_xadd q8nn_neon_xadd_load(const struct q8nn_qs8_add_params* p, int32_t bias) {
+  struct q8nn_neon_xadd s;
+  s.bias = vdupq_n_s32(bias);
+  s.a_mult = vdupq_n_s32(p->xnn_a_multiplier);
+  s.b_mult = vdupq_n_s32(p->xnn_b_multiplier);
+  s.shift = vdupq_n_s32(-(int32_t) p->xnn_shift);
+  s.zp = vdupq_n_s16((int16_t) p->output_zero_point);
+  s.min = vdupq_n_s8((int8_t) p->output_min);
+  s.max = vdupq_n_s8((int8_t) p->output_max);
+  return s;
+}
+
+/* 16 elements of a (and of b when with_b) -> 16 output bytes. */
+Q8NN_NEON_INLINE int8x16_t q8nn_neon_xadd16(int8x16_t va, int8x16_t vb, int with_b, const struct q8nn_neon_xadd* s) {
+  const int16x8_t alo = vmovl_s8(vget_low_s8(va)), ahi = vmovl_high_s8(va);
+  const int16x8_t blo = vmovl_s8(vget_low_s8(vb)), bhi = vmovl_high_s8(vb);
+  int32x4_t acc[4] = {vmlaq_s32(s->bias, vmovl_s16(vget_low_s16(alo)), s->a_mult),
+                      vmlaq_s32(s->bias, vmovl_high_s16(alo), s->a_mult),
+                      vmlaq_s32(s->bias, vmovl_s16(vget_low_s16(ahi)), s->a_mult),
+                      vmlaq_s32(s->bias, vmovl_high_s16(ahi), s->a_mult)};
+  if (with_b) {
+    acc[0] = vmlaq_s32(acc[0], vmovl_s16(vget_low_s16(blo)), s->b_mult);
+    acc[1] = vmlaq_s32(acc[1], vmovl_high_s16(blo), s->b_mult);
+    acc[2] = vmlaq_s32(acc[2], vmovl_s16(vget_low_s16(bhi)), s->b_mult);
+    acc[3] = vmlaq_s32(acc[3], vmovl_high_s16(bhi), s->b_mult);
+  }
+  for (int q = 0; q < 4; q++) acc[q] = vshlq_s32(acc[q], s->shift);
+  const int16x8_t lo = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(acc[0]), acc[1]), s->zp);
+  const int16x8_t hi = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(acc[2]), acc[3]), s->zp);
+  const int8x16_t out = vqmovn_high_s16(vqmovn_s16(lo), hi);
+  return vminq_s8(vmaxq_s8(out, s->min), s->max);
+}
+
+void q8nn_qs8_vadd_minmax_xnn_ukernel__neon_u16(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
+                                                const struct q8nn_qs8_add_params* params) {
+  const struct q8nn_neon_xadd s = q8nn_neon_xadd_load(params, params->xnn_bias);
+  for (; n >= 16; n -= 16) {
+    const int8x16_t va = vld1q_s8(a);
+    const int8x16_t vb = vld1q_s8(b);
+    a += 16;
+    b += 16;
+    vst1q_s8(y, q8nn_neon_xadd16(va, vb, 1, &s));
+    y += 16;
+  }
+  if (n != 0) {
+    const int8x16_t out = q8nn_neon_xadd16(q8nn_neon_load_partial(a, n), q8nn_neon_load_partial(b, n), 1, &s);
+    q8nn_neon_store_partial(y, out, n);
+  }
+}
+
+void q8nn_qs8_vaddc_minmax_xnn_ukernel__neon_u16(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
+                                                 const struct q8nn_qs8_add_params* params) {
+  /* b's term is the same for every element (the int32 sum is exact, see ukernel.h) */
+  const struct q8nn_neon_xadd s = q8nn_neon_xadd_load(params, params->xnn_bias + (int32_t) *b * params->xnn_b_multiplier);
+  const int8x16_t vzero = vdupq_n_s8(0);
+  for (; n >= 16; n -= 16) {
+    const int8x16_t va = vld1q_s8(a);
+    a += 16;
+    vst1q_s8(y, q8nn_neon_xadd16(va, vzero, 0, &s));
+    y += 16;
+  }
+  if (n != 0) q8nn_neon_store_partial(y, q8nn_neon_xadd16(q8nn_neon_load_partial(a, n), vzero, 0, &s), n);
 }

@@ -1,8 +1,9 @@
 /*
- * RISC-V Vector 1.0 depthwise kernels, vector-length agnostic, both TFLite roundings:
- *   q8nn_qs8_dwconv_minmax_{rdouble,rsingle}_ukernel_9p8v__rvv    3x3 (taps = 9)
- *   q8nn_qs8_dwconv_minmax_{rdouble,rsingle}_ukernel_25p8v__rvv   5x5 (taps = 25)
- *   q8nn_qs8_dwconv_minmax_{rdouble,rsingle}_ukernel_xp8v__rvv    any number of taps
+ * RISC-V Vector 1.0 depthwise kernels, vector-length agnostic, both TFLite roundings and XNNPACK's
+ * fp32 (same loops, the epilogue picked by a constant):
+ *   q8nn_qs8_dwconv_minmax_{rdouble,rsingle,fp32}_ukernel_9p8v__rvv    3x3 (taps = 9)
+ *   q8nn_qs8_dwconv_minmax_{rdouble,rsingle,fp32}_ukernel_25p8v__rvv   5x5 (taps = 25)
+ *   q8nn_qs8_dwconv_minmax_{rdouble,rsingle,fp32}_ukernel_xp8v__rvv    any number of taps
  * Tile: 8 vector registers of int32 accumulators (LMUL 8). CT is fixed at 128 channels in the list
  * (packing needs a compile-time tile); each block is covered in chunks of vl = min(VLMAX(e32m8),
  * left) channels: 4 chunks at VLEN 128, 2 at 256, 1 at 512 and above. Channels innermost: per
@@ -25,6 +26,7 @@ Q8NN_RVV_INLINE void q8nn_rvv_dwconv_8v(size_t TAPS, int rounding, size_t channe
                                         const int8_t* zero,
                                         const struct q8nn_qs8_conv_params* params) {
   if (TAPS != 0) taps = TAPS;
+  const float hi = (float) (params->output_max - params->output_zero_point); /* fp32 */
   const size_t block_bytes = Q8NN_PACKED_HEADER_BYTES(Q8NN_RVV_DW_CT) + Q8NN_RVV_DW_CT * taps;
   do {
     const int8_t* rows[Q8NN_RVV_DW_MAX_FIXED_TAPS];
@@ -57,9 +59,15 @@ Q8NN_RVV_INLINE void q8nn_rvv_dwconv_8v(size_t TAPS, int rounding, size_t channe
           acc = __riscv_vwadd_wv_i32m8(acc, __riscv_vwmul_vv_i16m4(vi, vk, vl), vl);
         }
         const vint32m8_t vmult = __riscv_vle32_v_i32m8(header + Q8NN_RVV_DW_CT + j, vl);
-        const vint32m8_t vshift = __riscv_vle32_v_i32m8(header + 2 * Q8NN_RVV_DW_CT + j, vl);
-        acc = q8nn_rvv_requantize_m8(acc, vmult, vshift, rounding, vl);
-        __riscv_vse8_v_i8m2(output + j, q8nn_rvv_output_m8(acc, params, vl), vl);
+        if (rounding == 2) {
+          acc = q8nn_rvv_fp32_m8(acc, vmult, hi, vl);
+          __riscv_vse8_v_i8m2(output + j, q8nn_rvv_output_sat_m8(acc, params->output_zero_point,
+                                                                 params->output_min, params->output_max, vl), vl);
+        } else {
+          const vint32m8_t vshift = __riscv_vle32_v_i32m8(header + 2 * Q8NN_RVV_DW_CT + j, vl);
+          acc = q8nn_rvv_requantize_m8(acc, vmult, vshift, rounding, vl);
+          __riscv_vse8_v_i8m2(output + j, q8nn_rvv_output_m8(acc, params, vl), vl);
+        }
         j += vl;
       }
       output += cn;
@@ -79,3 +87,6 @@ Q8NN_RVV_DWCONV(q8nn_qs8_dwconv_minmax_rdouble_ukernel_25p8v__rvv, 25, 0)
 Q8NN_RVV_DWCONV(q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p8v__rvv, 25, 1)
 Q8NN_RVV_DWCONV(q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp8v__rvv, 0, 0)
 Q8NN_RVV_DWCONV(q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp8v__rvv, 0, 1)
+Q8NN_RVV_DWCONV(q8nn_qs8_dwconv_minmax_fp32_ukernel_9p8v__rvv, 9, 2)
+Q8NN_RVV_DWCONV(q8nn_qs8_dwconv_minmax_fp32_ukernel_25p8v__rvv, 25, 2)
+Q8NN_RVV_DWCONV(q8nn_qs8_dwconv_minmax_fp32_ukernel_xp8v__rvv, 0, 2)

@@ -1,8 +1,8 @@
 /*
- * q8nn_qs8_gemm_minmax_{rdouble,rsingle}_ukernel_4x4v__rvv: RISC-V Vector 1.0, vector-length
+ * q8nn_qs8_gemm_minmax_{rdouble,rsingle,fp32}_ukernel_4x4v__rvv: RISC-V Vector 1.0, vector-length
  * agnostic. Tile 4 rows x 4 vector registers (int32, LMUL 4); NR = 64 in the list, covered in
  * vl-sized chunks at any VLEN >= 128. KR = 1 (standard packing), any kc, mr 1..4, any nc. Both
- * TFLite roundings, bit-exact (rvv-requant.h). Body: rvv-gemm-4x4v.h.
+ * TFLite roundings and XNNPACK's fp32, bit-exact (rvv-requant.h). Body: rvv-gemm-4x4v.h.
  */
 #include "kernel-decls.h"
 #include "arch/rvv/rvv-gemm-4x4v.h"
@@ -17,3 +17,4 @@ static inline __attribute__((always_inline)) void gemm_4x4v(
 
 Q8NN_DEFINE_GEMM_UKERNEL(q8nn_qs8_gemm_minmax_rdouble_ukernel_4x4v__rvv, gemm_4x4v, 0)
 Q8NN_DEFINE_GEMM_UKERNEL(q8nn_qs8_gemm_minmax_rsingle_ukernel_4x4v__rvv, gemm_4x4v, 1)
+Q8NN_DEFINE_GEMM_UKERNEL(q8nn_qs8_gemm_minmax_fp32_ukernel_4x4v__rvv, gemm_4x4v, 2)

@@ -8,6 +8,12 @@
  * with int32 wrap-around, VNCLIP twice and the clamp. vl covers tails exactly (n bytes read and
  * written); y may alias a or b (each chunk is loaded before it is stored). vaddc computes the
  * broadcast operand's term once with the scalar code.
+ *
+ * q8nn_qs8_vadd[c]_minmax_xnn_ukernel__rvv_u4v: XNNPACK's qs8 add arithmetic
+ * (Q8NN_FLAG_XNNPACK_ADD), same tiling: acc = a * xnn_a_multiplier + b * xnn_b_multiplier +
+ * xnn_bias in int32 (VMACC; |acc| < 2^31, see ukernel.h), VSRA by xnn_shift, then the saturating
+ * output stage of rvv-requant.h (|acc >> shift| < 2^19: the saturations act only outside int8).
+ * vaddc folds b's term into the bias once.
  */
 #include "kernel-decls.h"
 #include "requantization.h"
@@ -69,4 +75,34 @@ void q8nn_qs8_vaddc_minmax_ukernel__rvv_u4v(size_t n, const int8_t* a, const int
     y += vl;
     n -= vl;
   }
+}
+
+/* XNNPACK's qs8 add: b = NULL for vaddc (b's term is then in bias). */
+Q8NN_RVV_INLINE void q8nn_rvv_vadd_xnn(size_t n, const int8_t* a, const int8_t* b, int8_t* y, int32_t bias,
+                                       const struct q8nn_qs8_add_params* p) {
+  while (n != 0) {
+    const size_t vl = __riscv_vsetvl_e8m1(n);
+    vint32m4_t acc = __riscv_vmv_v_x_i32m4(bias, vl);
+    acc = __riscv_vmacc_vx_i32m4(acc, p->xnn_a_multiplier, __riscv_vsext_vf4_i32m4(__riscv_vle8_v_i8m1(a, vl), vl), vl);
+    if (b != NULL) {
+      acc = __riscv_vmacc_vx_i32m4(acc, p->xnn_b_multiplier, __riscv_vsext_vf4_i32m4(__riscv_vle8_v_i8m1(b, vl), vl), vl);
+      b += vl;
+    }
+    acc = __riscv_vsra_vx_i32m4(acc, p->xnn_shift, vl);
+    __riscv_vse8_v_i8m1(y, q8nn_rvv_output_sat_m4(acc, p->output_zero_point, p->output_min, p->output_max, vl), vl);
+    a += vl;
+    y += vl;
+    n -= vl;
+  }
+}
+
+void q8nn_qs8_vadd_minmax_xnn_ukernel__rvv_u4v(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
+                                               const struct q8nn_qs8_add_params* p) {
+  q8nn_rvv_vadd_xnn(n, a, b, y, p->xnn_bias, p);
+}
+
+void q8nn_qs8_vaddc_minmax_xnn_ukernel__rvv_u4v(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
+                                                const struct q8nn_qs8_add_params* p) {
+  /* the int32 sum is exact (see ukernel.h) */
+  q8nn_rvv_vadd_xnn(n, a, NULL, y, p->xnn_bias + (int32_t) *b * p->xnn_b_multiplier, p);
 }

@@ -10,7 +10,8 @@
  * activation (LB) into VWMACC.VX, widening into the int32 accumulators (int8 x int8 fits int16;
  * the int32 sums wrap like the scalar kernels). Exactly kc bytes of each row are read.
  * Epilogue per chunk: multiplier and shift loaded from the block header, requantization and
- * output clamp in registers (rvv-requant.h, both roundings), one VSE8 of vl bytes per row.
+ * output clamp in registers (rvv-requant.h: both TFLite roundings, or XNNPACK's fp32 with the scale
+ * in the multiplier slot), one VSE8 of vl bytes per row.
  * Rows >= mr alias the last valid row (computed, stored to the same bytes).
  */
 #ifndef Q8NN_ARCH_RVV_GEMM_4X4V_H
@@ -23,6 +24,13 @@
 Q8NN_RVV_INLINE void q8nn_rvv_4x4v_store_row(int8_t* c, vint32m4_t acc, vint32m4_t vmult,
                                              vint32m4_t vshift, int rounding,
                                              const struct q8nn_qs8_conv_params* params, size_t vl) {
+  if (rounding == 2) {
+    const float hi = (float) (params->output_max - params->output_zero_point);
+    const vint32m4_t v = q8nn_rvv_fp32_m4(acc, vmult, hi, vl);
+    __riscv_vse8_v_i8m1(c, q8nn_rvv_output_sat_m4(v, params->output_zero_point, params->output_min,
+                                                  params->output_max, vl), vl);
+    return;
+  }
   const vint32m4_t v = q8nn_rvv_requantize_m4(acc, vmult, vshift, rounding, vl);
   __riscv_vse8_v_i8m1(c, q8nn_rvv_output_m4(v, params, vl), vl);
 }

@@ -14,6 +14,14 @@
  * Output: zero point added in int32 with wrap-around (TFLite's compiled `acc += output_offset`),
  *   VNCLIP (saturating) to int16 and to int8, then min/max: the saturations only change values
  *   that the clamp into [-128, 127] maps to the same byte.
+ * fp32 (XNNPACK's requantization, q8nn_rounding_fp32; the float scale's bits in the multiplier
+ *   slot): VFCVT.F.X.V, VFMUL.VV by the scale, VFMIN.VF against output_max - zp, VFCVT.X.F.V, 4
+ *   instructions per vector; the conversions and the product round with the dynamic frm, round to
+ *   nearest even by default (as the scalar kernel's float arithmetic and XNNPACK's). The product
+ *   is never fused: no add follows it and the library is built with -ffp-contract=off. Output:
+ *   VNCLIP to int16 (out-of-range conversions saturate to INT32_MIN/MAX first), VSADD of the zero
+ *   point (saturating), VNCLIP to int8, min/max: a value below output_min stays below it through
+ *   every saturating step, so the bytes equal clamp(rne(x), lo, hi) + zp.
  * Types: accumulators int32 at LMUL 4 (gemm) or 8 (dwconv); the helpers are instantiated per LMUL.
  */
 #ifndef Q8NN_ARCH_RVV_REQUANT_H
@@ -43,6 +51,36 @@
   }
 Q8NN_RVV_DEFINE_RDOUBLE(m4)
 Q8NN_RVV_DEFINE_RDOUBLE(m8)
+
+/* fp32 at one LMUL: rne((float) acc * scale) clamped above to hi = output_max - zp; the zero point
+   and the lower clamp come in the output stage (rounding 2). */
+#define Q8NN_RVV_DEFINE_FP32(M)                                                                    \
+  Q8NN_RVV_INLINE vint32##M##_t q8nn_rvv_fp32_##M(vint32##M##_t acc, vint32##M##_t scale_bits,     \
+                                                  float hi, size_t vl) {                           \
+    vfloat32##M##_t x = __riscv_vfcvt_f_x_v_f32##M(acc, vl);                                       \
+    x = __riscv_vfmul_vv_f32##M(x, __riscv_vreinterpret_v_i32##M##_f32##M(scale_bits), vl);        \
+    x = __riscv_vfmin_vf_f32##M(x, hi, vl);                                                        \
+    return __riscv_vfcvt_x_f_v_i32##M(x, vl);                                                      \
+  }
+Q8NN_RVV_DEFINE_FP32(m4)
+Q8NN_RVV_DEFINE_FP32(m8)
+
+/* Saturating output stage of the fp32 epilogue and of XNNPACK's add: int32 -> int16 (saturating),
+   + zero point (saturating), -> int8 (saturating), clamp. */
+Q8NN_RVV_INLINE vint8m1_t q8nn_rvv_output_sat_m4(vint32m4_t v, int32_t zp, int32_t min, int32_t max, size_t vl) {
+  vint16m2_t h = __riscv_vnclip_wx_i16m2(v, 0, __RISCV_VXRM_RNU, vl);
+  h = __riscv_vsadd_vx_i16m2(h, (int16_t) zp, vl);
+  vint8m1_t b = __riscv_vnclip_wx_i8m1(h, 0, __RISCV_VXRM_RNU, vl);
+  b = __riscv_vmax_vx_i8m1(b, (int8_t) min, vl);
+  return __riscv_vmin_vx_i8m1(b, (int8_t) max, vl);
+}
+Q8NN_RVV_INLINE vint8m2_t q8nn_rvv_output_sat_m8(vint32m8_t v, int32_t zp, int32_t min, int32_t max, size_t vl) {
+  vint16m4_t h = __riscv_vnclip_wx_i16m4(v, 0, __RISCV_VXRM_RNU, vl);
+  h = __riscv_vsadd_vx_i16m4(h, (int16_t) zp, vl);
+  vint8m2_t b = __riscv_vnclip_wx_i8m2(h, 0, __RISCV_VXRM_RNU, vl);
+  b = __riscv_vmax_vx_i8m2(b, (int8_t) min, vl);
+  return __riscv_vmin_vx_i8m2(b, (int8_t) max, vl);
+}
 
 /* LMUL 4 (i32m4 accumulators, i16m2 / i8m1 / i64m8 partners). */
 Q8NN_RVV_INLINE vint32m4_t q8nn_rvv_requantize_m4(vint32m4_t acc, vint32m4_t mult, vint32m4_t shift,

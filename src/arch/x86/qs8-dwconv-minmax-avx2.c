@@ -1,6 +1,7 @@
 /*
- * AVX2 depthwise kernels, 16 channels per tile (2 ymm of int32 accumulators), both roundings:
- * 9p16c (3x3), 25p16c (5x5) and xp16c (any number of taps).
+ * AVX2 depthwise kernels, 16 channels per tile (2 ymm of int32 accumulators), both TFLite roundings
+ * and XNNPACK's fp32 (same loops, the epilogue picked by a constant): 9p16c (3x3), 25p16c (5x5)
+ * and xp16c (any number of taps).
  *
  * Loop order: channel tiles outside, output pixels inside. Taps go 2 at a time into VPMADDWD on
  * sign-extended int16 (exact: |x w| sums of two products < 2^16; no VPMADDUBSW, which saturates):
@@ -9,7 +10,8 @@
  * weights of a tile are interleaved once into a stack array (taps rounded up to even, the missing
  * tap a zero weight) and read by every pixel of the row. Bias, multiplier and shift are
  * rearranged to the accumulator order once per tile; one PSHUFB puts the 16 output bytes back in
- * channel order after the epilogue of x86-avx2.h.
+ * channel order after the epilogue of x86-avx2.h. The fp32 epilogue keeps lanes in place: the packs
+ * alone restore channel order (the scale, in the multiplier slot, is rearranged with it).
  *
  * Params: output zero point and clamp; packed per 16-channel block: bias, multiplier, shift,
  * w[taps][16] (q8nn_pack_qs8_dwconv_w, input_offset 0). Channel tails: the last tile's inputs are
@@ -35,13 +37,13 @@ Q8NN_X86_INLINE void q8nn_x86_dw2_header(const uint8_t* p, __m256i* out) {
 }
 
 Q8NN_X86_INLINE void q8nn_x86_dwconv_avx2(
-    const size_t TAPS, const int single,
+    const size_t TAPS, const int rounding,
     size_t channels, size_t output_width, size_t taps, const int8_t** input, size_t input_stride,
     const void* weights, int8_t* output, size_t output_increment, size_t input_offset,
     const int8_t* zero, const struct q8nn_qs8_conv_params* params) {
   if (TAPS != 0) taps = TAPS;
   const size_t pairs = (taps + 1) / 2;
-  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init(params->output_min, params->output_max);
+  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init(params->output_zero_point, params->output_min, params->output_max);
   /* Merged lanes of (acc0, acc1) after packs: channels {0,2,1,3,4,6,5,7,8,10,9,11,12,14,13,15}. */
   const __m128i vorder = _mm_setr_epi8(0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15);
   const size_t pixel_step = channels + output_increment;
@@ -54,10 +56,12 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv_avx2(
     q8nn_x86_dw2_header(wb + 64, vmult);
     q8nn_x86_dw2_header(wb + 128, vshift);
     struct q8nn_x86_rq8 rq[2];
+    if (rounding != 2) {
 #pragma GCC unroll 2
-    for (size_t j = 0; j < 2; j++) {
-      rq[j] = single ? q8nn_x86_rq8_init_rsingle(vmult[j], vshift[j], params->output_zero_point)
-                     : q8nn_x86_rq8_init_rdouble(vmult[j], vshift[j], params->output_zero_point);
+      for (size_t j = 0; j < 2; j++) {
+        rq[j] = rounding == 1 ? q8nn_x86_rq8_init_rsingle(vmult[j], vshift[j], params->output_zero_point)
+                              : q8nn_x86_rq8_init_rdouble(vmult[j], vshift[j], params->output_zero_point);
+      }
     }
     const size_t kept = pairs < Q8NN_X86_DW2_MAX_PAIRS ? pairs : Q8NN_X86_DW2_MAX_PAIRS;
     __m256i vw[Q8NN_X86_DW2_MAX_PAIRS][2];
@@ -93,12 +97,21 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv_avx2(
         vacc0 = _mm256_add_epi32(vacc0, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), vw0));
         vacc1 = _mm256_add_epi32(vacc1, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), vw1));
       }
-      const __m256i r0 = q8nn_x86_requantize8(vacc0, &rq[0], single);
-      const __m256i r1 = q8nn_x86_requantize8(vacc1, &rq[1], single);
-      /* packs_epi32(r0, r1): words {r0 0-3, r1 0-3 | r0 4-7, r1 4-7} = merged order of channels 0-15. */
-      const __m256i v16 = _mm256_packs_epi32(r0, r1);
-      __m128i v = _mm_packs_epi16(_mm256_castsi256_si128(v16), _mm256_extracti128_si256(v16, 1));
-      v = _mm_shuffle_epi8(v, vorder);
+      __m128i v;
+      if (rounding == 2) {
+        const __m256i r0 = q8nn_x86_requantize8_fp32(vacc0, _mm256_castsi256_ps(vmult[0]), vout.fhi);
+        const __m256i r1 = q8nn_x86_requantize8_fp32(vacc1, _mm256_castsi256_ps(vmult[1]), vout.fhi);
+        /* words {0-3, 4-7 | 8-11, 12-15}: channel order */
+        const __m256i v16 = q8nn_x86_packs_zp16(r0, r1, &vout);
+        v = _mm_packs_epi16(_mm256_castsi256_si128(v16), _mm256_extracti128_si256(v16, 1));
+      } else {
+        const __m256i r0 = q8nn_x86_requantize8(vacc0, &rq[0], rounding == 1);
+        const __m256i r1 = q8nn_x86_requantize8(vacc1, &rq[1], rounding == 1);
+        /* packs_epi32(r0, r1): words {r0 0-3, r1 0-3 | r0 4-7, r1 4-7} = merged order of channels 0-15. */
+        const __m256i v16 = _mm256_packs_epi32(r0, r1);
+        v = _mm_packs_epi16(_mm256_castsi256_si128(v16), _mm256_extracti128_si256(v16, 1));
+        v = _mm_shuffle_epi8(v, vorder);
+      }
       v = _mm_min_epi8(_mm_max_epi8(v, _mm256_castsi256_si128(vout.min8)), _mm256_castsi256_si128(vout.max8));
       q8nn_x86_store_tail16(out, v, crem);
       out += pixel_step;
@@ -114,3 +127,6 @@ Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_rdouble_uker
 Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p16c__avx2, 25, 1)
 Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp16c__avx2, 0, 0)
 Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp16c__avx2, 0, 1)
+Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_fp32_ukernel_9p16c__avx2, 9, 2)
+Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_fp32_ukernel_25p16c__avx2, 25, 2)
+Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_fp32_ukernel_xp16c__avx2, 0, 2)

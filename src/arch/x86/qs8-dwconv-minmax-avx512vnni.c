@@ -1,6 +1,7 @@
 /*
- * AVX-512 VNNI depthwise kernels, 64 channels per tile (4 zmm of int32 accumulators), both
- * roundings: 9p64c (3x3), 25p64c (5x5) and xp64c (any number of taps).
+ * AVX-512 VNNI depthwise kernels, 64 channels per tile (4 zmm of int32 accumulators), both TFLite
+ * roundings and XNNPACK's fp32 (same loops, the epilogue picked by a constant): 9p64c (3x3),
+ * 25p64c (5x5) and xp64c (any number of taps).
  *
  * Loop order: channel tiles outside, output pixels inside, so a tile's weights are rearranged once
  * and stay in registers (or L1) for the whole row. Taps go 4 at a time into VPDPBUSD: the 4 input
@@ -13,7 +14,8 @@
  *
  * Params: output zero point and clamp; packed per 64-channel block: bias, multiplier, shift,
  * w[taps][64] (q8nn_pack_qs8_dwconv_w). Channel tails: masked loads (nothing read past
- * `channels` bytes of any input row) and masked stores. Requantization: x86-avx512.h.
+ * `channels` bytes of any input row) and masked stores. Requantization: x86-avx512.h (fp32: the
+ * scale sits in the multiplier slot and is transposed with it, so it lands in accumulator order).
  */
 #include "kernel-decls.h"
 #include "arch/x86/x86-avx512.h"
@@ -61,7 +63,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_weights(const int8_t* w, size_t t0, size_t taps
  * registers (AVX-512 VL forms of VPDPBUSD, masked loads and stores) at half the cost of a zmm tile.
  * The in-lane interleave leaves accumulator j lane L dword i = channel 16L + 4j + i as in zmm; the
  * requantization is x86-avx2.h's, whose merge swaps dwords 1 and 2 of every group of 4, undone by
- * one byte shuffle.
+ * one byte shuffle (the fp32 epilogue keeps lanes in place and needs none).
  */
 Q8NN_X86_INLINE void q8nn_x86_dw_interleave4_y(__m256i x0, __m256i x1, __m256i x2, __m256i x3, __m256i* out) {
   const __m256i t0 = _mm256_unpacklo_epi8(x0, x1);
@@ -87,7 +89,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_header_y(const uint8_t* p, __m256i* out) {
 }
 
 Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
-    const size_t TAPS, const int single, size_t crem, size_t output_width, size_t taps,
+    const size_t TAPS, const int rounding, size_t crem, size_t output_width, size_t taps,
     const int8_t** in, size_t input_stride, const uint8_t* wb, int8_t* out, size_t pixel_step,
     size_t input_offset, const int8_t* zero, size_t c0, const struct q8nn_qs8_conv_params* params) {
   const size_t groups = (taps + 3) / 4;
@@ -98,12 +100,14 @@ Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
   q8nn_x86_dw_header_y(wb + 256, vmult);
   q8nn_x86_dw_header_y(wb + 512, vshift);
   struct q8nn_x86_rq8 rq[4];
+  if (rounding != 2) {
 #pragma GCC unroll 4
-  for (size_t j = 0; j < 4; j++) {
-    rq[j] = single ? q8nn_x86_rq8_init_rsingle(vmult[j], vshift[j], params->output_zero_point)
-                   : q8nn_x86_rq8_init_rdouble(vmult[j], vshift[j], params->output_zero_point);
+    for (size_t j = 0; j < 4; j++) {
+      rq[j] = rounding == 1 ? q8nn_x86_rq8_init_rsingle(vmult[j], vshift[j], params->output_zero_point)
+                            : q8nn_x86_rq8_init_rdouble(vmult[j], vshift[j], params->output_zero_point);
+    }
   }
-  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init(params->output_min, params->output_max);
+  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init(params->output_zero_point, params->output_min, params->output_max);
   const __m256i vsign = _mm256_set1_epi8((char) 0x80);
   const __m256i vorder = _mm256_broadcastsi128_si256(_mm_setr_epi8(0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15));
   __m256i vw[Q8NN_X86_DW_MAX_GROUPS][4];
@@ -148,10 +152,19 @@ Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
 #pragma GCC unroll 4
       for (size_t j = 0; j < 4; j++) vacc[j] = _mm256_dpbusd_epi32(vacc[j], vxi[j], vwg[j]);
     }
+    __m256i v;
+    if (rounding == 2) {
 #pragma GCC unroll 4
-    for (size_t j = 0; j < 4; j++) vacc[j] = q8nn_x86_requantize8(vacc[j], &rq[j], single);
-    __m256i v = _mm256_packs_epi16(_mm256_packs_epi32(vacc[0], vacc[1]), _mm256_packs_epi32(vacc[2], vacc[3]));
-    v = _mm256_shuffle_epi8(v, vorder);
+      for (size_t j = 0; j < 4; j++) {
+        vacc[j] = q8nn_x86_requantize8_fp32(vacc[j], _mm256_castsi256_ps(vmult[j]), vout.fhi);
+      }
+      v = _mm256_packs_epi16(q8nn_x86_packs_zp16(vacc[0], vacc[1], &vout), q8nn_x86_packs_zp16(vacc[2], vacc[3], &vout));
+    } else {
+#pragma GCC unroll 4
+      for (size_t j = 0; j < 4; j++) vacc[j] = q8nn_x86_requantize8(vacc[j], &rq[j], rounding == 1);
+      v = _mm256_packs_epi16(_mm256_packs_epi32(vacc[0], vacc[1]), _mm256_packs_epi32(vacc[2], vacc[3]));
+      v = _mm256_shuffle_epi8(v, vorder);
+    }
     v = _mm256_min_epi8(_mm256_max_epi8(v, vout.min8), vout.max8);
     _mm256_mask_storeu_epi8(out, kc, v);
     out += pixel_step;
@@ -160,7 +173,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
 }
 
 Q8NN_X86_INLINE void q8nn_x86_dwconv(
-    const size_t TAPS, const int single,
+    const size_t TAPS, const int rounding,
     size_t channels, size_t output_width, size_t taps, const int8_t** input, size_t input_stride,
     const void* weights, int8_t* output, size_t output_increment, size_t input_offset,
     const int8_t* zero, const struct q8nn_qs8_conv_params* params) {
@@ -173,7 +186,7 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
   for (size_t c0 = 0; c0 < channels; c0 += Q8NN_X86_DW_CT) {
     const size_t crem = channels - c0;
     if (crem <= 32) {
-      q8nn_x86_dw_tile32(TAPS, single, crem, output_width, taps, input, input_stride, wb, output + c0, pixel_step,
+      q8nn_x86_dw_tile32(TAPS, rounding, crem, output_width, taps, input, input_stride, wb, output + c0, pixel_step,
                          input_offset, zero, c0, params);
       break;
     }
@@ -190,10 +203,12 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
     for (size_t q = 0; q < 4; q++) vnat[q] = _mm512_loadu_si512(wb + 512 + 64 * q);
     q8nn_x86_dw_transpose128(vnat, vshift);
     struct q8nn_x86_rq16 rq[4];
+    if (rounding != 2) {
 #pragma GCC unroll 4
-    for (size_t j = 0; j < 4; j++) {
-      rq[j] = single ? q8nn_x86_rq16_init_rsingle(vmult[j], vshift[j])
-                     : q8nn_x86_rq16_init_rdouble(vmult[j], vshift[j]);
+      for (size_t j = 0; j < 4; j++) {
+        rq[j] = rounding == 1 ? q8nn_x86_rq16_init_rsingle(vmult[j], vshift[j])
+                              : q8nn_x86_rq16_init_rdouble(vmult[j], vshift[j]);
+      }
     }
     __m512i vw[Q8NN_X86_DW_MAX_GROUPS][4];
     const size_t kept = groups < Q8NN_X86_DW_MAX_GROUPS ? groups : Q8NN_X86_DW_MAX_GROUPS;
@@ -231,9 +246,14 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
       }
 #pragma GCC unroll 4
       for (size_t j = 0; j < 4; j++) {
-        vacc[j] = single ? q8nn_x86_requantize_rsingle(vacc[j], &rq[j]) : q8nn_x86_requantize_rdouble(vacc[j], &rq[j]);
+        if (rounding == 2) {
+          vacc[j] = q8nn_x86_requantize_fp32(vacc[j], _mm512_castsi512_ps(vmult[j]), vout.fhi);
+        } else {
+          vacc[j] = rounding == 1 ? q8nn_x86_requantize_rsingle(vacc[j], &rq[j])
+                                  : q8nn_x86_requantize_rdouble(vacc[j], &rq[j]);
+        }
       }
-      const __m512i v = q8nn_x86_pack64(vacc[0], vacc[1], vacc[2], vacc[3], &vout, 0);
+      const __m512i v = q8nn_x86_pack64(vacc[0], vacc[1], vacc[2], vacc[3], &vout, 0, rounding);
       _mm512_mask_storeu_epi8(out, kc, v);
       out += pixel_step;
       in += input_stride;
@@ -248,3 +268,6 @@ Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_rdouble_ukernel_2
 Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p64c__avx512vnni, 25, 1)
 Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp64c__avx512vnni, 0, 0)
 Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp64c__avx512vnni, 0, 1)
+Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_fp32_ukernel_9p64c__avx512vnni, 9, 2)
+Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_fp32_ukernel_25p64c__avx512vnni, 25, 2)
+Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_fp32_ukernel_xp64c__avx512vnni, 0, 2)

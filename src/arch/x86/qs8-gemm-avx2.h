@@ -1,6 +1,7 @@
 /*
  * Body of the AVX2 gemm and igemm kernels (MR x 8*NB tiles, NB = 1 or 2, KR = 8), instantiated by
- * the qs8-[i]gemm-minmax-<MR>x<NR>c8-avx2.c files with MR, NB and the rounding as constants.
+ * the qs8-[i]gemm-minmax-<MR>x<NR>c8-avx2.c files with MR, NB and the requantization (0 TFLite
+ * double rounding, 1 single rounding, 2 XNNPACK's fp32, x86-avx2.h) as constants.
  *
  * Exactness: no VPMADDUBSW (it saturates). 8 activation bytes and 2 channels x 8 weight bytes are
  * sign-extended to int16 and multiplied with VPMADDWD, whose pairwise int32 sums cannot overflow
@@ -47,7 +48,7 @@ Q8NN_X86_INLINE void q8nn_x86_avx2_kstep(const size_t MR, const size_t NB, const
 }
 
 Q8NN_X86_INLINE void q8nn_x86_avx2_gemm_block(
-    const size_t MR, const size_t NB, const int single,
+    const size_t MR, const size_t NB, const int rounding,
     size_t nc, size_t kc, size_t ks, const int8_t* const* a, size_t mr, size_t a_offset,
     const int8_t* zero, const int8_t* w, int8_t* const* crow, const struct q8nn_qs8_conv_params* params,
     const struct q8nn_x86_out32* vout) {
@@ -87,22 +88,26 @@ Q8NN_X86_INLINE void q8nn_x86_avx2_gemm_block(
     const __m256i vbias = _mm256_loadu_si256((const __m256i*) (w + 32 * j));
     const __m256i vmult = _mm256_loadu_si256((const __m256i*) (w + 4 * NR + 32 * j));
     const __m256i vshift = _mm256_loadu_si256((const __m256i*) (w + 8 * NR + 32 * j));
-    const struct q8nn_x86_rq8 rq = single ? q8nn_x86_rq8_init_rsingle(vmult, vshift, params->output_zero_point)
-                                          : q8nn_x86_rq8_init_rdouble(vmult, vshift, params->output_zero_point);
+    struct q8nn_x86_rq8 rq;
+    if (rounding != 2) {
+      rq = rounding == 1 ? q8nn_x86_rq8_init_rsingle(vmult, vshift, params->output_zero_point)
+                         : q8nn_x86_rq8_init_rdouble(vmult, vshift, params->output_zero_point);
+    }
 #pragma GCC unroll 4
     for (size_t r = 0; r < MR; r++) {
       const __m256i v01 = _mm256_hadd_epi32(vacc[r][j][0], vacc[r][j][1]);
       const __m256i v23 = _mm256_hadd_epi32(vacc[r][j][2], vacc[r][j][3]);
       const __m256i vsum = _mm256_add_epi32(_mm256_hadd_epi32(v01, v23), vbias);
-      vres[r][j] = q8nn_x86_requantize8(vsum, &rq, single);
+      vres[r][j] = rounding == 2 ? q8nn_x86_requantize8_fp32(vsum, _mm256_castsi256_ps(vmult), vout->fhi)
+                                 : q8nn_x86_requantize8(vsum, &rq, rounding == 1);
     }
   }
-  q8nn_x86_store_rows8(MR, NB, vres, crow, nc < NR ? nc : NR, vout);
+  q8nn_x86_store_rows8(MR, NB, vres, crow, nc < NR ? nc : NR, vout, rounding);
 }
 
 /* Whole call. a: [ks][MR] row pointers (see q8nn_x86_gemm_tap_rows). */
 Q8NN_X86_INLINE void q8nn_x86_avx2_gemm_rows(
-    const size_t MR, const size_t NB, const int single,
+    const size_t MR, const size_t NB, const int rounding,
     size_t nc, size_t kc, size_t ks, const int8_t* const* a, size_t a_offset, const int8_t* zero,
     const void* w, int8_t* c, size_t mr, size_t cm_stride, size_t cn_stride,
     const struct q8nn_qs8_conv_params* params) {
@@ -110,12 +115,12 @@ Q8NN_X86_INLINE void q8nn_x86_avx2_gemm_rows(
   int8_t* crow[Q8NN_X86_AVX2_MAX_MR];
 #pragma GCC unroll 4
   for (size_t r = 0; r < MR; r++) crow[r] = c + (r < mr ? r : mr - 1) * cm_stride;
-  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init(params->output_min, params->output_max);
+  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init(params->output_zero_point, params->output_min, params->output_max);
   const size_t NR = 8 * NB;
   const size_t block_bytes = Q8NN_PACKED_HEADER_BYTES(NR) + ks * q8nn_round_up(kc, 8) * NR;
   const int8_t* wb = (const int8_t*) w;
   for (;;) {
-    q8nn_x86_avx2_gemm_block(MR, NB, single, nc, kc, ks, a, mr, a_offset, zero, wb, crow, params, &vout);
+    q8nn_x86_avx2_gemm_block(MR, NB, rounding, nc, kc, ks, a, mr, a_offset, zero, wb, crow, params, &vout);
     if (nc <= NR) return;
     wb += block_bytes;
     nc -= NR;

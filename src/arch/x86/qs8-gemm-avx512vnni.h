@@ -1,6 +1,8 @@
 /*
  * Body of the AVX-512 VNNI gemm and igemm kernels (MR x 16*NB tiles, KR = 4), instantiated by the
- * qs8-[i]gemm-minmax-<MR>x<NR>c4-avx512vnni.c files with MR, NB and the rounding as constants.
+ * qs8-[i]gemm-minmax-<MR>x<NR>c4-avx512vnni.c files with MR, NB and the requantization (0 TFLite
+ * double rounding, 1 single rounding, 2 XNNPACK's fp32) as constants: the loops are shared, only
+ * the epilogue after the K loop differs.
  *
  * Sign handling: weights are packed as unsigned bytes w + 128 (q8nn_pack_qs8_gemm_goki_w_u8) and
  * are VPDPBUSD's unsigned operand; activations are the signed operand, broadcast 4 bytes at a time
@@ -24,7 +26,7 @@
 
 /* One NR block: nb (<= NB) vectors of 16 channels. a: [ks][MR] row pointers (see tap_rows). */
 Q8NN_X86_INLINE void q8nn_x86_gemm_block(
-    const size_t MR, const size_t NB, const size_t nb, const int single,
+    const size_t MR, const size_t NB, const size_t nb, const int rounding,
     size_t nc, size_t kc, size_t ks, const int8_t* const* a, size_t mr, size_t a_offset,
     const int8_t* zero, const __m512i* vcorr,
     const uint8_t* w, int8_t* const* crow, const struct q8nn_x86_out64* vout) {
@@ -67,30 +69,40 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_block(
     }
   }
   /* Requantize in place. */
+  if (rounding == 2) {
 #pragma GCC unroll 4
-  for (size_t j = 0; j < nb; j++) {
-    const __m512i vmult = _mm512_loadu_si512(w + 4 * NR + 64 * j);
-    const __m512i vshift = _mm512_loadu_si512(w + 8 * NR + 64 * j);
-    const struct q8nn_x86_rq16 rq =
-        single ? q8nn_x86_rq16_init_rsingle(vmult, vshift) : q8nn_x86_rq16_init_rdouble(vmult, vshift);
+    for (size_t j = 0; j < nb; j++) {
+      const __m512 vscale = _mm512_castsi512_ps(_mm512_loadu_si512(w + 4 * NR + 64 * j));
 #pragma GCC unroll 12
-    for (size_t r = 0; r < MR; r++) {
-      vacc[r][j] = single ? q8nn_x86_requantize_rsingle(vacc[r][j], &rq)
-                          : q8nn_x86_requantize_rdouble(vacc[r][j], &rq);
+      for (size_t r = 0; r < MR; r++) vacc[r][j] = q8nn_x86_requantize_fp32(vacc[r][j], vscale, vout->fhi);
+    }
+  } else {
+    const int single = rounding == 1;
+#pragma GCC unroll 4
+    for (size_t j = 0; j < nb; j++) {
+      const __m512i vmult = _mm512_loadu_si512(w + 4 * NR + 64 * j);
+      const __m512i vshift = _mm512_loadu_si512(w + 8 * NR + 64 * j);
+      const struct q8nn_x86_rq16 rq =
+          single ? q8nn_x86_rq16_init_rsingle(vmult, vshift) : q8nn_x86_rq16_init_rdouble(vmult, vshift);
+#pragma GCC unroll 12
+      for (size_t r = 0; r < MR; r++) {
+        vacc[r][j] = single ? q8nn_x86_requantize_rsingle(vacc[r][j], &rq)
+                            : q8nn_x86_requantize_rdouble(vacc[r][j], &rq);
+      }
     }
   }
   const size_t nbytes = nc < 16 * nb ? nc : 16 * nb;
   if (nb >= 3) {
 #pragma GCC unroll 12
     for (size_t r = 0; r < MR; r++) {
-      const __m512i v = q8nn_x86_pack64(vacc[r][0], vacc[r][1], vacc[r][2], vacc[r][nb - 1], vout, 1);
+      const __m512i v = q8nn_x86_pack64(vacc[r][0], vacc[r][1], vacc[r][2], vacc[r][nb - 1], vout, 1, rounding);
       _mm512_mask_storeu_epi8(crow[r], q8nn_x86_mask64(nbytes), v);
     }
   } else if (nb == 2) {
 #pragma GCC unroll 12
     for (size_t r = 0; r < MR; r += 2) {
       const size_t r1 = r + 1 < MR ? r + 1 : r;
-      const __m512i v = q8nn_x86_pack64(vacc[r][0], vacc[r][1], vacc[r1][0], vacc[r1][1], vout, 1);
+      const __m512i v = q8nn_x86_pack64(vacc[r][0], vacc[r][1], vacc[r1][0], vacc[r1][1], vout, 1, rounding);
       const __mmask64 m = q8nn_x86_mask64(nbytes);
       _mm256_mask_storeu_epi8(crow[r], (__mmask32) m, _mm512_castsi512_si256(v));
       _mm256_mask_storeu_epi8(crow[r1], (__mmask32) m, _mm512_extracti64x4_epi64(v, 1));
@@ -101,7 +113,7 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_block(
       const size_t r1 = r + 1 < MR ? r + 1 : MR - 1;
       const size_t r2 = r + 2 < MR ? r + 2 : MR - 1;
       const size_t r3 = r + 3 < MR ? r + 3 : MR - 1;
-      const __m512i v = q8nn_x86_pack64(vacc[r][0], vacc[r1][0], vacc[r2][0], vacc[r3][0], vout, 1);
+      const __m512i v = q8nn_x86_pack64(vacc[r][0], vacc[r1][0], vacc[r2][0], vacc[r3][0], vout, 1, rounding);
       const __m128i m = _mm512_castsi512_si128(v);
       _mm_mask_storeu_epi8(crow[r], (__mmask16) q8nn_x86_mask64(nbytes), m);
       _mm_mask_storeu_epi8(crow[r1], (__mmask16) q8nn_x86_mask64(nbytes), _mm512_extracti32x4_epi32(v, 1));
@@ -113,7 +125,7 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_block(
 
 /* Whole call: row sums, then every NR block. a: [ks][MR] row pointers (see tap_rows). */
 Q8NN_X86_INLINE void q8nn_x86_gemm_rows(
-    const size_t MR, const size_t NB, const int single,
+    const size_t MR, const size_t NB, const int rounding,
     size_t nc, size_t kc, size_t ks, const int8_t* const* a, size_t a_offset, const int8_t* zero,
     const void* w, int8_t* c, size_t mr, size_t cm_stride, size_t cn_stride,
     const struct q8nn_qs8_conv_params* params) {
@@ -141,7 +153,7 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_rows(
   const size_t block_bytes = Q8NN_PACKED_HEADER_BYTES(NR) + ks * q8nn_round_up(kc, 4) * NR;
   const uint8_t* wb = (const uint8_t*) w;
   while (nc > 16 * (NB - 1)) {
-    q8nn_x86_gemm_block(MR, NB, NB, single, nc, kc, ks, a, mr, a_offset, zero, vcorr, wb, crow, &vout);
+    q8nn_x86_gemm_block(MR, NB, NB, rounding, nc, kc, ks, a, mr, a_offset, zero, vcorr, wb, crow, &vout);
     if (nc <= NR) return;
     wb += block_bytes;
     nc -= NR;
@@ -150,12 +162,12 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_rows(
   }
   /* Last block, 1..NB-1 vectors of 16 channels. */
   switch ((nc + 15) / 16) {
-    case 1: q8nn_x86_gemm_block(MR, NB, 1, single, nc, kc, ks, a, mr, a_offset, zero, vcorr, wb, crow, &vout); break;
+    case 1: q8nn_x86_gemm_block(MR, NB, 1, rounding, nc, kc, ks, a, mr, a_offset, zero, vcorr, wb, crow, &vout); break;
     case 2:
-      if (NB > 2) q8nn_x86_gemm_block(MR, NB, 2, single, nc, kc, ks, a, mr, a_offset, zero, vcorr, wb, crow, &vout);
+      if (NB > 2) q8nn_x86_gemm_block(MR, NB, 2, rounding, nc, kc, ks, a, mr, a_offset, zero, vcorr, wb, crow, &vout);
       break;
     case 3:
-      if (NB > 3) q8nn_x86_gemm_block(MR, NB, 3, single, nc, kc, ks, a, mr, a_offset, zero, vcorr, wb, crow, &vout);
+      if (NB > 3) q8nn_x86_gemm_block(MR, NB, 3, rounding, nc, kc, ks, a, mr, a_offset, zero, vcorr, wb, crow, &vout);
       break;
     default: break;
   }
@@ -164,5 +176,8 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_rows(
 /* Defines the rdouble and rsingle gemm and igemm kernels of one tile. */
 #define Q8NN_X86_GEMM_AVX512VNNI(gemm_rd, gemm_rs, igemm_rd, igemm_rs, MR_, NB_) \
   Q8NN_X86_GEMM_KERNELS(q8nn_x86_gemm_rows, gemm_rd, gemm_rs, igemm_rd, igemm_rs, MR_, NB_)
+/* Defines the fp32 gemm and igemm kernels of one tile. */
+#define Q8NN_X86_GEMM_FP32_AVX512VNNI(gemm_f, igemm_f, MR_, NB_) \
+  Q8NN_X86_GEMM_FP32_KERNELS(q8nn_x86_gemm_rows, gemm_f, igemm_f, MR_, NB_)
 
 #endif

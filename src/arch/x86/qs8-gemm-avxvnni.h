@@ -1,6 +1,7 @@
 /*
  * Body of the AVX-VNNI gemm and igemm kernels (MR x 8*NB tiles, NB = 1 or 2, KR = 4), instantiated
- * by the qs8-[i]gemm-minmax-<MR>x<NR>c4-avxvnni.c files. The ymm (VEX) port of
+ * by the qs8-[i]gemm-minmax-<MR>x<NR>c4-avxvnni.c files with MR, NB and the requantization (0, 1
+ * TFLite roundings, 2 XNNPACK's fp32, x86-avx2.h) as constants. The ymm (VEX) port of
  * qs8-gemm-avx512vnni.h for machines with AVX-VNNI and no AVX-512.
  *
  * Sign handling as in the AVX-512 kernels: weights packed as unsigned bytes w + 128 are VPDPBUSD's
@@ -43,7 +44,7 @@ Q8NN_X86_INLINE __m256i q8nn_x86_vnni_bcast(const int8_t* p, size_t n) {
 }
 
 Q8NN_X86_INLINE void q8nn_x86_vnni_block(
-    const size_t MR, const size_t NB, const int single,
+    const size_t MR, const size_t NB, const int rounding,
     size_t nc, size_t kc, size_t ks, const int8_t* const* a, size_t mr, size_t a_offset,
     const int8_t* zero, const __m256i* vcorr, const uint8_t* w, int8_t* const* crow,
     const struct q8nn_qs8_conv_params* params, const struct q8nn_x86_out32* vout) {
@@ -85,20 +86,28 @@ Q8NN_X86_INLINE void q8nn_x86_vnni_block(
       wk += 4 * NR;
     }
   }
+  /* Requantize in place: the epilogue is the only part that depends on the requantization. */
 #pragma GCC unroll 2
   for (size_t j = 0; j < NB; j++) {
     const __m256i vmult = _mm256_loadu_si256((const __m256i*) (w + 4 * NR + 32 * j));
-    const __m256i vshift = _mm256_loadu_si256((const __m256i*) (w + 8 * NR + 32 * j));
-    const struct q8nn_x86_rq8 rq = single ? q8nn_x86_rq8_init_rsingle(vmult, vshift, params->output_zero_point)
-                                          : q8nn_x86_rq8_init_rdouble(vmult, vshift, params->output_zero_point);
+    if (rounding == 2) {
 #pragma GCC unroll 8
-    for (size_t r = 0; r < MR; r++) vacc[r][j] = q8nn_x86_requantize8(vacc[r][j], &rq, single);
+      for (size_t r = 0; r < MR; r++) {
+        vacc[r][j] = q8nn_x86_requantize8_fp32(vacc[r][j], _mm256_castsi256_ps(vmult), vout->fhi);
+      }
+      continue;
+    }
+    const __m256i vshift = _mm256_loadu_si256((const __m256i*) (w + 8 * NR + 32 * j));
+    const struct q8nn_x86_rq8 rq = rounding == 1 ? q8nn_x86_rq8_init_rsingle(vmult, vshift, params->output_zero_point)
+                                                 : q8nn_x86_rq8_init_rdouble(vmult, vshift, params->output_zero_point);
+#pragma GCC unroll 8
+    for (size_t r = 0; r < MR; r++) vacc[r][j] = q8nn_x86_requantize8(vacc[r][j], &rq, rounding == 1);
   }
-  q8nn_x86_store_rows8(MR, NB, vacc, crow, nc < NR ? nc : NR, vout);
+  q8nn_x86_store_rows8(MR, NB, vacc, crow, nc < NR ? nc : NR, vout, rounding);
 }
 
 Q8NN_X86_INLINE void q8nn_x86_vnni_gemm_rows(
-    const size_t MR, const size_t NB, const int single,
+    const size_t MR, const size_t NB, const int rounding,
     size_t nc, size_t kc, size_t ks, const int8_t* const* a, size_t a_offset, const int8_t* zero,
     const void* w, int8_t* c, size_t mr, size_t cm_stride, size_t cn_stride,
     const struct q8nn_qs8_conv_params* params) {
@@ -123,12 +132,12 @@ Q8NN_X86_INLINE void q8nn_x86_vnni_gemm_rows(
   int8_t* crow[Q8NN_X86_VNNI_MAX_MR];
 #pragma GCC unroll 8
   for (size_t r = 0; r < MR; r++) crow[r] = c + (r < mr ? r : mr - 1) * cm_stride;
-  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init(params->output_min, params->output_max);
+  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init(params->output_zero_point, params->output_min, params->output_max);
   const size_t NR = 8 * NB;
   const size_t block_bytes = Q8NN_PACKED_HEADER_BYTES(NR) + ks * q8nn_round_up(kc, 4) * NR;
   const uint8_t* wb = (const uint8_t*) w;
   for (;;) {
-    q8nn_x86_vnni_block(MR, NB, single, nc, kc, ks, a, mr, a_offset, zero, vcorr, wb, crow, params, &vout);
+    q8nn_x86_vnni_block(MR, NB, rounding, nc, kc, ks, a, mr, a_offset, zero, vcorr, wb, crow, params, &vout);
     if (nc <= NR) return;
     wb += block_bytes;
     nc -= NR;

@@ -1,8 +1,9 @@
 /*
- * AVX-512 VNNI gemm and igemm, tile 4x64c4, both roundings: 4 rows x 4 zmm of 16 output
+ * AVX-512 VNNI gemm and igemm, tile 4x64c4, TFLite roundings and fp32: 4 rows x 4 zmm of 16 output
  * channels (16 accumulators), K in groups of 4 bytes (VPDPBUSD, u8 weights x s8 activations).
  * Params: output zero point and clamp; per-channel bias/multiplier/shift from the packed weights
- * (q8nn_pack_qs8_gemm_goki_w_u8, NR = 64, KR = 4). Tails: masked K loads, masked stores for nc.
+ * (q8nn_pack_qs8_gemm_goki_w_u8, NR = 64, KR = 4; fp32: the scale in the multiplier slot).
+ * Tails: masked K loads, masked stores for nc.
  * See qs8-gemm-avx512vnni.h for the arithmetic.
  */
 #include "kernel-decls.h"
@@ -12,3 +13,5 @@ Q8NN_X86_GEMM_AVX512VNNI(q8nn_qs8_gemm_minmax_rdouble_ukernel_4x64c4__avx512vnni
                          q8nn_qs8_gemm_minmax_rsingle_ukernel_4x64c4__avx512vnni,
                          q8nn_qs8_igemm_minmax_rdouble_ukernel_4x64c4__avx512vnni,
                          q8nn_qs8_igemm_minmax_rsingle_ukernel_4x64c4__avx512vnni, 4, 4)
+Q8NN_X86_GEMM_FP32_AVX512VNNI(q8nn_qs8_gemm_minmax_fp32_ukernel_4x64c4__avx512vnni,
+                              q8nn_qs8_igemm_minmax_fp32_ukernel_4x64c4__avx512vnni, 4, 4)

@@ -1,5 +1,5 @@
 /*
- * AVX-VNNI gemm and igemm, tile 6x16c4, both roundings: 6 rows x 2 ymm of 8 output channels,
+ * AVX-VNNI gemm and igemm, tile 6x16c4, TFLite roundings and fp32: 6 rows x 2 ymm of 8 output channels,
  * K in groups of 4 bytes (VEX VPDPBUSD, u8 weights x s8 activations, 128 * row-sum correction).
  * Params: output zero point and clamp; per-channel bias/multiplier/shift from the packed weights
  * (q8nn_pack_qs8_gemm_goki_w_u8_avxvnni, NR = 16, KR = 4). Tails: K tail and row-sum tail
@@ -14,3 +14,5 @@ Q8NN_X86_GEMM_KERNELS(q8nn_x86_vnni_gemm_rows,
                       q8nn_qs8_gemm_minmax_rsingle_ukernel_6x16c4__avxvnni,
                       q8nn_qs8_igemm_minmax_rdouble_ukernel_6x16c4__avxvnni,
                       q8nn_qs8_igemm_minmax_rsingle_ukernel_6x16c4__avxvnni, 6, 2)
+Q8NN_X86_GEMM_FP32_KERNELS(q8nn_x86_vnni_gemm_rows, q8nn_qs8_gemm_minmax_fp32_ukernel_6x16c4__avxvnni,
+                           q8nn_qs8_igemm_minmax_fp32_ukernel_6x16c4__avxvnni, 6, 2)

@@ -9,6 +9,12 @@
  * Tails: the last < 32 elements of a (and b) are copied through a 32-byte buffer and the result
  * stored through one: exactly n bytes read from each operand and written to y. y may alias a or b:
  * each chunk is read before it is written.
+ *
+ * XNNPACK's qs8 add arithmetic (Q8NN_FLAG_XNNPACK_ADD), the _xnn_ kernels, same tiling and tails:
+ * acc = a * xnn_a_multiplier + b * xnn_b_multiplier + xnn_bias in int32 (VPMULLD; |acc| < 2^31, see
+ * ukernel.h), VPSRAD by xnn_shift; |acc >> shift| < 2^19, so the saturating VPACKSSDW, VPADDSW (zero
+ * point) and VPACKSSWB saturate only outside int8 and the byte clamp gives
+ * clamp(acc >> shift, min - zp, max - zp) + zp exactly. vaddc folds b's term into the bias once.
  */
 #include "kernel-decls.h"
 #include "arch/x86/x86-avx2.h"
@@ -35,7 +41,7 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_avx2(size_t n, const int8_t* a, const int8_t*
   c.rb = q8nn_x86_rq8_init_rdouble(_mm256_set1_epi32(p->b_multiplier), _mm256_set1_epi32(p->b_shift), 0);
   c.ro = q8nn_x86_rq8_init_rdouble(_mm256_set1_epi32(p->output_multiplier), _mm256_set1_epi32(p->output_shift),
                                    p->output_zero_point);
-  c.out = q8nn_x86_out32_init(p->output_min, p->output_max);
+  c.out = q8nn_x86_out32_init(p->output_zero_point, p->output_min, p->output_max);
   const __m256i vperm = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
   __m256i vbterm = _mm256_setzero_si256();
   if (broadcast_b) vbterm = q8nn_x86_add8_input(_mm_set1_epi8(b[0]), c.zb, &c, &c.rb);
@@ -79,4 +85,56 @@ void q8nn_qs8_vadd_minmax_ukernel__avx2_u32(size_t n, const int8_t* a, const int
 void q8nn_qs8_vaddc_minmax_ukernel__avx2_u32(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
                                              const struct q8nn_qs8_add_params* params) {
   q8nn_x86_vadd_avx2(n, a, b, y, params, 1);
+}
+
+Q8NN_X86_INLINE void q8nn_x86_vadd_xnn_avx2(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
+                                            const struct q8nn_qs8_add_params* p, int broadcast_b) {
+  const __m256i vma = _mm256_set1_epi32(p->xnn_a_multiplier);
+  const __m256i vmb = _mm256_set1_epi32(p->xnn_b_multiplier);
+  const __m256i vbias =
+      _mm256_set1_epi32(broadcast_b ? p->xnn_bias + (int32_t) b[0] * p->xnn_b_multiplier : p->xnn_bias);
+  const __m128i vshift = _mm_cvtsi32_si128((int) p->xnn_shift);
+  const struct q8nn_x86_out32 out = q8nn_x86_out32_init(p->output_zero_point, p->output_min, p->output_max);
+  const __m256i vperm = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  while (n != 0) {
+    const size_t chunk = n < 32 ? n : 32;
+    const __m256i va = q8nn_x86_load_tail32(a, chunk);
+    const __m256i vb = broadcast_b ? _mm256_setzero_si256() : q8nn_x86_load_tail32(b, chunk);
+    __m256i vacc[4];
+#pragma GCC unroll 4
+    for (size_t j = 0; j < 4; j++) {
+      const __m128i xa = j < 2 ? _mm256_castsi256_si128(va) : _mm256_extracti128_si256(va, 1);
+      vacc[j] = _mm256_add_epi32(vbias, _mm256_mullo_epi32(_mm256_cvtepi8_epi32(j % 2 ? _mm_unpackhi_epi64(xa, xa) : xa), vma));
+      if (!broadcast_b) {
+        const __m128i xb = j < 2 ? _mm256_castsi256_si128(vb) : _mm256_extracti128_si256(vb, 1);
+        vacc[j] = _mm256_add_epi32(vacc[j], _mm256_mullo_epi32(_mm256_cvtepi8_epi32(j % 2 ? _mm_unpackhi_epi64(xb, xb) : xb), vmb));
+      }
+      vacc[j] = _mm256_sra_epi32(vacc[j], vshift);
+    }
+    /* packs: bytes {0-3, 8-11, 16-19, 24-27 | 4-7, 12-15, 20-23, 28-31}. */
+    __m256i v = _mm256_packs_epi16(q8nn_x86_packs_zp16(vacc[0], vacc[1], &out), q8nn_x86_packs_zp16(vacc[2], vacc[3], &out));
+    v = _mm256_permutevar8x32_epi32(v, vperm);
+    v = _mm256_min_epi8(_mm256_max_epi8(v, out.min8), out.max8);
+    if (chunk == 32) {
+      _mm256_storeu_si256((__m256i*) y, v);
+    } else {
+      int8_t buf[32];
+      _mm256_storeu_si256((__m256i*) buf, v);
+      q8nn_x86_copy_small(y, buf, chunk);
+    }
+    a += chunk;
+    if (!broadcast_b) b += chunk;
+    y += chunk;
+    n -= chunk;
+  }
+}
+
+void q8nn_qs8_vadd_minmax_xnn_ukernel__avx2_u32(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
+                                                const struct q8nn_qs8_add_params* params) {
+  q8nn_x86_vadd_xnn_avx2(n, a, b, y, params, 0);
+}
+
+void q8nn_qs8_vaddc_minmax_xnn_ukernel__avx2_u32(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
+                                                 const struct q8nn_qs8_add_params* params) {
+  q8nn_x86_vadd_xnn_avx2(n, a, b, y, params, 1);
 }

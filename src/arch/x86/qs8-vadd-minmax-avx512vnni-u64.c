@@ -7,6 +7,13 @@
  * alias a or b: each 64-byte chunk is read before it is written.
  * Listed with the AVX-512 VNNI bit because it shares that family's flags and helpers; it uses
  * only AVX-512 F/BW/DQ.
+ *
+ * XNNPACK's qs8 add arithmetic (Q8NN_FLAG_XNNPACK_ADD), the _xnn_ kernels, same tiling and tails:
+ * acc = a * xnn_a_multiplier + b * xnn_b_multiplier + xnn_bias in int32 (VPMULLD; |acc| < 2^31, see
+ * ukernel.h), VPSRAD by xnn_shift, then the saturating output stage of q8nn_x86_pack64 (rounding 2):
+ * |acc >> shift| < 2^19, so VPACKSSDW/VPADDSW/VPACKSSWB saturate only beyond the int8 range and the
+ * byte clamp gives clamp(acc >> shift, min - zp, max - zp) + zp exactly. vaddc folds b's term into
+ * the bias once.
  */
 #include "kernel-decls.h"
 #include "arch/x86/x86-avx512.h"
@@ -26,6 +33,8 @@ Q8NN_X86_INLINE struct q8nn_x86_add_consts q8nn_x86_add_init(const struct q8nn_q
   c.rb = q8nn_x86_rq16_init_rdouble(_mm512_set1_epi32(p->b_multiplier), _mm512_set1_epi32(p->b_shift));
   c.ro = q8nn_x86_rq16_init_rdouble(_mm512_set1_epi32(p->output_multiplier), _mm512_set1_epi32(p->output_shift));
   c.out.zp32 = _mm512_set1_epi32(p->output_zero_point);
+  c.out.zp16 = _mm512_setzero_si512();
+  c.out.fhi = _mm512_setzero_ps();
   c.out.min8 = _mm512_set1_epi8((int8_t) p->output_min);
   c.out.max8 = _mm512_set1_epi8((int8_t) p->output_max);
   return c;
@@ -69,7 +78,7 @@ Q8NN_X86_INLINE void q8nn_x86_vadd(size_t n, const int8_t* a, const int8_t* b, i
       const __m512i tb = broadcast_b ? vbterm : q8nn_x86_add_input(q8nn_x86_extract128(vb, j), c.zb, &c, &c.rb);
       vsum[j] = q8nn_x86_requantize_rdouble(_mm512_add_epi32(ta, tb), &c.ro);
     }
-    _mm512_mask_storeu_epi8(y, k, q8nn_x86_pack64(vsum[0], vsum[1], vsum[2], vsum[3], &c.out, 1));
+    _mm512_mask_storeu_epi8(y, k, q8nn_x86_pack64(vsum[0], vsum[1], vsum[2], vsum[3], &c.out, 1, 0));
     a += chunk;
     if (!broadcast_b) b += chunk;
     y += chunk;
@@ -85,4 +94,47 @@ void q8nn_qs8_vadd_minmax_ukernel__avx512vnni_u64(size_t n, const int8_t* a, con
 void q8nn_qs8_vaddc_minmax_ukernel__avx512vnni_u64(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
                                                    const struct q8nn_qs8_add_params* params) {
   q8nn_x86_vadd(n, a, b, y, params, 1);
+}
+
+Q8NN_X86_INLINE void q8nn_x86_vadd_xnn(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
+                                       const struct q8nn_qs8_add_params* p, int broadcast_b) {
+  const __m512i vma = _mm512_set1_epi32(p->xnn_a_multiplier);
+  const __m512i vmb = _mm512_set1_epi32(p->xnn_b_multiplier);
+  /* vaddc: b's term is the same for every element (the sum is exact in int32, see ukernel.h) */
+  const __m512i vbias = _mm512_set1_epi32(broadcast_b ? p->xnn_bias + (int32_t) b[0] * p->xnn_b_multiplier : p->xnn_bias);
+  const __m128i vshift = _mm_cvtsi32_si128((int) p->xnn_shift);
+  struct q8nn_x86_out64 out;
+  out.zp16 = _mm512_set1_epi16((int16_t) p->output_zero_point);
+  out.min8 = _mm512_set1_epi8((int8_t) p->output_min);
+  out.max8 = _mm512_set1_epi8((int8_t) p->output_max);
+  while (n != 0) {
+    const size_t chunk = n < 64 ? n : 64;
+    const __mmask64 k = q8nn_x86_mask64(chunk);
+    const __m512i va = _mm512_maskz_loadu_epi8(k, a);
+    const __m512i vb = broadcast_b ? _mm512_setzero_si512() : _mm512_maskz_loadu_epi8(k, b);
+    __m512i vacc[4];
+#pragma GCC unroll 4
+    for (size_t j = 0; j < 4; j++) {
+      vacc[j] = _mm512_add_epi32(vbias, _mm512_mullo_epi32(_mm512_cvtepi8_epi32(q8nn_x86_extract128(va, j)), vma));
+      if (!broadcast_b) {
+        vacc[j] = _mm512_add_epi32(vacc[j], _mm512_mullo_epi32(_mm512_cvtepi8_epi32(q8nn_x86_extract128(vb, j)), vmb));
+      }
+      vacc[j] = _mm512_sra_epi32(vacc[j], vshift);
+    }
+    _mm512_mask_storeu_epi8(y, k, q8nn_x86_pack64(vacc[0], vacc[1], vacc[2], vacc[3], &out, 1, 2));
+    a += chunk;
+    if (!broadcast_b) b += chunk;
+    y += chunk;
+    n -= chunk;
+  }
+}
+
+void q8nn_qs8_vadd_minmax_xnn_ukernel__avx512vnni_u64(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
+                                                      const struct q8nn_qs8_add_params* params) {
+  q8nn_x86_vadd_xnn(n, a, b, y, params, 0);
+}
+
+void q8nn_qs8_vaddc_minmax_xnn_ukernel__avx512vnni_u64(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
+                                                       const struct q8nn_qs8_add_params* params) {
+  q8nn_x86_vadd_xnn(n, a, b, y, params, 1);
 }

@@ -20,6 +20,12 @@
  * the order {0, 2, 1, 3, 4, 6, 5, 7}; the output stage's packs and byte unpacks then move lane l
  * of a vector to byte {0, 2, 4, 6, 1, 3, 5, 7}[l]. Callers either pack their weights so that this
  * lands every channel in place (x86-pack.h) or fix the order with one byte shuffle.
+ *
+ * fp32 (XNNPACK's requantization, q8nn_rounding_fp32; the float scale's bits in the multiplier
+ * slot): VCVTDQ2PS, VMULPS, VMINPS against output_max - zp, VCVTPS2DQ, 4 instructions per 8
+ * outputs, rounding to nearest even under the default MXCSR; never fused (no add follows the
+ * multiply; -ffp-contract=off). Lanes stay in accumulator order (no merge). The zero point is added
+ * with saturation between the packs and output_min applied on the bytes, as in x86-avx512.h.
  */
 #ifndef Q8NN_ARCH_X86_AVX2_H
 #define Q8NN_ARCH_X86_AVX2_H
@@ -117,23 +123,50 @@ Q8NN_X86_INLINE __m256i q8nn_x86_requantize8(__m256i vacc, const struct q8nn_x86
   return _mm256_add_epi32(q8nn_x86_merge8(vx_even, vx_odd), p->zp);
 }
 
-/* Output clamp constants. */
+/* fp32 requantization of 8 accumulators (see the top of this file): rne((float) acc * scale)
+   clamped above to vhi = output_max - zp, in accumulator lane order, zero point not added. */
+Q8NN_X86_INLINE __m256i q8nn_x86_requantize8_fp32(__m256i vacc, __m256 vscale, __m256 vhi) {
+  return _mm256_cvtps_epi32(_mm256_min_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(vacc), vscale), vhi));
+}
+
+/* Output clamp constants; zp16 and fhi serve the fp32 epilogue. */
 struct q8nn_x86_out32 {
-  __m256i min8, max8;
+  __m256i min8, max8, zp16;
+  __m256 fhi; /* output_max - output_zero_point */
 };
 
-Q8NN_X86_INLINE struct q8nn_x86_out32 q8nn_x86_out32_init(int32_t output_min, int32_t output_max) {
+Q8NN_X86_INLINE struct q8nn_x86_out32 q8nn_x86_out32_init(int32_t output_zero_point, int32_t output_min,
+                                                          int32_t output_max) {
   struct q8nn_x86_out32 o;
   o.min8 = _mm256_set1_epi8((char) output_min);
   o.max8 = _mm256_set1_epi8((char) output_max);
+  o.zp16 = _mm256_set1_epi16((int16_t) output_zero_point);
+  o.fhi = _mm256_set1_ps((float) (output_max - output_zero_point));
   return o;
 }
 
-/* Four requantized vectors (zero point added) -> two 16-byte rows: out[0] = v0's 8 lanes then v1's,
-   out[1] = v2's then v3's, each vector's merged lane l at byte {0, 2, 4, 6, 1, 3, 5, 7}[l]. */
+/* Saturating int32 -> int16 pack of a and b with the fp32 epilogue's zero point added (saturating). */
+Q8NN_X86_INLINE __m256i q8nn_x86_packs_zp16(__m256i a, __m256i b, const struct q8nn_x86_out32* o) {
+  return _mm256_adds_epi16(_mm256_packs_epi32(a, b), o->zp16);
+}
+
+/* Four requantized vectors -> two 16-byte rows: out[0] = v0's 8 lanes then v1's, out[1] = v2's then
+   v3's, each vector's merged lane l at byte {0, 2, 4, 6, 1, 3, 5, 7}[l]. rounding 0/1: zero point
+   already added (q8nn_x86_requantize8); rounding 2: fp32 results in accumulator lane order, the zero
+   point is added here and one byte shuffle applies the merged lane order, so packings made for the
+   TFLite epilogue put every channel in place. */
 Q8NN_X86_INLINE void q8nn_x86_pack4x8(__m256i v0, __m256i v1, __m256i v2, __m256i v3,
-                                      const struct q8nn_x86_out32* o, __m128i* out) {
-  __m256i v = _mm256_packs_epi16(_mm256_packs_epi32(v0, v1), _mm256_packs_epi32(v2, v3));
+                                      const struct q8nn_x86_out32* o, __m128i* out, const int rounding) {
+  __m256i v;
+  if (rounding == 2) {
+    /* bytes 4g..4g+3 hold lanes 4h..4h+3 of one vector: swapping bytes 1 and 2 of each group is
+       the merge's lane order {0, 2, 1, 3} */
+    const __m256i vmerge = _mm256_broadcastsi128_si256(_mm_setr_epi8(0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15));
+    v = _mm256_packs_epi16(q8nn_x86_packs_zp16(v0, v1, o), q8nn_x86_packs_zp16(v2, v3, o));
+    v = _mm256_shuffle_epi8(v, vmerge);
+  } else {
+    v = _mm256_packs_epi16(_mm256_packs_epi32(v0, v1), _mm256_packs_epi32(v2, v3));
+  }
   v = _mm256_min_epi8(_mm256_max_epi8(v, o->min8), o->max8);
   const __m128i lo = _mm256_castsi256_si128(v);
   const __m128i hi = _mm256_extracti128_si256(v, 1);
@@ -155,13 +188,13 @@ Q8NN_X86_INLINE void q8nn_x86_store_tail16(int8_t* p, __m128i v, size_t n) {
 /* Stores MR rows of NB (1 or 2) requantized 8-channel vectors: nbytes (<= 8 NB) per row. Rows past
    the tile alias the last one (identical bytes). */
 Q8NN_X86_INLINE void q8nn_x86_store_rows8(const size_t MR, const size_t NB, __m256i (*v)[2], int8_t* const* crow,
-                                          size_t nbytes, const struct q8nn_x86_out32* vout) {
+                                          size_t nbytes, const struct q8nn_x86_out32* vout, const int rounding) {
   if (NB == 2) {
 #pragma GCC unroll 8
     for (size_t r = 0; r < MR; r += 2) {
       const size_t r1 = r + 1 < MR ? r + 1 : r;
       __m128i vo[2];
-      q8nn_x86_pack4x8(v[r][0], v[r][1], v[r1][0], v[r1][1], vout, vo);
+      q8nn_x86_pack4x8(v[r][0], v[r][1], v[r1][0], v[r1][1], vout, vo, rounding);
       if (nbytes == 16) {
         _mm_storeu_si128((__m128i*) crow[r], vo[0]);
         _mm_storeu_si128((__m128i*) crow[r1], vo[1]);
@@ -177,7 +210,7 @@ Q8NN_X86_INLINE void q8nn_x86_store_rows8(const size_t MR, const size_t NB, __m2
       const size_t r2 = r + 2 < MR ? r + 2 : MR - 1;
       const size_t r3 = r + 3 < MR ? r + 3 : MR - 1;
       __m128i vo[2];
-      q8nn_x86_pack4x8(v[r][0], v[r1][0], v[r2][0], v[r3][0], vout, vo);
+      q8nn_x86_pack4x8(v[r][0], v[r1][0], v[r2][0], v[r3][0], vout, vo, rounding);
       if (nbytes == 8) {
         /* _mm_storel_epi64 is an unaligned 8-byte store; _mm_storeh_pd through a double* would
            be a misaligned access in C's terms (UBSan flags it) */

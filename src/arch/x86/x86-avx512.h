@@ -20,6 +20,18 @@
  * Output: r + output_zero_point in int32, wrapping where it overflows as TFLite's compiled code
  * does (requantization.h), then int32 -> int16 -> int8 saturating packs and the clamp to
  * [output_min, output_max].
+ *
+ * fp32 (XNNPACK's requantization, q8nn_rounding_fp32; the float scale's bits sit in the packed
+ * multiplier slot): VCVTDQ2PS, VMULPS by the per-channel scale, VMINPS against
+ * output_max - output_zero_point, VCVTPS2DQ: 4 instructions per 16 outputs. The conversions and the
+ * product round to nearest even under the default MXCSR, as XNNPACK's SSE/AVX kernels and the
+ * scalar kernel do; the product is a lone multiply (no add follows it, and the x86 kernels are
+ * built with -ffp-contract=off), so it is never fused. The lower clamp is left to the integer
+ * stage: the value is at most output_max - zp after the float clamp; anything below int16 (or out
+ * of int32 range, converted to INT32_MIN) saturates in VPACKSSDW, the zero point is added with
+ * VPADDSW (no wrap), VPACKSSWB saturates to int8 and VPMAXSB applies output_min. Where the exact
+ * result is below output_min every saturated step stays below it too, so the bytes equal
+ * clamp(rne(x), lo, hi) + zp.
  */
 #ifndef Q8NN_ARCH_X86_AVX512_H
 #define Q8NN_ARCH_X86_AVX512_H
@@ -113,27 +125,46 @@ Q8NN_X86_INLINE __m512i q8nn_x86_requantize_rsingle(__m512i vacc, const struct q
   return q8nn_x86_merge_even_odd(vp_even, vp_odd);
 }
 
+/* fp32 requantization of 16 accumulators (see the top of this file): rne((float) acc * scale),
+   clamped above to vhi = output_max - output_zero_point; zero point and lower clamp come in
+   q8nn_x86_pack64 with rounding 2. */
+Q8NN_X86_INLINE __m512i q8nn_x86_requantize_fp32(__m512i vacc, __m512 vscale, __m512 vhi) {
+  const __m512 vx = _mm512_min_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(vacc), vscale), vhi);
+  return _mm512_cvtps_epi32(vx);
+}
+
 /* Output stage constants. */
 struct q8nn_x86_out64 {
-  __m512i zp32, min8, max8;
+  __m512i zp32, zp16, min8, max8;
+  __m512 fhi; /* fp32: output_max - output_zero_point */
 };
 
 Q8NN_X86_INLINE struct q8nn_x86_out64 q8nn_x86_out64_init(const struct q8nn_qs8_conv_params* params) {
   struct q8nn_x86_out64 o;
   o.zp32 = _mm512_set1_epi32(params->output_zero_point);
+  o.zp16 = _mm512_set1_epi16((int16_t) params->output_zero_point);
   o.min8 = _mm512_set1_epi8((int8_t) params->output_min);
   o.max8 = _mm512_set1_epi8((int8_t) params->output_max);
+  o.fhi = _mm512_set1_ps((float) (params->output_max - params->output_zero_point));
   return o;
 }
 
 /* Packs 4 x 16 int32 to 64 int8 after adding the zero point and clamping. Byte 16j + 4L + i of the
    result (j = vector, L = 128-bit lane) comes from lane 4L + i of vector j when `natural` is
    nonzero; otherwise the bytes stay in pack order: position 16L + 4j + i holds lane 4L + i of
-   vector j (what the depthwise kernels' interleaved accumulators want). */
+   vector j (what the depthwise kernels' interleaved accumulators want). rounding 0/1 (TFLite): the
+   zero point is added in wrapping int32 as TFLite does; rounding 2 (fp32, and XNNPACK's add): it is
+   added with saturation between the two packs (see the top of this file). */
 Q8NN_X86_INLINE __m512i q8nn_x86_pack64(__m512i r0, __m512i r1, __m512i r2, __m512i r3,
-                                        const struct q8nn_x86_out64* o, int natural) {
-  const __m512i v01 = _mm512_packs_epi32(_mm512_add_epi32(r0, o->zp32), _mm512_add_epi32(r1, o->zp32));
-  const __m512i v23 = _mm512_packs_epi32(_mm512_add_epi32(r2, o->zp32), _mm512_add_epi32(r3, o->zp32));
+                                        const struct q8nn_x86_out64* o, int natural, const int rounding) {
+  __m512i v01, v23;
+  if (rounding == 2) {
+    v01 = _mm512_adds_epi16(_mm512_packs_epi32(r0, r1), o->zp16);
+    v23 = _mm512_adds_epi16(_mm512_packs_epi32(r2, r3), o->zp16);
+  } else {
+    v01 = _mm512_packs_epi32(_mm512_add_epi32(r0, o->zp32), _mm512_add_epi32(r1, o->zp32));
+    v23 = _mm512_packs_epi32(_mm512_add_epi32(r2, o->zp32), _mm512_add_epi32(r3, o->zp32));
+  }
   __m512i vout = _mm512_packs_epi16(v01, v23);
   if (natural) {
     const __m512i vperm = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);

@@ -57,30 +57,39 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_tap_rows(const size_t MR, const int8_t* const
   }
 }
 
-/* Defines the rdouble and rsingle gemm and igemm kernels of one tile from a rows function with the
-   signature of q8nn_x86_avx2_gemm_rows (MR, NB, single, nc, kc, ks, a, a_offset, zero, w, c, mr,
-   cm_stride, cn_stride, params). */
-#define Q8NN_X86_GEMM_KERNELS(rows_fn, gemm_rd, gemm_rs, igemm_rd, igemm_rs, MR_, NB_)               \
-  static inline __attribute__((always_inline)) void gemm_rd##_impl(                                 \
-      int single, size_t mr, size_t nc, size_t kc, const int8_t* a, size_t a_stride, const void* w, \
-      int8_t* c, size_t cm_stride, size_t cn_stride, const struct q8nn_qs8_conv_params* params) {   \
+/* gemm and igemm kernels of one tile from a rows function with the signature of
+   q8nn_x86_avx2_gemm_rows (MR, NB, rounding, nc, kc, ks, a, a_offset, zero, w, c, mr, cm_stride,
+   cn_stride, params); rounding: 0 TFLite double, 1 TFLite single, 2 XNNPACK's fp32. */
+#define Q8NN_X86_GEMM_IMPLS(rows_fn, impl, MR_, NB_)                                                \
+  static inline __attribute__((always_inline)) void impl##_gemm(                                    \
+      int rounding, size_t mr, size_t nc, size_t kc, const int8_t* a, size_t a_stride,              \
+      const void* w, int8_t* c, size_t cm_stride, size_t cn_stride,                                 \
+      const struct q8nn_qs8_conv_params* params) {                                                  \
     if (mr == 0) __builtin_unreachable();                                                           \
     const int8_t* rows[MR_];                                                                        \
     for (size_t r = 0; r < (MR_); r++) rows[r] = a + (r < mr ? r : mr - 1) * a_stride;             \
-    rows_fn(MR_, NB_, single, nc, kc, 1, rows, 0, NULL, w, c, mr, cm_stride, cn_stride, params);    \
+    rows_fn(MR_, NB_, rounding, nc, kc, 1, rows, 0, NULL, w, c, mr, cm_stride, cn_stride, params);  \
   }                                                                                                 \
-  Q8NN_DEFINE_GEMM_UKERNEL(gemm_rd, gemm_rd##_impl, 0)                                              \
-  Q8NN_DEFINE_GEMM_UKERNEL(gemm_rs, gemm_rd##_impl, 1)                                              \
-  void igemm_rd(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t** a, const void* w,        \
-                int8_t* c, size_t cm_stride, size_t cn_stride, size_t a_offset, const int8_t* zero, \
-                const struct q8nn_qs8_conv_params* p) {                                             \
-    rows_fn(MR_, NB_, 0, nc, kc, ks, a, a_offset, zero, w, c, mr, cm_stride, cn_stride, p);         \
-  }                                                                                                 \
-  void igemm_rs(size_t mr, size_t nc, size_t kc, size_t ks, const int8_t** a, const void* w,        \
-                int8_t* c, size_t cm_stride, size_t cn_stride, size_t a_offset, const int8_t* zero, \
-                const struct q8nn_qs8_conv_params* p) {                                             \
-    rows_fn(MR_, NB_, 1, nc, kc, ks, a, a_offset, zero, w, c, mr, cm_stride, cn_stride, p);         \
+  static inline __attribute__((always_inline)) void impl##_igemm(                                   \
+      int rounding, size_t mr, size_t nc, size_t kc, size_t ks, const int8_t** a, const void* w,    \
+      int8_t* c, size_t cm_stride, size_t cn_stride, size_t a_offset, const int8_t* zero,           \
+      const struct q8nn_qs8_conv_params* params) {                                                  \
+    rows_fn(MR_, NB_, rounding, nc, kc, ks, a, a_offset, zero, w, c, mr, cm_stride, cn_stride, params); \
   }
+
+/* The rdouble and rsingle gemm and igemm kernels of one tile. */
+#define Q8NN_X86_GEMM_KERNELS(rows_fn, gemm_rd, gemm_rs, igemm_rd, igemm_rs, MR_, NB_) \
+  Q8NN_X86_GEMM_IMPLS(rows_fn, gemm_rd, MR_, NB_)                                      \
+  Q8NN_DEFINE_GEMM_UKERNEL(gemm_rd, gemm_rd##_gemm, 0)                                 \
+  Q8NN_DEFINE_GEMM_UKERNEL(gemm_rs, gemm_rd##_gemm, 1)                                 \
+  Q8NN_DEFINE_IGEMM_UKERNEL(igemm_rd, gemm_rd##_igemm, 0)                              \
+  Q8NN_DEFINE_IGEMM_UKERNEL(igemm_rs, gemm_rd##_igemm, 1)
+
+/* The fp32 (XNNPACK requantization) gemm and igemm kernels of one tile: same loops, fp32 epilogue. */
+#define Q8NN_X86_GEMM_FP32_KERNELS(rows_fn, gemm_f, igemm_f, MR_, NB_) \
+  Q8NN_X86_GEMM_IMPLS(rows_fn, gemm_f, MR_, NB_)                       \
+  Q8NN_DEFINE_GEMM_UKERNEL(gemm_f, gemm_f##_gemm, 2)                   \
+  Q8NN_DEFINE_IGEMM_UKERNEL(igemm_f, gemm_f##_igemm, 2)
 
 /* Input row of tap t of a dwconv pixel, at channel c0: the zero row as is, others + input_offset. */
 Q8NN_X86_INLINE const int8_t* q8nn_x86_dw_row(const int8_t* const* in, size_t t, const int8_t* zero,
@@ -89,7 +98,8 @@ Q8NN_X86_INLINE const int8_t* q8nn_x86_dw_row(const int8_t* const* in, size_t t,
   return (p == zero ? p : p + input_offset) + c0;
 }
 
-/* Defines a dwconv kernel `name` calling impl(TAPS, single, <the dwconv arguments>). */
-#define Q8NN_X86_DWCONV_KERNEL(impl, name, TAPS, single) Q8NN_DEFINE_DWCONV_UKERNEL(name, impl, TAPS, single)
+/* Defines a dwconv kernel `name` calling impl(TAPS, rounding, <the dwconv arguments>); rounding 0
+   TFLite double, 1 TFLite single, 2 XNNPACK's fp32. */
+#define Q8NN_X86_DWCONV_KERNEL(impl, name, TAPS, rounding) Q8NN_DEFINE_DWCONV_UKERNEL(name, impl, TAPS, rounding)
 
 #endif
