@@ -112,7 +112,9 @@ Q8NN_API enum q8nn_status q8nn_model_bind_input(q8nn_model_t model, size_t index
 /** Binds a caller buffer of info.num_bytes bytes to output `index`: run copies the result there. */
 Q8NN_API enum q8nn_status q8nn_model_bind_output(q8nn_model_t model, size_t index, void* data);
 
-/** The arena memory of input/output `index` (valid until delete), or NULL for a bad index. */
+/** The arena memory of input/output `index` (valid until delete), or NULL for a bad index. An input
+    keeps its bytes across runs (no operator reuses its memory); an output holds the last run's
+    result until the next run. */
 Q8NN_API void* q8nn_model_input_data(q8nn_model_t model, size_t index);
 Q8NN_API const void* q8nn_model_output_data(q8nn_model_t model, size_t index);
 

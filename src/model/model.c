@@ -889,8 +889,10 @@ static enum q8nn_status compute_lifetimes(struct loader* l) {
   for (size_t i = 0; i < m->num_inputs; i++) {
     struct tensor* t = &m->tensors[m->inputs[i]];
     if (t->constant != NULL) return fail(l, q8nn_status_invalid_parameter, "graph input %zu is a constant", i);
+    /* graph inputs stay valid for the whole run, so q8nn_model_input_data can be written once
+       and run many times */
     t->first = 0;
-    t->last = 0;
+    t->last = end;
     t->producer = -2; /* graph input */
   }
   for (size_t k = 0; k < m->num_ops; k++) {
@@ -906,7 +908,7 @@ static enum q8nn_status compute_lifetimes(struct loader* l) {
         return op_fail(l, op, q8nn_status_invalid_parameter, "input tensor %d is read before it is written",
                        (int) op->inputs[i]);
       }
-      t->last = (int) k;
+      if (t->last < (int) k) t->last = (int) k;
     }
     struct tensor* out = &m->tensors[op->output];
     if (out->constant != NULL || out->producer != -1) {

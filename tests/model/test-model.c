@@ -225,6 +225,29 @@ static void test_corrupted_files_fail_cleanly(void** state) {
   free(model);
 }
 
+/* The input written once into q8nn_model_input_data survives runs (graph inputs are never reused). */
+static void test_input_data_persists_across_runs(void** state) {
+  (void) state;
+  size_t size, n;
+  void* model = read_file(models_dir(), "tflm_person_detection/person_detect.tflite", &size);
+  void* input = read_file(models_dir(), "tflm_person_detection/person_input_int8.bin", &n);
+  assert_non_null(model);
+  assert_non_null(input);
+  q8nn_model_t m = NULL;
+  assert_int_equal(q8nn_model_load_memory(model, size, NULL, &m, NULL, 0), q8nn_status_success);
+  free(model); /* the model does not keep the caller's bytes */
+  memcpy(q8nn_model_input_data(m, 0), input, n);
+  for (int run = 0; run < 3; run++) {
+    assert_int_equal(q8nn_model_run(m, NULL), q8nn_status_success);
+    const int8_t* out = (const int8_t*) q8nn_model_output_data(m, 0);
+    assert_int_equal(out[0], -113);
+    assert_int_equal(out[1], 113);
+  }
+  printf("person_detect arena: %zu bytes\n", q8nn_model_arena_size(m));
+  q8nn_model_delete(m);
+  free(input);
+}
+
 static void test_api_errors(void** state) {
   (void) state;
   q8nn_model_t m = (q8nn_model_t) (uintptr_t) 0x5EED;
@@ -252,6 +275,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_api_errors),
       cmocka_unit_test(test_person_detect_expected),
+      cmocka_unit_test(test_input_data_persists_across_runs),
       cmocka_unit_test(test_models_identical_across_isas_and_threads),
       cmocka_unit_test(test_truncated_files_are_errors),
       cmocka_unit_test(test_corrupted_files_fail_cleanly),
