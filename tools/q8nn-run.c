@@ -233,7 +233,13 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < k_top; i++) printf(i ? ", %zu" : "%zu", order[i]);
     printf("],\n \"time_ms_median\": %.6f, \"times_ms\": [", (double) median_ns / 1e6);
     for (long r = 0; r < repeat; r++) printf(r ? ", %.6f" : "%.6f", (double) times[r] / 1e6);
-    printf("],\n \"macs\": %" PRIu64 ", \"operators_on_backend\": %zu, \"operators\": [", total_macs, on_backend);
+    printf("],\n \"macs\": %" PRIu64 ", \"operators_on_backend\": %zu,", total_macs, on_backend);
+    struct q8nn_vta_stats vs;
+    if (backend != NULL && q8nn_vta_get_stats(backend, &vs) == q8nn_status_success) {
+      printf(" \"vta_cycles_per_run\": %" PRIu64 ", \"vta_instructions_per_run\": %" PRIu64 ",",
+             vs.cycles / (uint64_t) repeat, vs.instructions / (uint64_t) repeat);
+    }
+    printf(" \"operators\": [");
     for (size_t k = 0; k < num_ops; k++) {
       struct q8nn_model_operator_info oi;
       q8nn_model_get_operator_info(model, k, &oi);
@@ -259,6 +265,11 @@ int main(int argc, char** argv) {
     }
     printf("time per run: %.3f ms (median of %ld, %ld thread%s)\n", (double) median_ns / 1e6, repeat, threads,
            threads > 1 ? "s" : "");
+    struct q8nn_vta_stats vs;
+    if (backend != NULL && q8nn_vta_get_stats(backend, &vs) == q8nn_status_success) {
+      printf("VTA model per run: %" PRIu64 " cycles, %" PRIu64 " instructions, %" PRIu64 " GEMM micro-ops\n",
+             vs.cycles / (uint64_t) repeat, vs.instructions / (uint64_t) repeat, vs.gemm_counter / (uint64_t) repeat);
+    }
     if (profile) {
       printf("\n%4s  %-18s %-16s %12s %10s %8s  %s\n", "#", "op", "output", "MACs", "time ms", "GMAC/s", "placement");
       for (size_t k = 0; k < num_ops; k++) {
