@@ -1,0 +1,140 @@
+/*
+ * q8nn-model: whole int8 TFLite models on top of q8nn.
+ *
+ * A separate library (q8nn_model) above the public q8nn API: it reads a .tflite flatbuffer with its
+ * own bounds-checked reader, creates q8nn operators for CONV_2D, DEPTHWISE_CONV_2D,
+ * FULLY_CONNECTED and ADD once at load time, runs the other supported operators as portable C,
+ * and plans every activation tensor into one arena (tensors with disjoint lifetimes share memory,
+ * greedy by size as TFLite Micro's planner). Results are bit-exact with TFLite's reference integer
+ * kernels (double rounding).
+ *
+ * Life cycle: q8nn_model_load_* (parse, validate, plan, create and set up every operator) ->
+ * bind buffers (optional) -> q8nn_model_run (any number of times; allocates nothing) ->
+ * q8nn_model_delete. q8nn_initialize() must have been called before loading.
+ *
+ * Memory: the file is read during load only (q8nn packs the weights; constants read at run time
+ * are copied): the caller's bytes may be freed once load returns.
+ * Bound input/output buffers belong to the caller and must stay valid until rebound or delete.
+ */
+#ifndef Q8NN_MODEL_H
+#define Q8NN_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <q8nn.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct q8nn_model* q8nn_model_t;
+
+/** Maximum rank of a model tensor. */
+#define Q8NN_MODEL_MAX_DIMS 6
+
+/** Element types a model tensor can have (TFLite TensorType numbers). */
+enum q8nn_model_type {
+  q8nn_model_type_float32 = 0,
+  q8nn_model_type_int32 = 2,
+  q8nn_model_type_uint8 = 3,
+  q8nn_model_type_int64 = 4,
+  q8nn_model_type_int8 = 9,
+};
+
+/** Load options. Zero-filled (or NULL) = every operator on the CPU. */
+struct q8nn_model_options {
+  /** Optional backend: every operator it supports() runs there, the rest on the CPU. Not owned;
+      must outlive the model. NULL = CPU. */
+  q8nn_backend_t backend;
+  /** Record the time of every operator during run (see q8nn_model_get_operator_info). */
+  bool profile;
+};
+
+/** One model input or output tensor. */
+struct q8nn_model_tensor_info {
+  const char* name;                  /**< owned by the model; "" when the file has none */
+  enum q8nn_model_type type;
+  size_t num_dims;                   /**< [0, Q8NN_MODEL_MAX_DIMS] */
+  size_t dims[Q8NN_MODEL_MAX_DIMS];
+  size_t num_bytes;                  /**< product of dims * element size */
+  float scale;                       /**< 0 when the tensor is not quantized */
+  int32_t zero_point;
+};
+
+/** One operator of the loaded graph, in execution order. */
+struct q8nn_model_operator_info {
+  const char* type;                  /**< TFLite builtin name ("CONV_2D", ...); static */
+  const char* placement;             /**< "cpu" or the backend's name; static */
+  size_t num_output_dims;
+  size_t output_dims[Q8NN_MODEL_MAX_DIMS];
+  uint64_t macs;                     /**< multiply-accumulates per run (0 for data movement) */
+  uint64_t last_run_ns;              /**< time of the operator in the last profiled run, else 0 */
+};
+
+/**
+ * Loads a TFLite flatbuffer from memory. Every offset, length and index is checked against the
+ * buffer: a truncated or corrupted file is an error, never an out-of-bounds read.
+ * @param data, size   the .tflite bytes; read during the call only.
+ * @param options      NULL or load options.
+ * @param model_out    receives the model; untouched unless success.
+ * @param error        NULL or a buffer that receives a one-line message on failure (always
+ *                     NUL-terminated when error_size > 0); operator errors name the operator
+ *                     and its index.
+ * @return uninitialized; invalid_parameter (NULL pointers, a malformed file);
+ *         unsupported_parameter (an operator, type or option q8nn-model does not support);
+ *         out_of_memory; or a q8nn create/setup status.
+ */
+Q8NN_API enum q8nn_status q8nn_model_load_memory(const void* data, size_t size,
+                                                 const struct q8nn_model_options* options,
+                                                 q8nn_model_t* model_out, char* error, size_t error_size);
+
+/** As q8nn_model_load_memory, reading the file at path (invalid_parameter if it cannot be read). */
+Q8NN_API enum q8nn_status q8nn_model_load_file(const char* path, const struct q8nn_model_options* options,
+                                               q8nn_model_t* model_out, char* error, size_t error_size);
+
+/** Number of graph inputs / outputs (0 for NULL). */
+Q8NN_API size_t q8nn_model_num_inputs(q8nn_model_t model);
+Q8NN_API size_t q8nn_model_num_outputs(q8nn_model_t model);
+
+/** Describes input/output `index`. @return invalid_parameter for NULL or an index out of range. */
+Q8NN_API enum q8nn_status q8nn_model_input_info(q8nn_model_t model, size_t index,
+                                                struct q8nn_model_tensor_info* info);
+Q8NN_API enum q8nn_status q8nn_model_output_info(q8nn_model_t model, size_t index,
+                                                 struct q8nn_model_tensor_info* info);
+
+/**
+ * Binds a caller buffer of info.num_bytes bytes to input `index`: run copies it into the arena
+ * first. NULL unbinds (the caller then writes q8nn_model_input_data directly).
+ */
+Q8NN_API enum q8nn_status q8nn_model_bind_input(q8nn_model_t model, size_t index, const void* data);
+/** Binds a caller buffer of info.num_bytes bytes to output `index`: run copies the result there. */
+Q8NN_API enum q8nn_status q8nn_model_bind_output(q8nn_model_t model, size_t index, void* data);
+
+/** The arena memory of input/output `index` (valid until delete), or NULL for a bad index. An input
+    keeps its bytes across runs (no operator reuses its memory); an output holds the last run's
+    result until the next run. */
+Q8NN_API void* q8nn_model_input_data(q8nn_model_t model, size_t index);
+Q8NN_API const void* q8nn_model_output_data(q8nn_model_t model, size_t index);
+
+/** Runs the graph. threadpool: the caller's pthreadpool, NULL = the calling thread. No allocation.
+    @return invalid_parameter for NULL; a q8nn run status (e.g. backend_error). */
+Q8NN_API enum q8nn_status q8nn_model_run(q8nn_model_t model, pthreadpool_t threadpool);
+
+/** Bytes of the activation arena planned at load time. */
+Q8NN_API size_t q8nn_model_arena_size(q8nn_model_t model);
+
+/** Number of operators, and their description (see struct q8nn_model_operator_info). */
+Q8NN_API size_t q8nn_model_num_operators(q8nn_model_t model);
+Q8NN_API enum q8nn_status q8nn_model_get_operator_info(q8nn_model_t model, size_t index,
+                                                       struct q8nn_model_operator_info* info);
+
+/** Deletes the model and everything it owns (not the backend). NULL is fine. */
+Q8NN_API enum q8nn_status q8nn_model_delete(q8nn_model_t model);
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+#endif  /* Q8NN_MODEL_H */

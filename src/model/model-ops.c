@@ -1,0 +1,356 @@
+/* Portable int8 operators of the model layer; see model-ops.h. Each follows TFLite's reference
+   kernel step by step; int32 arithmetic that TFLite's compiled code would wrap is done in uint32. */
+#include "model-ops.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- fixed point (gemmlowp) ---------------------------------------------------------------- */
+
+static int32_t srdhm(int32_t a, int32_t b) {
+  if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
+  const int64_t ab = (int64_t) a * (int64_t) b;
+  const int64_t nudge = ab >= 0 ? (INT64_C(1) << 30) : 1 - (INT64_C(1) << 30);
+  return (int32_t) ((ab + nudge) / (INT64_C(1) << 31));
+}
+
+static int32_t rdbpot(int32_t x, int exponent) {
+  const int32_t mask = (int32_t) ((UINT32_C(1) << exponent) - 1);
+  const int32_t remainder = x & mask;
+  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+/* SaturatingRoundingMultiplyByPOT with a positive exponent: saturating left shift. */
+static int32_t sat_shl(int32_t x, int exponent) {
+  const int32_t threshold = (int32_t) ((UINT32_C(1) << (31 - exponent)) - 1);
+  if (x > threshold) return INT32_MAX;
+  if (x < -threshold) return INT32_MIN;
+  return (int32_t) ((uint32_t) x << exponent);
+}
+
+static int32_t wrap_add(int32_t a, int32_t b) { return (int32_t) ((uint32_t) a + (uint32_t) b); }
+static int32_t wrap_sub(int32_t a, int32_t b) { return (int32_t) ((uint32_t) a - (uint32_t) b); }
+
+int32_t q8nn_model_mbqm(int32_t x, int32_t multiplier, int shift) {
+  const int left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+  return rdbpot(srdhm((int32_t) ((uint32_t) x << left), multiplier), right);
+}
+
+int q8nn_model_quantize_multiplier(double real, int32_t* multiplier, int* shift) {
+  if (real == 0.0) {
+    *multiplier = 0;
+    *shift = 0;
+    return 1;
+  }
+  int exponent;
+  const double q = frexp(real, &exponent);
+  int64_t q_fixed = (int64_t) round(q * (double) (INT64_C(1) << 31));
+  if (q_fixed == (INT64_C(1) << 31)) {
+    q_fixed /= 2;
+    exponent++;
+  }
+  if (exponent < -31) {
+    exponent = 0;
+    q_fixed = 0;
+  }
+  *multiplier = (int32_t) q_fixed;
+  *shift = exponent;
+  return exponent <= 30;
+}
+
+/* ---- softmax --------------------------------------------------------------------------------- */
+
+/* gemmlowp exp_on_interval_between_negative_one_quarter_and_0_excl, Q0.31 in and out. */
+static int32_t exp_quarter(int32_t a) {
+  const int32_t constant_term = 1895147668;      /* exp(-1/8) */
+  const int32_t constant_1_over_3 = 715827883;   /* 1/3 */
+  const int32_t x = wrap_add(a, INT32_C(1) << 28); /* a + 1/8 */
+  const int32_t x2 = srdhm(x, x);
+  const int32_t x3 = srdhm(x2, x);
+  const int32_t x4 = srdhm(x2, x2);
+  const int32_t x4_over_4 = rdbpot(x4, 2);
+  const int32_t poly = rdbpot(wrap_add(srdhm(wrap_add(x4_over_4, x3), constant_1_over_3), x2), 1);
+  return wrap_add(constant_term, srdhm(constant_term, wrap_add(x, poly)));
+}
+
+/* gemmlowp exp_on_negative_values for a Q5.26 input (a <= 0), Q0.31 result. */
+static int32_t exp_on_negative_values_q5(int32_t a) {
+  const int fractional_bits = 26;
+  const int32_t one_quarter = INT32_C(1) << (fractional_bits - 2);
+  const int32_t mask = one_quarter - 1;
+  const int32_t a_mod_quarter_minus_one_quarter = wrap_sub(a & mask, one_quarter);
+  int32_t result = exp_quarter(sat_shl(a_mod_quarter_minus_one_quarter, 5)); /* Rescale Q5 -> Q0 */
+  const int32_t remainder = wrap_sub(a_mod_quarter_minus_one_quarter, a);
+  static const int32_t multipliers[7] = {1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242};
+  for (int e = -2; e <= 4; e++) { /* exp(-2^e) for each bit of the remainder */
+    if ((remainder & (INT32_C(1) << (fractional_bits + e))) != 0) result = srdhm(result, multipliers[e + 2]);
+  }
+  if (a == 0) result = INT32_MAX;
+  return result;
+}
+
+/* gemmlowp one_over_one_plus_x_for_x_in_0_1: Q0.31 in, Q0.31 out (Newton-Raphson in Q2.29). */
+static int32_t one_over_one_plus_x(int32_t a) {
+  const int64_t sum = (int64_t) a + INT32_MAX;
+  const int32_t half_denominator = (int32_t) ((sum + (sum >= 0 ? 1 : -1)) / 2);
+  const int32_t constant_48_over_17 = 1515870810, constant_neg_32_over_17 = -1010580540;
+  int32_t x = wrap_add(constant_48_over_17, srdhm(half_denominator, constant_neg_32_over_17));
+  for (int i = 0; i < 3; i++) {
+    const int32_t half_denominator_times_x = srdhm(half_denominator, x);
+    const int32_t one_minus = wrap_sub(INT32_C(1) << 29, half_denominator_times_x);
+    x = wrap_add(x, sat_shl(srdhm(x, one_minus), 2));
+  }
+  return sat_shl(x, 1);
+}
+
+int q8nn_model_softmax_prepare(double beta, double input_scale, struct q8nn_model_softmax_params* p) {
+  const int scaled_diff_integer_bits = 5;
+  double real = beta * input_scale * (double) (1 << (31 - scaled_diff_integer_bits));
+  const double max_real = (double) ((INT64_C(1) << 31) - 1);
+  if (real > max_real) real = max_real;
+  int32_t multiplier;
+  int shift;
+  if (!q8nn_model_quantize_multiplier(real, &multiplier, &shift) || shift < 0) return 0;
+  p->input_multiplier = multiplier;
+  p->input_left_shift = shift;
+  const double max_input_rescaled = 1.0 * (double) ((1 << scaled_diff_integer_bits) - 1) *
+                                    (double) (INT64_C(1) << (31 - scaled_diff_integer_bits)) /
+                                    (double) (INT64_C(1) << shift);
+  p->diff_min = -(int32_t) floor(max_input_rescaled);
+  for (int d = 0; d < 256; d++) {
+    const int32_t diff = -d;
+    p->in_range[d] = diff >= p->diff_min;
+    /* MultiplyByQuantizedMultiplierGreaterThanOne: SRDHM(diff * 2^shift, multiplier); |diff| <= 255
+       and diff >= diff_min keep diff * 2^shift inside int32. */
+    p->exp_table[d] = p->in_range[d]
+        ? exp_on_negative_values_q5(srdhm((int32_t) ((uint32_t) diff << shift), multiplier)) : 0;
+  }
+  return 1;
+}
+
+void q8nn_model_softmax_s8(const struct q8nn_model_softmax_params* p, size_t outer, size_t depth,
+                           const int8_t* input, int8_t* output) {
+  for (size_t i = 0; i < outer; i++) {
+    const int8_t* in = input + i * depth;
+    int8_t* out = output + i * depth;
+    int32_t max_in_row = INT8_MIN;
+    for (size_t c = 0; c < depth; c++) max_in_row = in[c] > max_in_row ? in[c] : max_in_row;
+    /* sum of exps in Q12.19: each exp is rescaled from Q0.31 by RoundingDivideByPOT(.., 12) */
+    int32_t sum_of_exps = 0;
+    for (size_t c = 0; c < depth; c++) {
+      const int32_t d = max_in_row - in[c];
+      if (p->in_range[d]) sum_of_exps = wrap_add(sum_of_exps, rdbpot(p->exp_table[d], 12));
+    }
+    /* GetReciprocal(sum, 12) */
+    const int headroom_plus_one = sum_of_exps == 0 ? 32 : __builtin_clz((uint32_t) sum_of_exps);
+    const int num_bits_over_unit = 12 - headroom_plus_one;
+    const int32_t shifted_sum_minus_one =
+        (int32_t) (((uint32_t) sum_of_exps << (headroom_plus_one & 31)) - (UINT32_C(1) << 31));
+    const int32_t shifted_scale = one_over_one_plus_x(shifted_sum_minus_one);
+    for (size_t c = 0; c < depth; c++) {
+      const int32_t d = max_in_row - in[c];
+      if (p->in_range[d]) {
+        const int32_t unsat = rdbpot(srdhm(shifted_scale, p->exp_table[d]), num_bits_over_unit + 31 - 8);
+        int32_t v = unsat - 128;
+        v = v < -128 ? -128 : v > 127 ? 127 : v;
+        out[c] = (int8_t) v;
+      } else {
+        out[c] = INT8_MIN;
+      }
+    }
+  }
+}
+
+/* ---- pooling --------------------------------------------------------------------------------- */
+
+static void pool_window(const struct q8nn_model_pool_params* p, size_t oy, size_t ox, size_t* y0, size_t* y1,
+                        size_t* x0, size_t* x1) {
+  /* in_origin = out * stride - padding (may be negative); the window is clipped to the image */
+  const int64_t iy = (int64_t) (oy * p->stride_height) - (int64_t) p->padding_top;
+  const int64_t ix = (int64_t) (ox * p->stride_width) - (int64_t) p->padding_left;
+  const int64_t ys = iy < 0 ? 0 : iy, xs = ix < 0 ? 0 : ix;
+  int64_t ye = iy + (int64_t) p->filter_height, xe = ix + (int64_t) p->filter_width;
+  if (ye > (int64_t) p->input_height) ye = (int64_t) p->input_height;
+  if (xe > (int64_t) p->input_width) xe = (int64_t) p->input_width;
+  *y0 = (size_t) ys;
+  *x0 = (size_t) xs;
+  *y1 = ye > ys ? (size_t) ye : (size_t) ys;
+  *x1 = xe > xs ? (size_t) xe : (size_t) xs;
+}
+
+void q8nn_model_average_pool_s8(const struct q8nn_model_pool_params* p, const int8_t* input, int8_t* output) {
+  const size_t C = p->channels;
+  for (size_t b = 0; b < p->batch; b++) {
+    const int8_t* in = input + b * p->input_height * p->input_width * C;
+    for (size_t oy = 0; oy < p->output_height; oy++) {
+      for (size_t ox = 0; ox < p->output_width; ox++) {
+        size_t y0, y1, x0, x1;
+        pool_window(p, oy, ox, &y0, &y1, &x0, &x1);
+        const int32_t count = (int32_t) ((y1 - y0) * (x1 - x0));
+        int8_t* out = output + ((b * p->output_height + oy) * p->output_width + ox) * C;
+        for (size_t c = 0; c < C; c++) {
+          int32_t acc = 0;
+          for (size_t y = y0; y < y1; y++) {
+            for (size_t x = x0; x < x1; x++) acc += in[(y * p->input_width + x) * C + c];
+          }
+          /* count 0 cannot happen: the loader checks every window overlaps the image */
+          acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
+          acc = acc < p->output_min ? p->output_min : acc > p->output_max ? p->output_max : acc;
+          out[c] = (int8_t) acc;
+        }
+      }
+    }
+  }
+}
+
+void q8nn_model_max_pool_s8(const struct q8nn_model_pool_params* p, const int8_t* input, int8_t* output) {
+  const size_t C = p->channels;
+  for (size_t b = 0; b < p->batch; b++) {
+    const int8_t* in = input + b * p->input_height * p->input_width * C;
+    for (size_t oy = 0; oy < p->output_height; oy++) {
+      for (size_t ox = 0; ox < p->output_width; ox++) {
+        size_t y0, y1, x0, x1;
+        pool_window(p, oy, ox, &y0, &y1, &x0, &x1);
+        int8_t* out = output + ((b * p->output_height + oy) * p->output_width + ox) * C;
+        for (size_t c = 0; c < C; c++) {
+          int32_t m = INT8_MIN;
+          for (size_t y = y0; y < y1; y++) {
+            for (size_t x = x0; x < x1; x++) {
+              const int32_t v = in[(y * p->input_width + x) * C + c];
+              m = v > m ? v : m;
+            }
+          }
+          m = m < p->output_min ? p->output_min : m > p->output_max ? p->output_max : m;
+          out[c] = (int8_t) m;
+        }
+      }
+    }
+  }
+}
+
+/* ---- MUL / SUB ------------------------------------------------------------------------------- */
+
+int q8nn_model_binary_broadcast(size_t a_rank, const size_t* a_shape, size_t b_rank, const size_t* b_shape,
+                                size_t out_rank, const size_t* out_shape, struct q8nn_model_binary_params* p) {
+  const size_t R = Q8NN_MODEL_OPS_MAX_DIMS;
+  if (a_rank > R || b_rank > R || out_rank > R) return 0;
+  size_t a[Q8NN_MODEL_OPS_MAX_DIMS], b[Q8NN_MODEL_OPS_MAX_DIMS];
+  for (size_t i = 0; i < R; i++) {
+    a[i] = i + a_rank >= R ? a_shape[i + a_rank - R] : 1;
+    b[i] = i + b_rank >= R ? b_shape[i + b_rank - R] : 1;
+    p->out_shape[i] = i + out_rank >= R ? out_shape[i + out_rank - R] : 1;
+    const size_t expected = a[i] == 1 ? b[i] : a[i];
+    if ((a[i] != 1 && b[i] != 1 && a[i] != b[i]) || expected != p->out_shape[i]) return 0;
+  }
+  size_t sa = 1, sb = 1;
+  for (size_t i = R; i-- > 0;) {
+    p->a_stride[i] = a[i] == 1 ? 0 : sa;
+    p->b_stride[i] = b[i] == 1 ? 0 : sb;
+    sa *= a[i];
+    sb *= b[i];
+  }
+  return 1;
+}
+
+/* Visits every output element in row-major order with its a and b indices. */
+#define FOR_EACH_BROADCAST(p, ...)                                                                       \
+  do {                                                                                                   \
+    size_t o_ = 0;                                                                                       \
+    for (size_t i0 = 0; i0 < (p)->out_shape[0]; i0++)                                                    \
+      for (size_t i1 = 0; i1 < (p)->out_shape[1]; i1++)                                                  \
+        for (size_t i2 = 0; i2 < (p)->out_shape[2]; i2++)                                                \
+          for (size_t i3 = 0; i3 < (p)->out_shape[3]; i3++)                                              \
+            for (size_t i4 = 0; i4 < (p)->out_shape[4]; i4++)                                            \
+              for (size_t i5 = 0; i5 < (p)->out_shape[5]; i5++, o_++) {                                  \
+                const size_t ia_ = i0 * (p)->a_stride[0] + i1 * (p)->a_stride[1] + i2 * (p)->a_stride[2] + \
+                                   i3 * (p)->a_stride[3] + i4 * (p)->a_stride[4] + i5 * (p)->a_stride[5]; \
+                const size_t ib_ = i0 * (p)->b_stride[0] + i1 * (p)->b_stride[1] + i2 * (p)->b_stride[2] + \
+                                   i3 * (p)->b_stride[3] + i4 * (p)->b_stride[4] + i5 * (p)->b_stride[5]; \
+                __VA_ARGS__                                                                              \
+              }                                                                                          \
+  } while (0)
+
+static int8_t clamp_s8(int32_t v, int32_t lo, int32_t hi) { return (int8_t) (v < lo ? lo : v > hi ? hi : v); }
+
+void q8nn_model_mul_s8(const struct q8nn_model_binary_params* p, const int8_t* a, const int8_t* b, int8_t* out) {
+  FOR_EACH_BROADCAST(p, {
+    const int32_t va = p->a_offset + a[ia_], vb = p->b_offset + b[ib_];
+    const int32_t r = wrap_add(p->output_offset, q8nn_model_mbqm(va * vb, p->output_multiplier, p->output_shift));
+    out[o_] = clamp_s8(r, p->output_min, p->output_max);
+  });
+}
+
+void q8nn_model_sub_s8(const struct q8nn_model_binary_params* p, const int8_t* a, const int8_t* b, int8_t* out) {
+  FOR_EACH_BROADCAST(p, {
+    const int32_t va = (p->a_offset + a[ia_]) * (1 << p->left_shift);
+    const int32_t vb = (p->b_offset + b[ib_]) * (1 << p->left_shift);
+    const int32_t sa = q8nn_model_mbqm(va, p->a_multiplier, p->a_shift);
+    const int32_t sb = q8nn_model_mbqm(vb, p->b_multiplier, p->b_shift);
+    const int32_t r = wrap_add(q8nn_model_mbqm(wrap_sub(sa, sb), p->output_multiplier, p->output_shift), p->output_offset);
+    out[o_] = clamp_s8(r, p->output_min, p->output_max);
+  });
+}
+
+/* ---- PAD ------------------------------------------------------------------------------------- */
+
+void q8nn_model_pad_s8(size_t rank, const size_t* in_shape, const size_t* before, const size_t* out_shape,
+                       int8_t value, const int8_t* input, int8_t* output) {
+  size_t out_count = 1;
+  for (size_t i = 0; i < rank; i++) out_count *= out_shape[i];
+  memset(output, value, out_count);
+  if (rank == 0) {
+    output[0] = input[0];
+    return;
+  }
+  /* copy the input's innermost rows into place */
+  size_t in_rows = 1;
+  for (size_t i = 0; i + 1 < rank; i++) in_rows *= in_shape[i];
+  const size_t row = in_shape[rank - 1];
+  for (size_t r = 0; r < in_rows; r++) {
+    size_t rem = r, out_index = 0, mul = out_shape[rank - 1];
+    size_t off = before[rank - 1];
+    for (size_t i = rank - 1; i-- > 0;) {
+      const size_t coord = rem % in_shape[i] + before[i];
+      rem /= in_shape[i];
+      off += coord * mul;
+      mul *= out_shape[i];
+    }
+    out_index = off;
+    memcpy(output + out_index, input + r * row, row);
+  }
+}
+
+/* ---- MEAN ------------------------------------------------------------------------------------ */
+
+void q8nn_model_mean_hw_s8(const struct q8nn_model_mean_params* p, const int8_t* input, int8_t* output) {
+  const int32_t n = (int32_t) (p->height * p->width);
+  for (size_t b = 0; b < p->batch; b++) {
+    for (size_t c = 0; c < p->channels; c++) {
+      int32_t acc = 0;
+      for (size_t i = 0; i < p->height * p->width; i++) {
+        acc += input[(b * p->height * p->width + i) * p->channels + c] - p->input_zero_point;
+      }
+      acc = q8nn_model_mbqm(acc, p->multiplier, p->shift);
+      acc = acc > 0 ? (acc + n / 2) / n : (acc - n / 2) / n;
+      acc += p->output_zero_point;
+      output[b * p->channels + c] = clamp_s8(acc, INT8_MIN, INT8_MAX);
+    }
+  }
+}
+
+/* ---- QUANTIZE / DEQUANTIZE ------------------------------------------------------------------- */
+
+void q8nn_model_quantize_f32_s8(size_t n, float scale, int32_t zero_point, const float* input, int8_t* output) {
+  for (size_t i = 0; i < n; i++) {
+    const float q = roundf(input[i] / scale);
+    /* TFLite: static_cast<int32_t>(TfLiteRound(val / scale)) + zero_point, then clamp; out-of-range
+       floats (UB in C++) are clamped here first. */
+    const int32_t v = q >= 2147483520.0f ? INT32_MAX - 255 : q <= -2147483520.0f ? INT32_MIN + 255 : (int32_t) q;
+    output[i] = clamp_s8(v + zero_point, INT8_MIN, INT8_MAX);
+  }
+}
+
+void q8nn_model_dequantize_s8_f32(size_t n, float scale, int32_t zero_point, const int8_t* input, float* output) {
+  for (size_t i = 0; i < n; i++) output[i] = (float) ((double) scale * (double) (input[i] - zero_point));
+}
