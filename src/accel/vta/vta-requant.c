@@ -1,5 +1,7 @@
 /* 16-bit-multiplier requantization for VTA: parameter derivation and host oracles (see the
    header for the formulas and the overflow argument, docs/vta-backend.md for the precision). */
+#include <math.h>
+
 #include "accel/vta/vta-requant.h"
 
 /* TFLite multiplier in [2^30, 2^31) -> 15-bit multiplier m in [2^14, 2^15) and the change of
@@ -72,6 +74,14 @@ bool q8nn_vta_conv_requant_derive(int32_t multiplier, int32_t shift, int64_t bia
     return true;
   }
   if (multiplier < (1 << 30) || shift < -31 || shift > 30) return false;
+  /* TFLite's own int32 arithmetic must not overflow for any accumulator in [-B, B]: where it does
+     (|acc| * multiplier * 2^shift / 2^31 near 2^31, or, in double rounding, acc * 2^shift beyond
+     int32 before the high multiply), its compiled reference wraps and the CPU path reproduces the
+     wrap, which saturating VTA arithmetic cannot; such channels stay on the CPU. The margin covers
+     the rounding nudge and the zero point. */
+  const double scaled_bound = (double) bound * (double) multiplier * ldexp(1.0, shift - 31);
+  if (scaled_bound >= 2147483648.0 - 512.0) return false;
+  if (shift > 0 && bound * (INT64_C(1) << shift) >= (INT64_C(1) << 31)) return false;
   int32_t bump;
   int32_t m = to_q15(multiplier, &bump);
   const int32_t total = 15 - shift - bump; /* real ~= m * 2^-total */

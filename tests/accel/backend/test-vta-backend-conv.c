@@ -74,6 +74,26 @@ static void test_unsupported_stays_on_cpu(void** state) {
   vta_random_conv(&s, 0);
   s.big_bias = 1;
   assert_int_equal(vta_conv_check(vta, &s, 0, NULL), 0);
+
+  /* Found by fuzz-vta-backend: the bias fits the ACC bound, but with a real scale above 1
+     TFLite's own int32 arithmetic overflows and its reference wraps (-128 where saturating VTA
+     arithmetic gave 127). Channels where that can happen stay on the CPU, which reproduces the
+     wrap; both roundings. */
+  enum { channels = 16 };
+  int8_t input[channels], kernel[channels];
+  int32_t bias[channels], multiplier[channels], shift[channels];
+  for (int c = 0; c < channels; c++) {
+    input[c] = (int8_t) (c * 37 - 128), kernel[c] = (int8_t) (c * 11 - 90);
+    bias[c] = 2050861984, multiplier[c] = 1174405034, shift[c] = 1;
+  }
+  for (int rounding = 0; rounding <= 1; rounding++) {
+    memset(&s, 0, sizeof(s));
+    s.depthwise = 1, s.batch = 1, s.in_h = s.in_w = 1, s.gic = channels, s.goc = 1;
+    s.kh = s.kw = s.sh = s.sw = s.dh = s.dw = 1;
+    s.in_zp = -1, s.out_zp = -1, s.out_min = -128, s.out_max = 127, s.rounding = rounding;
+    s.input = input, s.kernel = kernel, s.bias = bias, s.multiplier = multiplier, s.shift = shift;
+    assert_int_equal(vta_conv_check(vta, &s, 0, NULL), 0);
+  }
   q8nn_delete_backend(vta);
 }
 
