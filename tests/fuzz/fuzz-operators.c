@@ -31,7 +31,8 @@ int LLVMFuzzerInitialize(int* argc, char*** argv) {
   (void)argc;
   (void)argv;
   if (q8nn_initialize() != q8nn_status_success) abort();
-  q8nn_set_log_level(0);
+  /* Quiet unless Q8NN_FUZZ_LOG is set (to see why a call failed when reproducing a finding). */
+  q8nn_set_log_level(getenv("Q8NN_FUZZ_LOG") != NULL ? 1 : 0);
   /* Created once: a pool per input would dominate the execution time. */
   pool = pthreadpool_create(2);
   isa_masks[num_isa_masks++] = Q8NN_ISA_ALL;
@@ -136,9 +137,15 @@ static void fuzz_conv(struct fuzz_reader* r, int depthwise, pthreadpool_t thread
   }
   const size_t channels_in = groups * gic, channels_out = groups * goc;
   const uint64_t taps = (uint64_t)kh * kw;
-  /* Kernel bytes the API reads; 0 when a zero size makes the case invalid anyway. */
-  uint64_t kernel_bytes =
-      size_overflow ? 16 : taps * (depthwise ? channels_out : channels_out * gic);
+  /* Kernel bytes the API reads; 0 when a zero size makes the case invalid anyway. Kernel extents
+     of up to 2^32-1 each can make taps x channels overflow 64 bits: create must reject that
+     (invalid_parameter) before it reads the kernel, exactly as for channel counts that overflow. */
+  uint64_t kernel_bytes = 0;
+  if (!size_overflow && __builtin_mul_overflow(taps, depthwise ? channels_out : channels_out * gic,
+                                               &kernel_bytes)) {
+    size_overflow = true;
+  }
+  if (size_overflow) kernel_bytes = 16;
   if (!size_overflow &&
       (kernel_bytes > MAX_KERNEL_BYTES || channels_out > 64 || channels_in > 64)) {
     return; /* too big to describe with real buffers */

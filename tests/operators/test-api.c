@@ -76,6 +76,10 @@ static void test_conv_create_invalid(void** state) {
   BAD_DESC(group_output_channels, 0);
   BAD_DESC(group_output_channels, SIZE_MAX / 2);   /* weights size overflows size_t */
   BAD_DESC(group_input_channels, SIZE_MAX / 4);
+  /* Found by fuzz-operators: kernel extents of 2^31 each make taps x channels overflow size_t. */
+  d = good_desc();
+  d.kernel_height = d.kernel_width = UINT32_C(1) << 31;
+  expect_conv_create(q8nn_status_invalid_parameter, &d, &q, kernel, "kernel 2^31 x 2^31");
   d = good_desc();
 
 #define BAD_QUANT(field, value)                                                 \
