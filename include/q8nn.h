@@ -326,6 +326,19 @@ struct q8nn_vta_config {
   uint32_t log_batch, log_block, log_uop_buff_size, log_inp_buff_size,
            log_wgt_buff_size, log_acc_buff_size;
   uint32_t virtual_threads; /**< 1 or 2 (latency hiding); 0 = default */
+  /** How convolution and depthwise requantize on the accelerator (fields appended, never reordered):
+      q8nn_vta_requant_exact (0, the default, also for a NULL config): byte for byte TFLite's double
+      or single rounding, with the 31-bit multiplier built from 16-bit limbs (more ALU work);
+      q8nn_vta_requant_16bit (1): 15-bit multipliers, within 1 LSB of TFLite, fewer ALU steps.
+      Both use ALU MUL and shifts above 15 (functional-simulator semantics). Add always uses the
+      16-bit scheme (exact add is not implemented yet). See docs/vta-backend.md. */
+  uint32_t requantization;
+};
+
+/** Values of q8nn_vta_config.requantization. */
+enum q8nn_vta_requantization {
+  q8nn_vta_requant_exact = 0,
+  q8nn_vta_requant_16bit = 1,
 };
 
 /** The functional simulator's counters plus the cycle estimate. */
@@ -347,7 +360,7 @@ Q8NN_API bool q8nn_backend_supports(q8nn_backend_t backend, q8nn_operator_t op);
 /**
  * Before setup. NULL backend = CPU. If the backend cannot run op: unsupported_parameter, op unchanged.
  * The VTA backend decides what it supports from the operator's parameters (quantization whose
- * 16-bit requantization fits the 32-bit accumulator, see docs/vta-backend.md); a later setup whose
+ * exact or 16-bit requantization fits the 32-bit accumulator, see docs/vta-backend.md); a later setup whose
  * shapes exceed the model's instruction fields or simulated DRAM runs that operator on the CPU
  * (with the threadpool given to run), exactly, instead of failing.
  * @return invalid_state after setup (set the backend first, then set up again).

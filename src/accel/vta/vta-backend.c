@@ -81,6 +81,7 @@ static void free_state(struct q8nn_vta_backend* vta, struct q8nn_vta_op_state* s
     if (addrs[i] != 0) q8nn_vta_dram_free(vta->device, addrs[i]);
   }
   free(state->requant);
+  free(state->exact);
   free(state);
 }
 
@@ -147,6 +148,11 @@ enum q8nn_status q8nn_create_vta_backend(const struct q8nn_vta_config* config, q
     return Q8NN_ERROR(status, "VTA configuration: %s", why);
   }
   if (vta->config.virtual_threads == 0) vta->config.virtual_threads = 2;
+  if (config != NULL && config->requantization > q8nn_vta_requant_16bit) {
+    free(vta);
+    return Q8NN_ERROR(q8nn_status_invalid_parameter, "requantization must be q8nn_vta_requant_exact or _16bit");
+  }
+  vta->exact = config == NULL || config->requantization == q8nn_vta_requant_exact;
   if (vta->config.log_inp_width != 3 || vta->config.log_wgt_width != 3 || vta->config.log_acc_width != 5) {
     free(vta);
     return Q8NN_ERROR(q8nn_status_unsupported_parameter, "the lowerings need int8 INP/WGT and int32 ACC");

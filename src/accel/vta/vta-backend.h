@@ -17,6 +17,7 @@ struct q8nn_vta_backend {
   struct q8nn_vta_hw_config config;
   struct q8nn_vta_device* device;
   struct q8nn_vta_run_info last_run;  /* counters of the most recent program run */
+  bool exact;                         /* conv/depthwise requantize exactly (q8nn_vta_requant_exact) */
 };
 
 /* Micro-op kernels are keyed by their descriptor: equal descriptors are equal kernels. */
@@ -58,6 +59,10 @@ struct q8nn_vta_conv_plan {
   bool weights_resident;            /* all weights loaded once */
   bool clamp_needed, s1_needed;     /* some channel needs the pre-clamp / pre-shift */
   bool final_clamp;                 /* some channel needs the output clamp as separate ALU steps */
+  bool exact;                       /* exact requantization (vta-requant.h), else 16-bit */
+  bool ls_needed, sign_needed, sign_mixed; /* exact: some channel shifts left / needs the sign step / not all do */
+  uint32_t const_rows;              /* constant ACC rows per output block (7 or 12) */
+  uint32_t regions;                 /* ACC rows per output pixel-block: 1 (16-bit), 4 or 5 (exact) */
   uint64_t est_cycles;              /* the planner's estimate */
 };
 
@@ -70,7 +75,8 @@ struct q8nn_vta_op_state {
   size_t in_bytes, out_bytes, b_bytes;
   /* conv */
   struct q8nn_vta_conv_plan plan;
-  struct q8nn_vta_conv_requant* requant; /* per output channel (padded to whole blocks) */
+  struct q8nn_vta_conv_requant* requant; /* per output channel (padded to whole blocks), 16-bit mode */
+  struct q8nn_vta_conv_exact* exact;     /* per output channel (padded to whole blocks), exact mode */
   /* add */
   struct q8nn_vta_add_requant add;
   size_t add_rows;       /* ACC rows per operand image */
@@ -92,6 +98,8 @@ Q8NN_INTERNAL enum q8nn_status q8nn_vta_conv_run(struct q8nn_vta_backend* vta, s
    round_up(channels, block_out) entries. false when unsupported. */
 Q8NN_INTERNAL bool q8nn_vta_conv_requant_table(const struct q8nn_operator* op, size_t padded_channels,
                                                struct q8nn_vta_conv_requant* requant);
+Q8NN_INTERNAL bool q8nn_vta_conv_exact_table(const struct q8nn_operator* op, size_t padded_channels,
+                                             struct q8nn_vta_conv_exact* exact);
 
 Q8NN_INTERNAL bool q8nn_vta_add_supports(const struct q8nn_vta_backend* vta, const struct q8nn_operator* op);
 Q8NN_INTERNAL bool q8nn_vta_add_requant_of(const struct q8nn_operator* op, struct q8nn_vta_add_requant* r);

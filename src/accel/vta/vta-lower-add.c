@@ -24,6 +24,8 @@ bool q8nn_vta_add_supports(const struct q8nn_vta_backend* vta, const struct q8nn
   struct q8nn_vta_add_requant r;
   /* the VTA add derives from TFLite's add parameters, not XNNPACK's */
   if (op->add_arithmetic != q8nn_add_arithmetic_tflite) return false;
+  /* exact mode: no exact add lowering yet, so the add stays on the CPU (exact) */
+  if (vta->exact) return false;
   return vta->config.acc_depth >= 3 + 2 * vta->config.virtual_threads && q8nn_vta_add_requant_of(op, &r);
 }
 

@@ -83,10 +83,38 @@ bool q8nn_vta_conv_requant_table(const struct q8nn_operator* op, size_t padded_c
   return true;
 }
 
+bool q8nn_vta_conv_exact_table(const struct q8nn_operator* op, size_t padded_channels,
+                               struct q8nn_vta_conv_exact* exact) {
+  struct conv_shape s;
+  shape_of(op, &s);
+  const size_t per_channel = (size_t) s.taps * s.gic;
+  for (size_t oc = 0; oc < padded_channels; oc++) {
+    if (oc >= s.cout) {
+      /* padded channels: all constants 0 (their output is never copied back) */
+      memset(&exact[oc], 0, sizeof(exact[oc]));
+      continue;
+    }
+    int64_t sum = 0, sum_abs = 0;
+    const int8_t* w = op->kernel + oc * per_channel;
+    for (size_t i = 0; i < per_channel; i++) {
+      sum += w[i];
+      sum_abs += w[i] < 0 ? -w[i] : w[i];
+    }
+    const int64_t bias_prime = (int64_t) op->bias[oc] - (int64_t) op->input_zero_point * sum;
+    if (!q8nn_vta_conv_exact_derive(op->multiplier[oc], op->shift[oc], op->rounding == q8nn_rounding_single,
+                                    bias_prime, sum_abs, op->conv_params.output_zero_point,
+                                    op->conv_params.output_min, op->conv_params.output_max, &exact[oc])) {
+      return false;
+    }
+  }
+  return true;
+}
+
 /* ---- planning ------------------------------------------------------------------------------ */
 
 struct budgets {
   uint32_t inp, wgt, acc_total, uop;
+  uint32_t const_rows, regions; /* constant rows per output block, ACC rows per pixel-block */
 };
 
 static uint32_t in_cols_of(const struct conv_shape* s, uint32_t wp, uint32_t cols) {
@@ -100,9 +128,9 @@ static uint32_t in_rows_of(const struct conv_shape* s, uint32_t rows) {
    not even one pixel fits. */
 static bool fit_tile(const struct conv_shape* s, const struct budgets* b, uint32_t wp, uint32_t vt, uint32_t obg,
                      uint32_t blocks, uint32_t* rows_out, uint32_t* cols_out) {
-  if (7 * obg >= b->acc_total) return false;
-  const uint32_t acc_half = (b->acc_total - 7 * obg) / vt;
-  const uint32_t max_pix = min_u32(acc_half / obg, b->uop / s->taps);
+  if (b->const_rows * obg >= b->acc_total) return false;
+  const uint32_t acc_half = (b->acc_total - b->const_rows * obg) / vt;
+  const uint32_t max_pix = min_u32(acc_half / (obg * b->regions), b->uop / s->taps);
   if (max_pix < 3) return false;
   const uint32_t inp_rows_max = b->inp / blocks; /* in_rows * in_cols per block */
   /* Full-width tiles first. */
@@ -130,11 +158,18 @@ static bool fit_tile(const struct conv_shape* s, const struct budgets* b, uint32
   return true;
 }
 
+/* ALU micro-ops per pixel row of the requantization (planner estimate). */
+static uint32_t alu_steps(const struct q8nn_vta_conv_plan* p) {
+  if (!p->exact) return 10;
+  return 19 + (p->clamp_needed ? 2 : 0) + p->ls_needed + (p->sign_needed ? 3 + p->sign_mixed : 0) +
+         (p->final_clamp ? 2 : 0);
+}
+
+/* best arrives with the requantization fields set (exact, flags, const_rows, regions). */
 static bool plan_conv(const struct q8nn_vta_hw_config* cfg, const struct conv_shape* s,
                       struct q8nn_vta_conv_plan* best) {
   const uint32_t bi = cfg->block_in, bo = cfg->block_out, vt = cfg->virtual_threads;
-  struct q8nn_vta_conv_plan p;
-  memset(&p, 0, sizeof(p));
+  struct q8nn_vta_conv_plan p = *best;
   p.depthwise = s->depthwise && bi == bo;
   p.vt = vt;
   p.ib = div_up(s->cin, bi);
@@ -147,7 +182,7 @@ static bool plan_conv(const struct q8nn_vta_hw_config* cfg, const struct conv_sh
   const uint64_t total_wgt = (uint64_t) p.ob * (p.depthwise ? 1 : p.ib) * s->taps;
   p.weights_resident = total_wgt <= cfg->wgt_depth;
   struct budgets b = {cfg->inp_depth / vt, p.weights_resident ? cfg->wgt_depth : cfg->wgt_depth / vt,
-                      cfg->acc_depth, cfg->uop_depth / 4};
+                      cfg->acc_depth, cfg->uop_depth / 4, p.const_rows, p.regions};
   const uint64_t inp_elem = cfg->inp_elem_bytes, out_elem = cfg->out_elem_bytes, wgt_elem = cfg->wgt_elem_bytes;
   const uint64_t bw = cfg->dram_bytes_per_cycle, lat = cfg->dram_latency_cycles;
   bool found = false;
@@ -168,7 +203,7 @@ static bool plan_conv(const struct q8nn_vta_hw_config* cfg, const struct conv_sh
       const uint64_t in_bytes = (uint64_t) blocks * in_rows_of(s, rows) * in_cols_of(s, p.wp, cols) * inp_elem;
       const uint64_t load = lat + in_bytes / bw + (p.weights_resident ? 0 : lat + chunk_wgt * wgt_elem / bw);
       const uint64_t gemm = chunk_wgt * ppix + 2;
-      const uint64_t alu = 2 * 10 * obg * ppix + obg * ppix;
+      const uint64_t alu = 2 * alu_steps(&p) * obg * ppix + p.regions * obg * ppix;
       const uint64_t store = lat + obg * pix * out_elem / bw;
       const uint64_t l = tiles * chunks * load, c = tiles * (chunks * gemm + alu), st = tiles * store;
       uint64_t est;
@@ -202,15 +237,25 @@ bool q8nn_vta_conv_supports(const struct q8nn_vta_backend* vta, const struct q8n
   /* The smallest tile must fit: one output block, one input block, 3 pixels of one column. */
   const uint32_t vt = cfg->virtual_threads;
   const uint64_t in_rows = (uint64_t) s.dh * (s.kh - 1) + 1, in_cols = (uint64_t) s.dw * (s.kw - 1) + 1;
+  const uint32_t const_rows = vta->exact ? Q8NN_VTA_CONV_EXACT_ROWS : Q8NN_VTA_CONV_REQUANT_ROWS;
+  const uint32_t regions = vta->exact ? 5 : 1;
   if (in_rows * in_cols > cfg->inp_depth / vt || s.taps * 3 > cfg->uop_depth / 4 ||
-      s.taps > cfg->wgt_depth / vt || 7 + 3 * vt > cfg->acc_depth) {
+      s.taps > cfg->wgt_depth / vt || const_rows + 3 * vt * regions > cfg->acc_depth) {
     return false;
   }
   const size_t padded = (size_t) div_up(s.cout, cfg->block_out) * cfg->block_out;
-  struct q8nn_vta_conv_requant* r = malloc(padded * sizeof(*r));
-  if (r == NULL) return false;
-  const bool ok = q8nn_vta_conv_requant_table(op, padded, r);
-  free(r);
+  bool ok;
+  if (vta->exact) {
+    struct q8nn_vta_conv_exact* r = malloc(padded * sizeof(*r));
+    if (r == NULL) return false;
+    ok = q8nn_vta_conv_exact_table(op, padded, r);
+    free(r);
+  } else {
+    struct q8nn_vta_conv_requant* r = malloc(padded * sizeof(*r));
+    if (r == NULL) return false;
+    ok = q8nn_vta_conv_requant_table(op, padded, r);
+    free(r);
+  }
   return ok;
 }
 
@@ -220,6 +265,7 @@ struct lower {
   struct q8nn_vta_cmd* cmd;
   struct q8nn_vta_ktable kernels;
   enum q8nn_status status;
+  uint32_t const_rows; /* per output block */
 };
 
 /* A loop of one iteration never applies its factors: record them as 0, so that a factor that is
@@ -285,8 +331,58 @@ static void push_kernel(struct lower* lw, bool gemm, const struct q8nn_vta_kdesc
 static void alu(struct lower* lw, uint32_t opcode, bool use_imm, int32_t imm, uint32_t dst, uint32_t k,
                 uint32_t obg, uint32_t ppix) {
   if (lw->status != q8nn_status_success) return;
-  const struct q8nn_vta_alu_op a = {opcode, use_imm, imm, dst, k, obg, ppix, Q8NN_VTA_CONV_REQUANT_ROWS, ppix, 0};
+  const struct q8nn_vta_alu_op a = {opcode, use_imm, imm, dst, k, obg, ppix, lw->const_rows, ppix, 0};
   lw->status = q8nn_vta_push_alu(lw->cmd, &lw->kernels, &a);
+}
+
+/* dst region op= src region, element by element (regions of obg blocks x ppix rows). */
+static void alu_rr(struct lower* lw, uint32_t opcode, uint32_t dst, uint32_t src, uint32_t obg, uint32_t ppix) {
+  if (lw->status != q8nn_status_success) return;
+  const struct q8nn_vta_alu_op a = {opcode, false, 0, dst, src, obg, ppix, ppix, ppix, 1};
+  lw->status = q8nn_vta_push_alu(lw->cmd, &lw->kernels, &a);
+}
+
+/* The exact requantization of one tile (vta-requant.h): regions X (the accumulators), A, B, C, D
+   of obg*ppix rows each, zeroed by the GEMM reset; constants k of block j at row k + 12*j. */
+enum { ex_c_bias, ex_lo, ex_hi, ex_neg_ls, ex_half, ex_mh, ex_ml, ex_mh2, ex_cm, ex_sg, ex_hh, ex_rs };
+static void requantize_exact(struct lower* lw, const struct q8nn_vta_conv_plan* p, const struct q8nn_operator* op,
+                             uint32_t x, uint32_t obg, uint32_t ppix) {
+  const uint32_t n = obg * ppix, a = x + n, b = x + 2 * n, c = x + 3 * n, d = x + 4 * n;
+  alu(lw, q8nn_vta_alu_add, false, 0, x, ex_c_bias, obg, ppix);
+  if (p->clamp_needed) {
+    alu(lw, q8nn_vta_alu_max, false, 0, x, ex_lo, obg, ppix);
+    alu(lw, q8nn_vta_alu_min, false, 0, x, ex_hi, obg, ppix);
+  }
+  if (p->ls_needed) alu(lw, q8nn_vta_alu_shr, false, 0, x, ex_neg_ls, obg, ppix);
+  alu_rr(lw, q8nn_vta_alu_add, a, x, obg, ppix);                  /* A = t */
+  alu(lw, q8nn_vta_alu_shr, true, -16, a, 0, obg, ppix);
+  alu(lw, q8nn_vta_alu_shr, true, 16, a, 0, obg, ppix);           /* A = tl */
+  alu(lw, q8nn_vta_alu_add, false, 0, x, ex_half, obg, ppix);
+  alu(lw, q8nn_vta_alu_shr, true, 16, x, 0, obg, ppix);           /* X = th */
+  alu_rr(lw, q8nn_vta_alu_add, b, a, obg, ppix);                  /* B = tl */
+  alu_rr(lw, q8nn_vta_alu_add, c, x, obg, ppix);                  /* C = th */
+  alu(lw, q8nn_vta_alu_mul, false, 0, b, ex_ml, obg, ppix);
+  alu(lw, q8nn_vta_alu_shr, true, 16, b, 0, obg, ppix);           /* B = floor(tl*Ml / 2^16) */
+  alu(lw, q8nn_vta_alu_mul, false, 0, a, ex_mh, obg, ppix);
+  alu_rr(lw, q8nn_vta_alu_add, a, b, obg, ppix);
+  alu(lw, q8nn_vta_alu_mul, false, 0, c, ex_ml, obg, ppix);
+  alu_rr(lw, q8nn_vta_alu_add, a, c, obg, ppix);
+  alu(lw, q8nn_vta_alu_add, false, 0, a, ex_cm, obg, ppix);
+  alu(lw, q8nn_vta_alu_shr, true, 15, a, 0, obg, ppix);
+  alu(lw, q8nn_vta_alu_mul, false, 0, x, ex_mh2, obg, ppix);
+  alu_rr(lw, q8nn_vta_alu_add, x, a, obg, ppix);                  /* X = Y */
+  if (p->sign_needed) {
+    alu_rr(lw, q8nn_vta_alu_add, d, x, obg, ppix);
+    alu(lw, q8nn_vta_alu_shr, true, 31, d, 0, obg, ppix);
+    if (p->sign_mixed) alu(lw, q8nn_vta_alu_mul, false, 0, d, ex_sg, obg, ppix);
+    alu_rr(lw, q8nn_vta_alu_add, x, d, obg, ppix);
+  }
+  alu(lw, q8nn_vta_alu_add, false, 0, x, ex_hh, obg, ppix);
+  alu(lw, q8nn_vta_alu_shr, false, 0, x, ex_rs, obg, ppix);
+  if (p->final_clamp) {
+    alu(lw, q8nn_vta_alu_max, true, op->conv_params.output_min, x, 0, obg, ppix);
+    alu(lw, q8nn_vta_alu_min, true, op->conv_params.output_max, x, 0, obg, ppix);
+  }
 }
 
 #define CHECK_CMD(call)                                       \
@@ -301,11 +397,12 @@ static enum q8nn_status record_program(struct q8nn_vta_backend* vta, const struc
   const uint32_t vt = p->vt, taps = s->taps;
   const uint32_t inp_half = cfg->inp_depth / vt;
   const uint32_t wgt_half = p->weights_resident ? 0 : cfg->wgt_depth / vt;
-  const uint32_t const_rows = Q8NN_VTA_CONV_REQUANT_ROWS * p->obg;
+  const uint32_t R = p->const_rows;
+  const uint32_t const_rows = R * p->obg;
   const uint32_t acc_half = (cfg->acc_depth - const_rows) / vt;
   const uint32_t n_groups = div_up(p->ob, p->obg);
   const uint32_t wgt_total = p->ob * (p->depthwise ? 1 : p->ib) * taps;
-  struct lower lw = {NULL, {NULL, 0, 0}, q8nn_status_success};
+  struct lower lw = {NULL, {NULL, 0, 0}, q8nn_status_success, R};
   enum q8nn_status status = q8nn_vta_cmd_create(vta->device, &lw.cmd);
   if (status != q8nn_status_success) return status;
 
@@ -329,9 +426,8 @@ static enum q8nn_status record_program(struct q8nn_vta_backend* vta, const struc
     for (uint32_t og = 0; og < n_groups && lw.status == q8nn_status_success; og++) {
       const uint32_t ob0 = og * p->obg, obg_t = min_u32(p->obg, p->ob - ob0);
       if (n_groups > 1) {
-        CHECK_CMD(q8nn_vta_load_buffer_2d(lw.cmd, st->const_addr, ob0 * Q8NN_VTA_CONV_REQUANT_ROWS,
-                                          obg_t * Q8NN_VTA_CONV_REQUANT_ROWS, 1,
-                                          obg_t * Q8NN_VTA_CONV_REQUANT_ROWS, 0, 0, 0, 0, 0, q8nn_vta_mem_acc));
+        CHECK_CMD(q8nn_vta_load_buffer_2d(lw.cmd, st->const_addr, ob0 * R, obg_t * R, 1, obg_t * R, 0, 0, 0, 0, 0,
+                                          q8nn_vta_mem_acc));
       }
       for (uint32_t r0 = 0; r0 < p->oh && lw.status == q8nn_status_success; r0 += p->rows) {
         const uint32_t rows_t = min_u32(p->rows, p->oh - r0);
@@ -386,7 +482,8 @@ static enum q8nn_status record_program(struct q8nn_vta_backend* vta, const struc
               CHECK_CMD(q8nn_vta_dep_pop(lw.cmd, q8nn_vta_stage_store, q8nn_vta_stage_compute));
               memset(&d, 0, sizeof(d));
               d.kind = kind_reset;
-              d.v[0] = acc_base, d.v[1] = ppix, d.v[2] = obg_t;
+              /* the accumulators and, in exact mode, the scratch regions behind them */
+              d.v[0] = acc_base, d.v[1] = ppix, d.v[2] = obg_t * p->regions;
               push_kernel(&lw, true, &d);
             }
             memset(&d, 0, sizeof(d));
@@ -400,6 +497,9 @@ static enum q8nn_status record_program(struct q8nn_vta_backend* vta, const struc
             chunk_index++;
             if (ch + 1 != chunks) continue;
             /* requantize (vta-requant.h) */
+            if (p->exact) {
+              requantize_exact(&lw, p, op, acc_base, obg_t, ppix);
+            } else {
             alu(&lw, q8nn_vta_alu_add, false, 0, acc_base, 0, obg_t, ppix);
             if (p->clamp_needed) {
               alu(&lw, q8nn_vta_alu_max, false, 0, acc_base, 1, obg_t, ppix);
@@ -412,6 +512,7 @@ static enum q8nn_status record_program(struct q8nn_vta_backend* vta, const struc
             if (p->final_clamp) {
               alu(&lw, q8nn_vta_alu_max, true, op->conv_params.output_min, acc_base, 0, obg_t, ppix);
               alu(&lw, q8nn_vta_alu_min, true, op->conv_params.output_max, acc_base, 0, obg_t, ppix);
+            }
             }
             CHECK_CMD(q8nn_vta_dep_push(lw.cmd, q8nn_vta_stage_compute, q8nn_vta_stage_store));
             /* store module */
@@ -461,13 +562,44 @@ enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_backend* vta, struct q8nn
   const struct q8nn_vta_hw_config* cfg = &vta->config;
   struct conv_shape s;
   shape_of(op, &s);
-  if (!plan_conv(cfg, &s, &st->plan)) {
+  struct q8nn_vta_conv_plan* p = &st->plan;
+  const uint32_t B = cfg->batch, bi = cfg->block_in, bo = cfg->block_out, taps = s.taps;
+  const size_t padded_out = (size_t) div_up(s.cout, bo) * bo;
+  memset(p, 0, sizeof(*p));
+  p->exact = vta->exact;
+  p->const_rows = p->exact ? Q8NN_VTA_CONV_EXACT_ROWS : Q8NN_VTA_CONV_REQUANT_ROWS;
+  p->regions = 1;
+  if (p->exact) {
+    st->exact = malloc(padded_out * sizeof(*st->exact));
+    if (st->exact == NULL) return Q8NN_ERROR(q8nn_status_out_of_memory, "VTA requantization table");
+    if (!q8nn_vta_conv_exact_table(op, padded_out, st->exact)) {
+      return Q8NN_ERROR(q8nn_status_unsupported_parameter, "exact requantization does not fit VTA's 32-bit ACC");
+    }
+    /* Optional steps: skipped only when they are no-ops for every channel. */
+    const size_t per_channel = (size_t) taps * s.gic;
+    uint32_t signs = 0;
+    for (uint32_t oc = 0; oc < s.cout; oc++) {
+      int64_t sum_abs = 0;
+      for (size_t i = 0; i < per_channel; i++) {
+        const int8_t w = op->kernel[oc * per_channel + i];
+        sum_abs += w < 0 ? -w : w;
+      }
+      const struct q8nn_vta_conv_exact* r = &st->exact[oc];
+      const int64_t bound = 128 * sum_abs + (r->c_bias < 0 ? -(int64_t) r->c_bias : r->c_bias);
+      if (r->hi < bound || r->lo > -bound) p->clamp_needed = true;
+      if (r->neg_ls != 0) p->ls_needed = true;
+      if (r->final_clamp) p->final_clamp = true;
+      signs += r->sign != 0;
+    }
+    p->sign_needed = signs != 0;
+    p->sign_mixed = signs != 0 && signs != s.cout;
+    p->regions = p->sign_needed ? 5 : 4;
+  }
+  if (!plan_conv(cfg, &s, p)) {
     st->on_cpu = true;
     return q8nn_status_success;
   }
-  struct q8nn_vta_conv_plan* p = &st->plan;
-  const uint32_t B = cfg->batch, bi = cfg->block_in, bo = cfg->block_out, taps = s.taps;
-  const size_t padded_out = (size_t) p->ob * bo;
+  if (!p->exact) {
   st->requant = malloc(padded_out * sizeof(*st->requant));
   if (st->requant == NULL) return Q8NN_ERROR(q8nn_status_out_of_memory, "VTA requantization table");
   if (!q8nn_vta_conv_requant_table(op, padded_out, st->requant)) {
@@ -491,10 +623,12 @@ enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_backend* vta, struct q8nn
       if (r->final_clamp) p->final_clamp = true;
     }
   }
+  }
   const size_t in_bytes = (size_t) p->nb * p->ib * p->hp * p->wp * B * bi;
   const size_t wgt_elems = (size_t) p->ob * (p->depthwise ? 1 : p->ib) * taps;
   const size_t wgt_bytes = wgt_elems * bo * bi;
-  const size_t const_bytes = (size_t) p->ob * Q8NN_VTA_CONV_REQUANT_ROWS * B * bo * sizeof(int32_t);
+  const uint32_t R = p->const_rows;
+  const size_t const_bytes = (size_t) p->ob * R * B * bo * sizeof(int32_t);
   const size_t out_bytes = (size_t) p->nb * p->ob * p->oh * p->ow * B * bo;
   if (alloc_image(vta, in_bytes, &st->in_addr) != q8nn_status_success ||
       alloc_image(vta, wgt_bytes, &st->wgt_addr) != q8nn_status_success ||
@@ -530,10 +664,17 @@ enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_backend* vta, struct q8nn
   int32_t* c = (int32_t*) q8nn_vta_dram_ptr(vta->device, st->const_addr, const_bytes);
   for (uint32_t ob = 0; ob < p->ob; ob++) {
     for (uint32_t o = 0; o < bo; o++) {
-      const struct q8nn_vta_conv_requant* r = &st->requant[ob * bo + o];
-      const int32_t values[Q8NN_VTA_CONV_REQUANT_ROWS] = {r->c_bias, r->lo, r->hi, r->s1, r->m, r->r2, r->s2};
-      for (uint32_t k = 0; k < Q8NN_VTA_CONV_REQUANT_ROWS; k++) {
-        for (uint32_t b = 0; b < B; b++) c[(((size_t) ob * Q8NN_VTA_CONV_REQUANT_ROWS + k) * B + b) * bo + o] = values[k];
+      int32_t values[Q8NN_VTA_CONV_EXACT_ROWS];
+      if (p->exact) {
+        /* the first 12 fields of struct q8nn_vta_conv_exact are the constant rows, in order */
+        memcpy(values, &st->exact[ob * bo + o], sizeof(values));
+      } else {
+        const struct q8nn_vta_conv_requant* r = &st->requant[ob * bo + o];
+        const int32_t v7[Q8NN_VTA_CONV_REQUANT_ROWS] = {r->c_bias, r->lo, r->hi, r->s1, r->m, r->r2, r->s2};
+        memcpy(values, v7, sizeof(v7));
+      }
+      for (uint32_t k = 0; k < R; k++) {
+        for (uint32_t b = 0; b < B; b++) c[(((size_t) ob * R + k) * B + b) * bo + o] = values[k];
       }
     }
   }

@@ -3,6 +3,9 @@
 #include <math.h>
 
 #include "accel/vta/vta-requant.h"
+#include "requantization.h"
+
+#include <string.h>
 
 /* TFLite multiplier in [2^30, 2^31) -> 15-bit multiplier m in [2^14, 2^15) and the change of
    exponent: multiplier * 2^(e - 31) == m * 2^(e + *bump - 15) up to rounding (half away). */
@@ -176,4 +179,109 @@ int8_t q8nn_vta_add_requant_apply(const struct q8nn_vta_add_requant* r, int8_t a
   const int32_t s = clamp32(x + y, -r->lim, r->lim);
   const int32_t q = asr(s * r->mo + r->ro, r->so);
   return (int8_t) clamp32(q + r->zo, r->out_min, r->out_max);
+}
+
+/* ---- exact mode ----------------------------------------------------------------------------- */
+
+static int32_t add32(int32_t a, int32_t b) { return (int32_t) ((uint32_t) a + (uint32_t) b); }
+static int32_t mul32(int32_t a, int32_t b) { return (int32_t) ((uint32_t) a * (uint32_t) b); }
+/* fsim SHR: b >= 0 arithmetic right, b < 0 left by -b (low 32 bits); |b| < 32 here. */
+static int32_t shr32(int32_t a, int32_t b) { return b >= 0 ? asr(a, b) : (int32_t) ((uint32_t) a << -b); }
+
+/* TFLite's value (before the zero point) of the int32 accumulator x. */
+static int64_t tflite_value(int32_t x, int32_t multiplier, int32_t shift, int rounding) {
+  return rounding ? q8nn_requantize_rsingle(x, multiplier, shift) : q8nn_requantize_rdouble(x, multiplier, shift);
+}
+
+bool q8nn_vta_conv_exact_derive(int32_t multiplier, int32_t shift, int rounding, int64_t bias_prime,
+                                int64_t sum_abs_w, int32_t zero_point, int32_t out_min, int32_t out_max,
+                                struct q8nn_vta_conv_exact* out) {
+  const int64_t bound = 128 * sum_abs_w + (bias_prime < 0 ? -bias_prime : bias_prime);
+  if (sum_abs_w < 0 || bound >= (INT64_C(1) << 31) - (INT64_C(1) << 16)) return false;
+  memset(out, 0, sizeof(*out));
+  out->c_bias = (int32_t) bias_prime;
+  out->half = 1 << 15;
+  out->out_min = out_min;
+  out->out_max = out_max;
+  if (multiplier == 0) {
+    /* Real scale 0: TFLite gives 0 for every accumulator; t = 0, all limbs 0, X = hh = zp. */
+    out->hh = zero_point;
+    out->final_clamp = zero_point < out_min || zero_point > out_max;
+    return true;
+  }
+  if (multiplier < (1 << 30) || shift < -31 || shift > 30) return false;
+  const int32_t ls = shift > 0 ? shift : 0, rs = shift < 0 ? -shift : 0;
+  /* A left shift must not wrap in TFLite (x << ls is int32 there) for any reachable accumulator. */
+  if (ls > 0 && (bound << ls) >= (INT64_C(1) << 30)) return false;
+  /* The output is monotone in x = acc + bias' on [-B, B]: a = first x whose output reaches
+     out_min, b = last x whose output stays <= out_max (binary searches on TFLite's own value). */
+  const int64_t B = bound;
+  int64_t lo_s = -B, hi_s = B + 1;
+  while (lo_s < hi_s) {
+    const int64_t mid = lo_s + (hi_s - lo_s) / 2;
+    if (tflite_value((int32_t) mid, multiplier, shift, rounding) + zero_point >= out_min) hi_s = mid; else lo_s = mid + 1;
+  }
+  const int64_t a = lo_s; /* B + 1: none */
+  lo_s = -B - 1, hi_s = B;
+  while (lo_s < hi_s) {
+    const int64_t mid = lo_s + (hi_s - lo_s + 1) / 2;
+    if (tflite_value((int32_t) mid, multiplier, shift, rounding) + zero_point <= out_max) lo_s = mid; else hi_s = mid - 1;
+  }
+  const int64_t b = lo_s; /* -B - 1: none */
+  int64_t lo, hi;
+  if (a <= B && (a == -B || tflite_value((int32_t) a, multiplier, shift, rounding) + zero_point == out_min)) {
+    lo = a;
+  } else {
+    lo = a - 1 > -B ? a - 1 : -B;
+    out->final_clamp = 1;
+  }
+  if (b >= -B && (b == B || tflite_value((int32_t) b, multiplier, shift, rounding) + zero_point == out_max)) {
+    hi = b;
+  } else {
+    hi = b + 1 < B ? b + 1 : B;
+    out->final_clamp = 1;
+  }
+  if (lo > hi) return false; /* cannot happen (a - 1 <= b); kept as a guard */
+  const int64_t t_max = ((lo < 0 ? -lo : lo) > (hi < 0 ? -hi : hi) ? (lo < 0 ? -lo : lo) : (hi < 0 ? -hi : hi)) << ls;
+  /* |th| <= 2^14 needs |t| <= 2^30 - 2^15; keep a margin. */
+  if (t_max >= (INT64_C(1) << 30) - (INT64_C(1) << 16)) return false;
+  const int32_t c0f = (rounding == 0 || rs == 0) ? 1 : 0;
+  const int64_t h = rs ? INT64_C(1) << (rs - 1) : 0;
+  const int64_t hh = h + (int64_t) zero_point * (INT64_C(1) << rs);
+  /* |Y| <= t_max + 1 (M < 2^31), |s| <= 1: X += hh must stay in int32. */
+  if (t_max + 2 + (hh < 0 ? -hh : hh) >= (INT64_C(1) << 31)) return false;
+  const int32_t ml = (int32_t) (int16_t) (uint16_t) ((uint32_t) multiplier & 0xFFFF);
+  const int32_t mh = (int32_t) (((int64_t) multiplier - ml) >> 16);
+  out->lo = (int32_t) lo;
+  out->hi = (int32_t) hi;
+  out->neg_ls = -ls;
+  out->mh = mh;
+  out->ml = ml;
+  out->mh2 = 2 * mh;
+  out->cm = c0f << 14;
+  out->sign = rounding == 0 && rs >= 1;
+  out->sg = out->sign;
+  out->hh = (int32_t) hh;
+  out->rs = rs;
+  out->t_max = (int32_t) t_max;
+  return true;
+}
+
+int8_t q8nn_vta_conv_exact_apply(const struct q8nn_vta_conv_exact* r, int32_t acc) {
+  int32_t x = add32(acc, r->c_bias);
+  x = clamp32(x, r->lo, r->hi);
+  x = shr32(x, r->neg_ls);
+  int32_t a = shr32(shr32(x, -16), 16);          /* tl */
+  x = shr32(add32(x, r->half), 16);               /* th */
+  int32_t b = a, c = x;
+  b = shr32(mul32(b, r->ml), 16);                 /* floor(tl*Ml / 2^16) */
+  a = add32(mul32(a, r->mh), b);
+  a = add32(a, mul32(c, r->ml));
+  a = shr32(add32(a, r->cm), 15);
+  x = add32(mul32(x, r->mh2), a);                 /* Y */
+  const int32_t d = mul32(shr32(x, 31), r->sg);   /* -[Y < 0] or 0 */
+  x = add32(x, d);
+  x = shr32(add32(x, r->hh), r->rs);
+  if (r->final_clamp) x = clamp32(x, r->out_min, r->out_max);
+  return (int8_t) x;
 }

@@ -152,8 +152,24 @@ static int teardown(void** state) {
   return test_group_teardown(state);
 }
 
+/* Exact mode (the default) has no exact add yet: the add stays on the CPU, byte for byte TFLite. */
+static void test_exact_mode_keeps_add_on_cpu(void** state) {
+  (void) state;
+  q8nn_backend_t vta = NULL;
+  assert_int_equal(q8nn_create_vta_backend(NULL, &vta), q8nn_status_success);
+  q8nn_operator_t op = NULL;
+  const struct q8nn_add_quantization q = {3, 0.05f, -7, 0.02f, 1, 0.07f, -128, 127, NULL};
+  assert_int_equal(q8nn_create_add_nd_s8(&q, 0, &op), q8nn_status_success);
+  assert_false(q8nn_backend_supports(vta, op));
+  assert_int_equal(q8nn_operator_set_backend(op, vta), q8nn_status_unsupported_parameter);
+  q8nn_delete_operator(op);
+  q8nn_delete_backend(vta);
+}
+
 int main(void) {
+  vta_test_requant = q8nn_vta_requant_16bit;
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_exact_mode_keeps_add_on_cpu),
       cmocka_unit_test(test_broadcast_sweep),
       cmocka_unit_test(test_chunks_and_in_place),
       cmocka_unit_test(test_add_oracle_exhaustive),
