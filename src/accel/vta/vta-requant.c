@@ -64,6 +64,17 @@ static void fold_output_clamp(struct q8nn_vta_conv_requant* r, int32_t out_min, 
   r->final_clamp = 0;
 }
 
+/* TFLite's own int32 arithmetic must not overflow for any accumulator in [-B, B]: where it does
+   (|acc| * multiplier * 2^shift / 2^31 near 2^31, or, in double rounding, acc * 2^shift beyond
+   int32 before the high multiply), its compiled reference wraps and the CPU path reproduces the
+   wrap, which VTA arithmetic (saturating, or exact only on a monotone range) cannot; such channels
+   stay on the CPU. The margin covers the rounding nudge and the zero point. */
+static bool tflite_may_wrap(int64_t bound, int32_t multiplier, int32_t shift) {
+  const double scaled_bound = (double) bound * (double) multiplier * ldexp(1.0, shift - 31);
+  if (scaled_bound >= 2147483648.0 - 512.0) return true;
+  return shift > 0 && bound * (INT64_C(1) << shift) >= (INT64_C(1) << 31);
+}
+
 bool q8nn_vta_conv_requant_derive(int32_t multiplier, int32_t shift, int64_t bias_prime, int64_t sum_abs_w,
                                   int32_t zero_point, int32_t out_min, int32_t out_max,
                                   struct q8nn_vta_conv_requant* out) {
@@ -77,14 +88,7 @@ bool q8nn_vta_conv_requant_derive(int32_t multiplier, int32_t shift, int64_t bia
     return true;
   }
   if (multiplier < (1 << 30) || shift < -31 || shift > 30) return false;
-  /* TFLite's own int32 arithmetic must not overflow for any accumulator in [-B, B]: where it does
-     (|acc| * multiplier * 2^shift / 2^31 near 2^31, or, in double rounding, acc * 2^shift beyond
-     int32 before the high multiply), its compiled reference wraps and the CPU path reproduces the
-     wrap, which saturating VTA arithmetic cannot; such channels stay on the CPU. The margin covers
-     the rounding nudge and the zero point. */
-  const double scaled_bound = (double) bound * (double) multiplier * ldexp(1.0, shift - 31);
-  if (scaled_bound >= 2147483648.0 - 512.0) return false;
-  if (shift > 0 && bound * (INT64_C(1) << shift) >= (INT64_C(1) << 31)) return false;
+  if (tflite_may_wrap(bound, multiplier, shift)) return false;
   int32_t bump;
   int32_t m = to_q15(multiplier, &bump);
   const int32_t total = 15 - shift - bump; /* real ~= m * 2^-total */
@@ -210,6 +214,7 @@ bool q8nn_vta_conv_exact_derive(int32_t multiplier, int32_t shift, int rounding,
     return true;
   }
   if (multiplier < (1 << 30) || shift < -31 || shift > 30) return false;
+  if (tflite_may_wrap(bound, multiplier, shift)) return false;
   const int32_t ls = shift > 0 ? shift : 0, rs = shift < 0 ? -shift : 0;
   /* A left shift must not wrap in TFLite (x << ls is int32 there) for any reachable accumulator. */
   if (ls > 0 && (bound << ls) >= (INT64_C(1) << 30)) return false;
