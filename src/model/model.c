@@ -125,6 +125,8 @@ struct q8nn_model {
   size_t arena_size;
   q8nn_backend_t backend;
   bool profile;
+  q8nn_model_debug_callback debug;
+  void* debug_context;
 };
 
 struct loader {
@@ -1335,11 +1337,38 @@ enum q8nn_status q8nn_model_run(q8nn_model_t m, pthreadpool_t threadpool) {
     const enum q8nn_status status = run_op(m, op, threadpool);
     if (status != q8nn_status_success) return status;
     if (m->profile) op->last_ns = now_ns() - start;
+    if (m->debug != NULL) m->debug(m->debug_context, m, k);
   }
   for (size_t i = 0; i < m->num_outputs; i++) {
     const struct tensor* t = &m->tensors[m->outputs[i]];
     if (m->bound_outputs[i] != NULL && m->bound_outputs[i] != t->data) memcpy(m->bound_outputs[i], t->data, t->bytes);
   }
+  return q8nn_status_success;
+}
+
+enum q8nn_status q8nn_model_set_debug_callback(q8nn_model_t m, q8nn_model_debug_callback callback, void* context) {
+  if (m == NULL) return q8nn_status_invalid_parameter;
+  m->debug = callback;
+  m->debug_context = context;
+  return q8nn_status_success;
+}
+
+enum q8nn_status q8nn_model_debug_tensor(q8nn_model_t m, size_t index, size_t slot, struct q8nn_model_tensor_info* info,
+                                         const void** data) {
+  if (m == NULL || info == NULL || data == NULL || index >= m->num_ops) return q8nn_status_invalid_parameter;
+  const struct op* op = &m->ops[index];
+  int32_t t;
+  if (slot == Q8NN_MODEL_DEBUG_OUTPUT) t = op->output;
+  else if (slot < op->num_inputs) t = op->inputs[slot];
+  else return q8nn_status_invalid_parameter;
+  if (t < 0) {
+    memset(info, 0, sizeof(*info));
+    info->name = "";
+    *data = NULL;
+    return q8nn_status_success;
+  }
+  describe(&m->tensors[t], info);
+  *data = m->tensors[t].data;
   return q8nn_status_success;
 }
 
