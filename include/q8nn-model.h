@@ -43,13 +43,26 @@ enum q8nn_model_type {
   q8nn_model_type_int8 = 9,
 };
 
-/** Load options. Zero-filled (or NULL) = every operator on the CPU. */
+/** Arithmetic of the operators q8nn runs (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD). */
+enum q8nn_model_numerics {
+  /** TFLite's reference integer kernels (double rounding): bit-exact with TFLite. The default. */
+  q8nn_model_numerics_tflite = 0,
+  /** XNNPACK numerics, not TFLite-exact: convolutions, depthwise and fully connected with
+      q8nn_rounding_fp32, adds with Q8NN_FLAG_XNNPACK_ADD (see q8nn.h). Some output bytes then
+      differ by 1 from TFLite; the portable operators (SOFTMAX, pools, ...) are unchanged. Models
+      whose scales XNNPACK would refuse (subnormal, or a requantization scale >= 256) fail to load. */
+  q8nn_model_numerics_xnnpack_fp32 = 1,
+};
+
+/** Load options. Zero-filled (or NULL) = every operator on the CPU, TFLite numerics. */
 struct q8nn_model_options {
   /** Optional backend: every operator it supports() runs there, the rest on the CPU. Not owned;
       must outlive the model. NULL = CPU. */
   q8nn_backend_t backend;
   /** Record the time of every operator during run (see q8nn_model_get_operator_info). */
   bool profile;
+  /** q8nn_model_numerics_tflite (0) or q8nn_model_numerics_xnnpack_fp32. */
+  enum q8nn_model_numerics numerics;
 };
 
 /** One model input or output tensor. */

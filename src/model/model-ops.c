@@ -189,15 +189,24 @@ void q8nn_model_average_pool_s8(const struct q8nn_model_pool_params* p, const in
         pool_window(p, oy, ox, &y0, &y1, &x0, &x1);
         const int32_t count = (int32_t) ((y1 - y0) * (x1 - x0));
         int8_t* out = output + ((b * p->output_height + oy) * p->output_width + ox) * C;
-        for (size_t c = 0; c < C; c++) {
-          int32_t acc = 0;
+        /* channels innermost, in blocks of 256 sums, so the input is read in order */
+        for (size_t c0 = 0; c0 < C; c0 += 256) {
+          const size_t cn = C - c0 < 256 ? C - c0 : 256;
+          int32_t sums[256];
+          memset(sums, 0, cn * sizeof(int32_t));
           for (size_t y = y0; y < y1; y++) {
-            for (size_t x = x0; x < x1; x++) acc += in[(y * p->input_width + x) * C + c];
+            for (size_t x = x0; x < x1; x++) {
+              const int8_t* pixel = in + (y * p->input_width + x) * C + c0;
+              for (size_t c = 0; c < cn; c++) sums[c] += pixel[c];
+            }
           }
-          /* count 0 cannot happen: the loader checks every window overlaps the image */
-          acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
-          acc = acc < p->output_min ? p->output_min : acc > p->output_max ? p->output_max : acc;
-          out[c] = (int8_t) acc;
+          for (size_t c = 0; c < cn; c++) {
+            int32_t acc = sums[c];
+            /* count 0 cannot happen: the loader checks every window overlaps the image */
+            acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
+            acc = acc < p->output_min ? p->output_min : acc > p->output_max ? p->output_max : acc;
+            out[c0 + c] = (int8_t) acc;
+          }
         }
       }
     }
@@ -273,23 +282,46 @@ int q8nn_model_binary_broadcast(size_t a_rank, const size_t* a_shape, size_t b_r
 
 static int8_t clamp_s8(int32_t v, int32_t lo, int32_t hi) { return (int8_t) (v < lo ? lo : v > hi ? hi : v); }
 
+static int8_t mul_element(const struct q8nn_model_binary_params* p, int8_t a, int8_t b) {
+  const int32_t va = p->a_offset + a, vb = p->b_offset + b;
+  const int32_t r = wrap_add(p->output_offset, q8nn_model_mbqm(va * vb, p->output_multiplier, p->output_shift));
+  return clamp_s8(r, p->output_min, p->output_max);
+}
+
+static int8_t sub_element(const struct q8nn_model_binary_params* p, int8_t a, int8_t b) {
+  const int32_t va = (p->a_offset + a) * (1 << p->left_shift);
+  const int32_t vb = (p->b_offset + b) * (1 << p->left_shift);
+  const int32_t sa = q8nn_model_mbqm(va, p->a_multiplier, p->a_shift);
+  const int32_t sb = q8nn_model_mbqm(vb, p->b_multiplier, p->b_shift);
+  const int32_t r = wrap_add(q8nn_model_mbqm(wrap_sub(sa, sb), p->output_multiplier, p->output_shift), p->output_offset);
+  return clamp_s8(r, p->output_min, p->output_max);
+}
+
 void q8nn_model_mul_s8(const struct q8nn_model_binary_params* p, const int8_t* a, const int8_t* b, int8_t* out) {
-  FOR_EACH_BROADCAST(p, {
-    const int32_t va = p->a_offset + a[ia_], vb = p->b_offset + b[ib_];
-    const int32_t r = wrap_add(p->output_offset, q8nn_model_mbqm(va * vb, p->output_multiplier, p->output_shift));
-    out[o_] = clamp_s8(r, p->output_min, p->output_max);
-  });
+  FOR_EACH_BROADCAST(p, { out[o_] = mul_element(p, a[ia_], b[ib_]); });
 }
 
 void q8nn_model_sub_s8(const struct q8nn_model_binary_params* p, const int8_t* a, const int8_t* b, int8_t* out) {
-  FOR_EACH_BROADCAST(p, {
-    const int32_t va = (p->a_offset + a[ia_]) * (1 << p->left_shift);
-    const int32_t vb = (p->b_offset + b[ib_]) * (1 << p->left_shift);
-    const int32_t sa = q8nn_model_mbqm(va, p->a_multiplier, p->a_shift);
-    const int32_t sb = q8nn_model_mbqm(vb, p->b_multiplier, p->b_shift);
-    const int32_t r = wrap_add(q8nn_model_mbqm(wrap_sub(sa, sb), p->output_multiplier, p->output_shift), p->output_offset);
-    out[o_] = clamp_s8(r, p->output_min, p->output_max);
-  });
+  FOR_EACH_BROADCAST(p, { out[o_] = sub_element(p, a[ia_], b[ib_]); });
+}
+
+void q8nn_model_binary_table(const struct q8nn_model_binary_params* p, int mul, const int8_t* b, size_t nb,
+                             int8_t* table) {
+  for (size_t j = 0; j < nb; j++) {
+    for (int v = -128; v <= 127; v++) {
+      table[j * 256 + (uint8_t) v] = mul ? mul_element(p, (int8_t) v, b[j]) : sub_element(p, (int8_t) v, b[j]);
+    }
+  }
+}
+
+void q8nn_model_table_s8(size_t n, size_t nb, const int8_t* table, const int8_t* a, int8_t* out) {
+  if (nb == 1) {
+    for (size_t i = 0; i < n; i++) out[i] = table[(uint8_t) a[i]];
+    return;
+  }
+  for (size_t i = 0; i < n; i += nb) {
+    for (size_t j = 0; j < nb; j++) out[i + j] = table[j * 256 + (uint8_t) a[i + j]];
+  }
 }
 
 /* ---- PAD ------------------------------------------------------------------------------------- */

@@ -59,6 +59,14 @@ void q8nn_model_mul_s8(const struct q8nn_model_binary_params* p, const int8_t* a
 /* reference_ops SubElementwise / BroadcastQuantSubSlow for int8 */
 void q8nn_model_sub_s8(const struct q8nn_model_binary_params* p, const int8_t* a, const int8_t* b, int8_t* out);
 
+/* MUL or SUB by a constant b of nb values (b a scalar, or b varying along the innermost output
+   dimension only): table[j * 256 + (uint8_t) a] = the element function of (a, b[j]), the same
+   arithmetic as q8nn_model_mul_s8 / sub_s8, so the lookup is exact. */
+void q8nn_model_binary_table(const struct q8nn_model_binary_params* p, int mul, const int8_t* b, size_t nb,
+                             int8_t* table);
+/* out[i] = table[(i % nb) * 256 + (uint8_t) a[i]], n a multiple of nb. */
+void q8nn_model_table_s8(size_t n, size_t nb, const int8_t* table, const int8_t* a, int8_t* out);
+
 /* ---- PAD / PADV2 (value = the output zero point, or PADV2's constant), rank <= 6 ------------ */
 void q8nn_model_pad_s8(size_t rank, const size_t* in_shape, const size_t* before, const size_t* out_shape,
                        int8_t value, const int8_t* input, int8_t* output);

@@ -103,6 +103,8 @@ struct op {
   size_t concat_outer;
   size_t* concat_chunk;          /* bytes per outer row, per input */
   const int8_t** concat_inputs;  /* input data pointers (arena or constants) */
+  int8_t* table;                 /* MUL/SUB by a constant: 256 outputs per constant value */
+  size_t table_values;
   int requantize;                /* QUANTIZE: 8-bit input (requantize), not float */
   int32_t rq_multiplier;
   int rq_shift;
@@ -127,6 +129,7 @@ struct q8nn_model {
   bool profile;
   q8nn_model_debug_callback debug;
   void* debug_context;
+  enum q8nn_model_numerics numerics;
 };
 
 struct loader {
@@ -448,7 +451,8 @@ static enum q8nn_status prepare_conv(struct loader* l, struct op* op) {
   const struct q8nn_conv_quantization quant = {
       .input_zero_point = in->zero_point, .input_scale = in->scale, .kernel_scale = scales,
       .output_zero_point = out->zero_point, .output_scale = out->scale, .output_min = (int8_t) out_min,
-      .output_max = (int8_t) out_max, .rounding = q8nn_rounding_double};
+      .output_max = (int8_t) out_max,
+      .rounding = l->m->numerics == q8nn_model_numerics_xnnpack_fp32 ? q8nn_rounding_fp32 : q8nn_rounding_double};
   if (depthwise) {
     const struct q8nn_depthwise_convolution2d_desc desc = {
         .padding_top = pt, .padding_right = pr, .padding_bottom = pb, .padding_left = pl,
@@ -526,11 +530,18 @@ static enum q8nn_status prepare_fully_connected(struct loader* l, struct op* op)
   enum q8nn_status status = read_bias(l, op, bias, units, &b);
   if (status != q8nn_status_success) return status;
   const int32_t shift32 = shift;
-  const struct q8nn_conv_quantization quant = {
+  struct q8nn_conv_quantization quant = {
       .input_zero_point = in->zero_point, .input_scale = in->scale, .kernel_scale = NULL,
       .output_zero_point = out->zero_point, .output_scale = out->scale, .output_min = (int8_t) out_min,
       .output_max = (int8_t) out_max, .rounding = q8nn_rounding_double, .output_multiplier = &multiplier,
       .output_shift = &shift32};
+  if (l->m->numerics == q8nn_model_numerics_xnnpack_fp32) {
+    /* XNNPACK's fully connected: the fp32 scale from the float scales, no fixed-point multiplier */
+    quant.rounding = q8nn_rounding_fp32;
+    quant.kernel_scale = &filter->scale;
+    quant.output_multiplier = NULL;
+    quant.output_shift = NULL;
+  }
   const struct q8nn_convolution2d_desc desc = {
       .kernel_height = 1, .kernel_width = 1, .stride_height = 1, .stride_width = 1, .dilation_height = 1,
       .dilation_width = 1, .groups = 1, .group_input_channels = depth, .group_output_channels = units};
@@ -571,7 +582,8 @@ static enum q8nn_status prepare_binary(struct loader* l, struct op* op) {
         .a_zero_point = a->zero_point, .a_scale = a->scale, .b_zero_point = b->zero_point, .b_scale = b->scale,
         .output_zero_point = out->zero_point, .output_scale = out->scale, .output_min = (int8_t) out_min,
         .output_max = (int8_t) out_max};
-    enum q8nn_status status = q8nn_create_add_nd_s8(&quant, 0, &op->qop);
+    const uint32_t flags = l->m->numerics == q8nn_model_numerics_xnnpack_fp32 ? Q8NN_FLAG_XNNPACK_ADD : 0;
+    enum q8nn_status status = q8nn_create_add_nd_s8(&quant, flags, &op->qop);
     if (status != q8nn_status_success) return op_fail(l, op, status, "q8nn create failed (%s)", q8nn_status_string(status));
     op->placement = place_op(l->m, op);
     status = q8nn_setup_add_nd_s8(op->qop, a->num_dims, a->dims, b->num_dims, b->dims, (const int8_t*) a->data,
@@ -608,6 +620,20 @@ static enum q8nn_status prepare_binary(struct loader* l, struct op* op) {
     p->a_shift = sa;
     p->b_shift = sb;
     p->output_shift = so;
+  }
+  /* A constant b that is a scalar or varies along the innermost dimension only (preprocessing
+     layers: x * s - t, per channel), with a of the output's shape: every output is a function of
+     (a, b[i % nb]), so a table of 256 results per b value built from the same element arithmetic
+     replaces the fixed-point work (exact by construction). */
+  const size_t R = Q8NN_MODEL_OPS_MAX_DIMS;
+  int table_ok = b->constant != NULL && b->data != NULL && a->elements == out->elements && b->elements <= 64;
+  for (size_t i = 0; i + 1 < R && table_ok; i++) table_ok = p->b_stride[i] == 0 || p->out_shape[i] == 1;
+  if (table_ok && b->elements != 1) table_ok = p->b_stride[R - 1] == 1 && b->elements == p->out_shape[R - 1];
+  if (table_ok) {
+    op->table_values = b->elements;
+    op->table = (int8_t*) malloc(b->elements * 256);
+    if (op->table == NULL) return fail(l, q8nn_status_out_of_memory, "out of memory");
+    q8nn_model_binary_table(p, op->builtin == OP_MUL, (const int8_t*) b->data, b->elements, op->table);
   }
   return q8nn_status_success;
 }
@@ -1161,6 +1187,11 @@ enum q8nn_status q8nn_model_load_memory(const void* data, size_t size, const str
   if (options != NULL) {
     m->backend = options->backend;
     m->profile = options->profile;
+    m->numerics = options->numerics;
+    if (m->numerics != q8nn_model_numerics_tflite && m->numerics != q8nn_model_numerics_xnnpack_fp32) {
+      free(m);
+      return fail(&l, q8nn_status_invalid_parameter, "unknown numerics %d", (int) options->numerics);
+    }
   }
   const enum q8nn_status status = load(&l);
   m->file = NULL; /* the caller's bytes may go away now */
@@ -1292,12 +1323,17 @@ static enum q8nn_status run_op(struct q8nn_model* m, struct op* op, pthreadpool_
       break;
     }
     case K_MUL:
-      q8nn_model_mul_s8(&op->binary, (const int8_t*) in->data, (const int8_t*) m->tensors[op->inputs[1]].data,
+    case K_SUB:
+      if (op->table != NULL) {
+        q8nn_model_table_s8(out->elements, op->table_values, op->table, (const int8_t*) in->data, (int8_t*) out->data);
+      } else if (op->kind == K_MUL) {
+        q8nn_model_mul_s8(&op->binary, (const int8_t*) in->data, (const int8_t*) m->tensors[op->inputs[1]].data,
                         (int8_t*) out->data);
       break;
-    case K_SUB:
-      q8nn_model_sub_s8(&op->binary, (const int8_t*) in->data, (const int8_t*) m->tensors[op->inputs[1]].data,
-                        (int8_t*) out->data);
+      } else {
+        q8nn_model_sub_s8(&op->binary, (const int8_t*) in->data, (const int8_t*) m->tensors[op->inputs[1]].data,
+                          (int8_t*) out->data);
+      }
       break;
     case K_PAD:
       q8nn_model_pad_s8(op->pad_rank, op->pad_in, op->pad_before, op->pad_out, op->pad_value,
@@ -1380,6 +1416,7 @@ enum q8nn_status q8nn_model_delete(q8nn_model_t m) {
     free(m->ops[k].softmax);
     free(m->ops[k].concat_chunk);
     free(m->ops[k].concat_inputs);
+    free(m->ops[k].table);
   }
   for (size_t i = 0; i < m->num_tensors && m->tensors != NULL; i++) free(m->tensors[i].name);
   free(m->ops);

@@ -143,6 +143,47 @@ static void test_mul_sub_broadcast(void** state) {
   }
 }
 
+/* The constant-operand lookup of MUL/SUB (x * s - t preprocessing) gives the same bytes as the
+   element loop, which test_mul_sub_broadcast checks against the reference. */
+static void test_mul_sub_table(void** state) {
+  (void) state;
+  for (int t = 0; t < 300; t++) {
+    const int mul = t & 1;
+    const size_t C = t % 3 == 0 ? 1 : 1 + test_rand() % 8, rows = 1 + test_rand() % 40, n = rows * C;
+    const size_t a_shape[2] = {rows, C}, b_shape[1] = {C};
+    int8_t a[40 * 8], b[8], out[40 * 8], ref[40 * 8], table[8 * 256];
+    test_fill_s8(a, n);
+    test_fill_s8(b, C);
+    struct q8nn_model_binary_params p;
+    memset(&p, 0, sizeof(p));
+    assert_true(q8nn_model_binary_broadcast(2, a_shape, 1, b_shape, 2, a_shape, &p));
+    p.a_offset = -test_rand_range(-128, 127);
+    p.b_offset = -test_rand_range(-128, 127);
+    p.output_offset = test_rand_range(-128, 127);
+    p.output_min = test_rand_range(-128, 0);
+    p.output_max = test_rand_range(p.output_min, 127);
+    int shift;
+    if (mul) {
+      q8nn_model_quantize_multiplier(expf(test_rand_float(-12.0f, -2.0f)), &p.output_multiplier, &shift);
+      p.output_shift = shift;
+      q8nn_model_mul_s8(&p, a, b, ref);
+    } else {
+      p.left_shift = 20;
+      q8nn_model_quantize_multiplier(expf(test_rand_float(-3.0f, -0.7f)), &p.a_multiplier, &shift);
+      p.a_shift = shift;
+      q8nn_model_quantize_multiplier(expf(test_rand_float(-3.0f, -0.7f)), &p.b_multiplier, &shift);
+      p.b_shift = shift;
+      q8nn_model_quantize_multiplier(expf(test_rand_float(-20.0f, -14.0f)), &p.output_multiplier, &shift);
+      p.output_shift = shift;
+      q8nn_model_sub_s8(&p, a, b, ref);
+    }
+    q8nn_model_binary_table(&p, mul, b, C, table);
+    q8nn_model_table_s8(n, C, table, a, out);
+    const size_t bad = test_first_mismatch(out, ref, n);
+    if (bad != SIZE_MAX) fail_msg("%s table case %d: [%zu] %d, loop %d", mul ? "mul" : "sub", t, bad, out[bad], ref[bad]);
+  }
+}
+
 static void random_shape(size_t rank, size_t* shape, size_t max_dim) {
   for (size_t i = 0; i < rank; i++) shape[i] = 1 + test_rand() % max_dim;
 }
@@ -334,6 +375,7 @@ int main(void) {
       cmocka_unit_test(test_softmax),
       cmocka_unit_test(test_pools),
       cmocka_unit_test(test_mul_sub_broadcast),
+      cmocka_unit_test(test_mul_sub_table),
       cmocka_unit_test(test_pad),
       cmocka_unit_test(test_mean),
       cmocka_unit_test(test_concat),
