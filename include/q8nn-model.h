@@ -43,13 +43,26 @@ enum q8nn_model_type {
   q8nn_model_type_int8 = 9,
 };
 
-/** Load options. Zero-filled (or NULL) = every operator on the CPU. */
+/** Arithmetic of the operators q8nn runs (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD). */
+enum q8nn_model_numerics {
+  /** TFLite's reference integer kernels (double rounding): bit-exact with TFLite. The default. */
+  q8nn_model_numerics_tflite = 0,
+  /** XNNPACK numerics, not TFLite-exact: convolutions, depthwise and fully connected with
+      q8nn_rounding_fp32, adds with Q8NN_FLAG_XNNPACK_ADD (see q8nn.h). Some output bytes then
+      differ by 1 from TFLite; the portable operators (SOFTMAX, pools, ...) are unchanged. Models
+      whose scales XNNPACK would refuse (subnormal, or a requantization scale >= 256) fail to load. */
+  q8nn_model_numerics_xnnpack_fp32 = 1,
+};
+
+/** Load options. Zero-filled (or NULL) = every operator on the CPU, TFLite numerics. */
 struct q8nn_model_options {
   /** Optional backend: every operator it supports() runs there, the rest on the CPU. Not owned;
       must outlive the model. NULL = CPU. */
   q8nn_backend_t backend;
   /** Record the time of every operator during run (see q8nn_model_get_operator_info). */
   bool profile;
+  /** q8nn_model_numerics_tflite (0) or q8nn_model_numerics_xnnpack_fp32. */
+  enum q8nn_model_numerics numerics;
 };
 
 /** One model input or output tensor. */
@@ -129,6 +142,36 @@ Q8NN_API size_t q8nn_model_arena_size(q8nn_model_t model);
 Q8NN_API size_t q8nn_model_num_operators(q8nn_model_t model);
 Q8NN_API enum q8nn_status q8nn_model_get_operator_info(q8nn_model_t model, size_t index,
                                                        struct q8nn_model_operator_info* info);
+
+/* ---- Debugging aids (not for production use; they exist to compare the model layer with other
+   implementations operator by operator, as tests/model/test-model-layers.c does) ---- */
+
+/** Called by q8nn_model_run after operator `operator_index` has run (in execution order), on the
+    thread that called run. While it runs, q8nn_model_debug_tensor reads that operator's tensors. */
+typedef void (*q8nn_model_debug_callback)(void* context, q8nn_model_t model, size_t operator_index);
+
+/** Debugging aid: installs (or, with NULL, removes) the per-operator callback. context is passed
+    through. Without a callback run costs one NULL test per operator.
+    @return invalid_parameter for a NULL model. */
+Q8NN_API enum q8nn_status q8nn_model_set_debug_callback(q8nn_model_t model, q8nn_model_debug_callback callback,
+                                                        void* context);
+
+/** Slot value of q8nn_model_debug_tensor that names the operator's output. */
+#define Q8NN_MODEL_DEBUG_OUTPUT ((size_t) -1)
+
+/**
+ * Debugging aid: describes tensor `slot` of operator `operator_index` (slot 0.. = its inputs in the
+ * file's order, Q8NN_MODEL_DEBUG_OUTPUT = its output) and gives its current bytes.
+ * @param info   receives the description (scale/zero point: the first ones of the tensor).
+ * @param data   receives the tensor's memory, or NULL for a constant the model did not keep
+ *               (filters and biases, which q8nn packed at load) and for an absent optional input.
+ *               Arena tensors share memory with others: their bytes are meaningful only from the
+ *               end of the operator that writes them to the end of the last one that reads them,
+ *               i.e. inside the debug callback of operator_index for its inputs and output.
+ * @return invalid_parameter for NULL pointers or an index/slot out of range.
+ */
+Q8NN_API enum q8nn_status q8nn_model_debug_tensor(q8nn_model_t model, size_t operator_index, size_t slot,
+                                                  struct q8nn_model_tensor_info* info, const void** data);
 
 /** Deletes the model and everything it owns (not the backend). NULL is fine. */
 Q8NN_API enum q8nn_status q8nn_model_delete(q8nn_model_t model);

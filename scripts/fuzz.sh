@@ -37,17 +37,22 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
   -DQ8NN_BUILD_FUZZERS=ON -DQ8NN_BUILD_TESTS=OFF -DQ8NN_BUILD_BENCHMARKS=OFF -DQ8NN_BUILD_EXAMPLES=OFF >/dev/null
-cmake --build build-fuzz -j"$jobs" --target fuzz-operators fuzz-vta-program fuzz-vta-backend >/dev/null
+cmake --build build-fuzz -j"$jobs" --target fuzz-operators fuzz-vta-program fuzz-vta-backend fuzz-model-loader >/dev/null
 
 # ---- run -------------------------------------------------------------------------------------
 work="$(mktemp -d "${TMPDIR:-/tmp}/q8nn-fuzz.XXXXXX")"
 echo "q8nn fuzz: ${seconds}s per target, work dir $work"
 # max_len per target: the operator decoders read at most a few hundred bytes; .q8vta seeds are
-# ~21 KB (DRAM regions are whole 4 KiB pages).
-declare -A max_len=([fuzz-operators]=1024 [fuzz-vta-backend]=1024 [fuzz-vta-program]=65536)
+# ~21 KB (DRAM regions are whole 4 KiB pages); the model loader's largest seed is the 98 KB ResNet-8.
+declare -A max_len=([fuzz-operators]=1024 [fuzz-vta-backend]=1024 [fuzz-vta-program]=65536
+                    [fuzz-model-loader]=131072)
+# The loader accepts tensors up to 2 GiB and zero-fills its arena, so a mutated shape can touch
+# a few GiB before a run is refused: that target gets a larger RSS limit.
+declare -A rss_mb=([fuzz-operators]=2048 [fuzz-vta-backend]=2048 [fuzz-vta-program]=2048
+                   [fuzz-model-loader]=4096)
 failed=0
 summary=()
-for target in fuzz-operators fuzz-vta-program fuzz-vta-backend; do
+for target in fuzz-operators fuzz-vta-program fuzz-vta-backend fuzz-model-loader; do
   corpus="$work/$target/corpus"
   artifacts="$work/$target/artifacts/"
   mkdir -p "$corpus" "$artifacts"
@@ -58,7 +63,7 @@ for target in fuzz-operators fuzz-vta-program fuzz-vta-backend; do
   echo "== $target"
   set +e
   "build-fuzz/tests/fuzz/$target" "$corpus" -max_total_time="$seconds" -max_len="${max_len[$target]}" \
-    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts" >"$log" 2>&1
+    -timeout=10 -rss_limit_mb="${rss_mb[$target]}" -print_final_stats=1 -artifact_prefix="$artifacts" >"$log" 2>&1
   rc=$?
   set -e
   execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)"

@@ -1,8 +1,11 @@
 /* q8nn-run: runs a whole int8 .tflite model with q8nn-model and prints its output.
 
    usage: q8nn-run MODEL.tflite (--input FILE | --input-uint8 FILE | --zero-input)
-                   [--threads N] [--backend cpu|vta] [--repeat N] [--top K] [--profile] [--json]
+                   [--threads N] [--backend cpu|vta] [--numerics tflite|fp32] [--repeat N] [--top K]
+                   [--profile] [--json]
 
+   --numerics fp32 loads with q8nn_model_numerics_xnnpack_fp32 (XNNPACK numerics, not TFLite-exact);
+   the default, tflite, is bit-exact with TFLite's reference kernels.
    --input copies the file's bytes into the int8 input tensor; --input-uint8 subtracts 128 from
    each byte first (uint8 images for an int8 model); --zero-input runs on all-zero bytes. The file
    must have exactly the input tensor's size. Prints the output tensor (int8 values, dequantized
@@ -22,7 +25,7 @@
 static void usage(void) {
   fprintf(stderr,
           "usage: q8nn-run MODEL.tflite (--input FILE | --input-uint8 FILE | --zero-input) [--threads N]\n"
-          "                [--backend cpu|vta] [--repeat N] [--top K] [--profile] [--json]\n");
+          "                [--backend cpu|vta] [--numerics tflite|fp32] [--repeat N] [--top K] [--profile] [--json]\n");
 }
 
 static uint64_t now_ns(void) {
@@ -69,6 +72,7 @@ int main(int argc, char** argv) {
   int input_uint8 = 0, zero_input = 0, profile = 0, json = 0;
   long threads = 1, repeat = 1, top = 5;
   const char* backend_name = "cpu";
+  const char* numerics_name = "tflite";
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
     const int has_value = i + 1 < argc;
@@ -89,6 +93,13 @@ int main(int argc, char** argv) {
       backend_name = argv[++i];
       if (strcmp(backend_name, "cpu") != 0 && strcmp(backend_name, "vta") != 0) {
         fprintf(stderr, "q8nn-run: unknown backend '%s' (cpu or vta)\n", backend_name);
+        return 2;
+      }
+    } else if (strcmp(a, "--numerics") == 0 && has_value) {
+      numerics_name = argv[++i];
+      if (strcmp(numerics_name, "tflite") != 0 && strcmp(numerics_name, "fp32") != 0) {
+        fprintf(stderr, "q8nn-run: unknown numerics '%s' (tflite, or fp32: XNNPACK numerics, not TFLite-exact)\n",
+                numerics_name);
         return 2;
       }
     } else if (strcmp(a, "--profile") == 0) {
@@ -117,7 +128,9 @@ int main(int argc, char** argv) {
     fprintf(stderr, "q8nn-run: cannot create the VTA backend: %s\n", q8nn_status_string(status));
     return 1;
   }
-  const struct q8nn_model_options options = {.backend = backend, .profile = profile != 0};
+  const struct q8nn_model_options options = {
+      .backend = backend, .profile = profile != 0,
+      .numerics = strcmp(numerics_name, "fp32") == 0 ? q8nn_model_numerics_xnnpack_fp32 : q8nn_model_numerics_tflite};
   q8nn_model_t model = NULL;
   char error[512];
   status = q8nn_model_load_file(model_path, &options, &model, error, sizeof(error));
@@ -222,8 +235,8 @@ int main(int argc, char** argv) {
   if (json) {
     printf("{\"model\": ");
     json_string(model_path);
-    printf(", \"backend\": \"%s\", \"threads\": %ld, \"repeat\": %ld, \"isa\": \"0x%x\", \"arena_bytes\": %zu,\n",
-           backend_name, threads, repeat, (unsigned) q8nn_get_active_isa(), q8nn_model_arena_size(model));
+    printf(", \"backend\": \"%s\", \"numerics\": \"%s\", \"threads\": %ld, \"repeat\": %ld, \"isa\": \"0x%x\", \"arena_bytes\": %zu,\n",
+           backend_name, numerics_name, threads, repeat, (unsigned) q8nn_get_active_isa(), q8nn_model_arena_size(model));
     printf(" \"output_shape\": ");
     print_shape(stdout, out_info.dims, out_info.num_dims, 1);
     printf(", \"output_scale\": %.9g, \"output_zero_point\": %d,\n \"output\": [", (double) out_info.scale,
@@ -252,8 +265,13 @@ int main(int argc, char** argv) {
     }
     printf("]}\n");
   } else {
-    printf("model %s: %zu operators (%zu on the %s backend), arena %zu bytes, %.2f MMAC\n", model_path, num_ops,
-           on_backend, backend_name, q8nn_model_arena_size(model), (double) total_macs / 1e6);
+    if (backend != NULL) {
+      printf("model %s: %zu operators (%zu on the %s backend), arena %zu bytes, %.2f MMAC\n", model_path, num_ops,
+             on_backend, backend_name, q8nn_model_arena_size(model), (double) total_macs / 1e6);
+    } else {
+      printf("model %s: %zu operators (all on the CPU), arena %zu bytes, %.2f MMAC\n", model_path, num_ops,
+             q8nn_model_arena_size(model), (double) total_macs / 1e6);
+    }
     printf("output %s ", out_info.name);
     print_shape(stdout, out_info.dims, out_info.num_dims, 0);
     printf(" int8 (scale %g, zero point %d): [", (double) out_info.scale, (int) out_info.zero_point);
@@ -263,8 +281,9 @@ int main(int argc, char** argv) {
       printf("  top %zu: index %zu, int8 %d, score %.6f\n", i + 1, order[i], output[order[i]],
              (double) out_info.scale * (output[order[i]] - out_info.zero_point));
     }
-    printf("time per run: %.3f ms (median of %ld, %ld thread%s)\n", (double) median_ns / 1e6, repeat, threads,
-           threads > 1 ? "s" : "");
+    printf("time per run: %.3f ms (median of %ld, %ld thread%s)%s\n", (double) median_ns / 1e6, repeat, threads,
+           threads > 1 ? "s" : "",
+           strcmp(numerics_name, "fp32") == 0 ? ", XNNPACK numerics (not TFLite-exact)" : "");
     struct q8nn_vta_stats vs;
     if (backend != NULL && q8nn_vta_get_stats(backend, &vs) == q8nn_status_success) {
       printf("VTA model per run: %" PRIu64 " cycles, %" PRIu64 " instructions, %" PRIu64 " GEMM micro-ops\n",

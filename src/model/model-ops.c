@@ -189,15 +189,24 @@ void q8nn_model_average_pool_s8(const struct q8nn_model_pool_params* p, const in
         pool_window(p, oy, ox, &y0, &y1, &x0, &x1);
         const int32_t count = (int32_t) ((y1 - y0) * (x1 - x0));
         int8_t* out = output + ((b * p->output_height + oy) * p->output_width + ox) * C;
-        for (size_t c = 0; c < C; c++) {
-          int32_t acc = 0;
+        /* channels innermost, in blocks of 256 sums, so the input is read in order */
+        for (size_t c0 = 0; c0 < C; c0 += 256) {
+          const size_t cn = C - c0 < 256 ? C - c0 : 256;
+          int32_t sums[256];
+          memset(sums, 0, cn * sizeof(int32_t));
           for (size_t y = y0; y < y1; y++) {
-            for (size_t x = x0; x < x1; x++) acc += in[(y * p->input_width + x) * C + c];
+            for (size_t x = x0; x < x1; x++) {
+              const int8_t* pixel = in + (y * p->input_width + x) * C + c0;
+              for (size_t c = 0; c < cn; c++) sums[c] += pixel[c];
+            }
           }
-          /* count 0 cannot happen: the loader checks every window overlaps the image */
-          acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
-          acc = acc < p->output_min ? p->output_min : acc > p->output_max ? p->output_max : acc;
-          out[c] = (int8_t) acc;
+          for (size_t c = 0; c < cn; c++) {
+            int32_t acc = sums[c];
+            /* count 0 cannot happen: the loader checks every window overlaps the image */
+            acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
+            acc = acc < p->output_min ? p->output_min : acc > p->output_max ? p->output_max : acc;
+            out[c0 + c] = (int8_t) acc;
+          }
         }
       }
     }
@@ -273,23 +282,46 @@ int q8nn_model_binary_broadcast(size_t a_rank, const size_t* a_shape, size_t b_r
 
 static int8_t clamp_s8(int32_t v, int32_t lo, int32_t hi) { return (int8_t) (v < lo ? lo : v > hi ? hi : v); }
 
+static int8_t mul_element(const struct q8nn_model_binary_params* p, int8_t a, int8_t b) {
+  const int32_t va = p->a_offset + a, vb = p->b_offset + b;
+  const int32_t r = wrap_add(p->output_offset, q8nn_model_mbqm(va * vb, p->output_multiplier, p->output_shift));
+  return clamp_s8(r, p->output_min, p->output_max);
+}
+
+static int8_t sub_element(const struct q8nn_model_binary_params* p, int8_t a, int8_t b) {
+  const int32_t va = (p->a_offset + a) * (1 << p->left_shift);
+  const int32_t vb = (p->b_offset + b) * (1 << p->left_shift);
+  const int32_t sa = q8nn_model_mbqm(va, p->a_multiplier, p->a_shift);
+  const int32_t sb = q8nn_model_mbqm(vb, p->b_multiplier, p->b_shift);
+  const int32_t r = wrap_add(q8nn_model_mbqm(wrap_sub(sa, sb), p->output_multiplier, p->output_shift), p->output_offset);
+  return clamp_s8(r, p->output_min, p->output_max);
+}
+
 void q8nn_model_mul_s8(const struct q8nn_model_binary_params* p, const int8_t* a, const int8_t* b, int8_t* out) {
-  FOR_EACH_BROADCAST(p, {
-    const int32_t va = p->a_offset + a[ia_], vb = p->b_offset + b[ib_];
-    const int32_t r = wrap_add(p->output_offset, q8nn_model_mbqm(va * vb, p->output_multiplier, p->output_shift));
-    out[o_] = clamp_s8(r, p->output_min, p->output_max);
-  });
+  FOR_EACH_BROADCAST(p, { out[o_] = mul_element(p, a[ia_], b[ib_]); });
 }
 
 void q8nn_model_sub_s8(const struct q8nn_model_binary_params* p, const int8_t* a, const int8_t* b, int8_t* out) {
-  FOR_EACH_BROADCAST(p, {
-    const int32_t va = (p->a_offset + a[ia_]) * (1 << p->left_shift);
-    const int32_t vb = (p->b_offset + b[ib_]) * (1 << p->left_shift);
-    const int32_t sa = q8nn_model_mbqm(va, p->a_multiplier, p->a_shift);
-    const int32_t sb = q8nn_model_mbqm(vb, p->b_multiplier, p->b_shift);
-    const int32_t r = wrap_add(q8nn_model_mbqm(wrap_sub(sa, sb), p->output_multiplier, p->output_shift), p->output_offset);
-    out[o_] = clamp_s8(r, p->output_min, p->output_max);
-  });
+  FOR_EACH_BROADCAST(p, { out[o_] = sub_element(p, a[ia_], b[ib_]); });
+}
+
+void q8nn_model_binary_table(const struct q8nn_model_binary_params* p, int mul, const int8_t* b, size_t nb,
+                             int8_t* table) {
+  for (size_t j = 0; j < nb; j++) {
+    for (int v = -128; v <= 127; v++) {
+      table[j * 256 + (uint8_t) v] = mul ? mul_element(p, (int8_t) v, b[j]) : sub_element(p, (int8_t) v, b[j]);
+    }
+  }
+}
+
+void q8nn_model_table_s8(size_t n, size_t nb, const int8_t* table, const int8_t* a, int8_t* out) {
+  if (nb == 1) {
+    for (size_t i = 0; i < n; i++) out[i] = table[(uint8_t) a[i]];
+    return;
+  }
+  for (size_t i = 0; i < n; i += nb) {
+    for (size_t j = 0; j < nb; j++) out[i + j] = table[j * 256 + (uint8_t) a[i + j]];
+  }
 }
 
 /* ---- PAD ------------------------------------------------------------------------------------- */
@@ -323,18 +355,124 @@ void q8nn_model_pad_s8(size_t rank, const size_t* in_shape, const size_t* before
 
 /* ---- MEAN ------------------------------------------------------------------------------------ */
 
-void q8nn_model_mean_hw_s8(const struct q8nn_model_mean_params* p, const int8_t* input, int8_t* output) {
-  const int32_t n = (int32_t) (p->height * p->width);
-  for (size_t b = 0; b < p->batch; b++) {
-    for (size_t c = 0; c < p->channels; c++) {
-      int32_t acc = 0;
-      for (size_t i = 0; i < p->height * p->width; i++) {
-        acc += input[(b * p->height * p->width + i) * p->channels + c] - p->input_zero_point;
-      }
-      acc = q8nn_model_mbqm(acc, p->multiplier, p->shift);
-      acc = acc > 0 ? (acc + n / 2) / n : (acc - n / 2) / n;
-      acc += p->output_zero_point;
-      output[b * p->channels + c] = clamp_s8(acc, INT8_MIN, INT8_MAX);
+/* Resolves the raw axis values as TFLite's ResolveAxis does (negative + rank, duplicates once). */
+static int mean_reduced_mask(size_t rank, const int32_t* axes, size_t num_axes, int* reduced) {
+  for (size_t i = 0; i < rank; i++) reduced[i] = 0;
+  if (num_axes > 4) return 0;
+  for (size_t k = 0; k < num_axes; k++) {
+    const int64_t a = axes[k] < 0 ? (int64_t) axes[k] + (int64_t) rank : (int64_t) axes[k];
+    if (a < 0 || a >= (int64_t) rank) return 0;
+    reduced[a] = 1;
+  }
+  return 1;
+}
+
+size_t q8nn_model_mean_output_shape(size_t rank, const size_t* shape, const int32_t* axes, size_t num_axes,
+                                    int keep_dims, size_t* out_shape) {
+  int reduced[Q8NN_MODEL_OPS_MAX_DIMS];
+  if (rank > Q8NN_MODEL_OPS_MAX_DIMS || !mean_reduced_mask(rank, axes, num_axes, reduced)) return SIZE_MAX;
+  size_t n = 0;
+  for (size_t i = 0; i < rank; i++) {
+    if (!reduced[i]) out_shape[n++] = shape[i];
+    else if (keep_dims) out_shape[n++] = 1;
+  }
+  return n;
+}
+
+int q8nn_model_mean_prepare(size_t rank, const size_t* shape, const int32_t* axes, size_t num_axes, int keep_dims,
+                            float input_scale, int32_t input_zero_point, float output_scale,
+                            int32_t output_zero_point, struct q8nn_model_mean_params* p) {
+  int reduced[Q8NN_MODEL_OPS_MAX_DIMS];
+  memset(p, 0, sizeof(*p));
+  if (rank > Q8NN_MODEL_OPS_MAX_DIMS || !mean_reduced_mask(rank, axes, num_axes, reduced)) return 0;
+  size_t stride = 1, strides[Q8NN_MODEL_OPS_MAX_DIMS];
+  for (size_t i = rank; i-- > 0;) {
+    strides[i] = stride;
+    stride *= shape[i];
+  }
+  p->num_elements = 1;
+  for (size_t i = 0; i < rank; i++) {
+    if (reduced[i]) {
+      p->reduced_size[p->num_reduced] = shape[i];
+      p->reduced_stride[p->num_reduced++] = strides[i];
+      if (shape[i] > Q8NN_MODEL_MEAN_MAX_ELEMENTS / p->num_elements) return 0;
+      p->num_elements *= shape[i];
+    } else {
+      p->kept_size[p->num_kept] = shape[i];
+      p->kept_stride[p->num_kept++] = strides[i];
+    }
+  }
+  p->input_zero_point = input_zero_point;
+  p->output_zero_point = output_zero_point;
+  /* TFLite compares the raw axis values, so {-3, -2} takes a general path even on 4D */
+  const int hw = keep_dims && rank == 4 && num_axes == 2 &&
+                 ((axes[0] == 1 && axes[1] == 2) || (axes[0] == 2 && axes[1] == 1));
+  if (hw) {
+    p->path = Q8NN_MODEL_MEAN_HW;
+    return q8nn_model_quantize_multiplier((double) input_scale / (double) output_scale, &p->multiplier, &p->shift);
+  }
+  if (input_scale == output_scale && input_zero_point == output_zero_point) {
+    p->path = Q8NN_MODEL_MEAN_SAME;
+  } else {
+    p->path = Q8NN_MODEL_MEAN_FLOAT;
+    p->scale = input_scale / output_scale;
+  }
+  return 1;
+}
+
+/* Visits a row-major index space of up to 6 dimensions, with the input offset of each point. */
+static size_t odometer_next(size_t n, const size_t* size, const size_t* stride, size_t* index, size_t offset,
+                            int* done) {
+  for (size_t d = n; d-- > 0;) {
+    if (++index[d] < size[d]) return offset + stride[d];
+    offset -= (size[d] - 1) * stride[d];
+    index[d] = 0;
+  }
+  *done = 1;
+  return offset;
+}
+
+void q8nn_model_mean_s8(const struct q8nn_model_mean_params* p, const int8_t* input, int8_t* output) {
+  size_t kept[Q8NN_MODEL_OPS_MAX_DIMS] = {0}, o = 0, base = 0;
+  const int32_t n = (int32_t) p->num_elements;
+  for (int kept_done = 0; !kept_done; o++) {
+    size_t red[Q8NN_MODEL_OPS_MAX_DIMS] = {0}, off = base;
+    int32_t sum = 0; /* |sum| <= 255 * 2^23 < 2^31 (Q8NN_MODEL_MEAN_MAX_ELEMENTS) */
+    const int32_t zp = p->path == Q8NN_MODEL_MEAN_HW ? p->input_zero_point : 0;
+    for (int done = 0; !done;) {
+      sum += input[off] - zp;
+      off = odometer_next(p->num_reduced, p->reduced_size, p->reduced_stride, red, off, &done);
+    }
+    int32_t v;
+    if (p->path == Q8NN_MODEL_MEAN_HW) {
+      v = q8nn_model_mbqm(sum, p->multiplier, p->shift);
+      v = v > 0 ? (v + n / 2) / n : (v - n / 2) / n;
+      v = wrap_add(v, p->output_zero_point);
+      v = v < INT8_MIN ? INT8_MIN : v > INT8_MAX ? INT8_MAX : v;
+    } else if (p->path == Q8NN_MODEL_MEAN_SAME) {
+      v = sum / n; /* the mean of int8 values, truncated: always in range */
+    } else {
+      /* float, operation by operation as TFLite writes it (built with -ffp-contract=off) */
+      const float bias = (float) -p->input_zero_point * p->scale + 0.5f;
+      const float mean = (float) sum / (float) n;
+      float r = roundf(mean * p->scale + bias) + (float) p->output_zero_point;
+      r = r < 127.0f ? r : 127.0f;
+      r = r > -128.0f ? r : -128.0f;
+      v = (int32_t) r;
+    }
+    output[o] = (int8_t) v;
+    base = odometer_next(p->num_kept, p->kept_size, p->kept_stride, kept, base, &kept_done);
+  }
+}
+
+/* ---- CONCATENATION -------------------------------------------------------------------------- */
+
+void q8nn_model_concat_s8(size_t outer, size_t num_inputs, const size_t* chunk, const int8_t* const* inputs,
+                          int8_t* output) {
+  for (size_t o = 0; o < outer; o++) {
+    for (size_t k = 0; k < num_inputs; k++) {
+      memcpy(output, inputs[k] + o * chunk[k], chunk[k]);
+      output += chunk[k];
     }
   }
 }
@@ -344,13 +482,30 @@ void q8nn_model_mean_hw_s8(const struct q8nn_model_mean_params* p, const int8_t*
 void q8nn_model_quantize_f32_s8(size_t n, float scale, int32_t zero_point, const float* input, int8_t* output) {
   for (size_t i = 0; i < n; i++) {
     const float q = roundf(input[i] / scale);
-    /* TFLite: static_cast<int32_t>(TfLiteRound(val / scale)) + zero_point, then clamp; out-of-range
-       floats (UB in C++) are clamped here first. */
-    const int32_t v = q >= 2147483520.0f ? INT32_MAX - 255 : q <= -2147483520.0f ? INT32_MIN + 255 : (int32_t) q;
-    output[i] = clamp_s8(v + zero_point, INT8_MIN, INT8_MAX);
+    double v = (double) q + (double) zero_point;
+    v = v < -128.0 ? -128.0 : v > 127.0 ? 127.0 : v;
+    if (isnan(v)) v = zero_point < -128 ? -128.0 : zero_point > 127 ? 127.0 : (double) zero_point;
+    output[i] = (int8_t) v;
   }
 }
 
-void q8nn_model_dequantize_s8_f32(size_t n, float scale, int32_t zero_point, const int8_t* input, float* output) {
-  for (size_t i = 0; i < n; i++) output[i] = (float) ((double) scale * (double) (input[i] - zero_point));
+void q8nn_model_requantize_8(size_t n, int input_unsigned, int32_t input_zero_point, int output_unsigned,
+                             int32_t output_zero_point, int32_t multiplier, int shift, const void* input,
+                             void* output) {
+  const int32_t lo = output_unsigned ? 0 : INT8_MIN, hi = output_unsigned ? UINT8_MAX : INT8_MAX;
+  for (size_t i = 0; i < n; i++) {
+    const int32_t x = input_unsigned ? (int32_t) ((const uint8_t*) input)[i] : (int32_t) ((const int8_t*) input)[i];
+    int32_t v = wrap_add(q8nn_model_mbqm(x - input_zero_point, multiplier, shift), output_zero_point);
+    v = v < lo ? lo : v > hi ? hi : v;
+    if (output_unsigned) ((uint8_t*) output)[i] = (uint8_t) v;
+    else ((int8_t*) output)[i] = (int8_t) v;
+  }
+}
+
+void q8nn_model_dequantize_8_f32(size_t n, int input_unsigned, float scale, int32_t zero_point, const void* input,
+                                 float* output) {
+  for (size_t i = 0; i < n; i++) {
+    const int32_t x = input_unsigned ? (int32_t) ((const uint8_t*) input)[i] : (int32_t) ((const int8_t*) input)[i];
+    output[i] = (float) ((double) scale * (double) (x - zero_point));
+  }
 }

@@ -30,7 +30,7 @@
 enum {
   OP_ADD = 0, OP_AVERAGE_POOL_2D = 1, OP_CONCATENATION = 2, OP_CONV_2D = 3, OP_DEPTHWISE_CONV_2D = 4,
   OP_DEQUANTIZE = 6, OP_FULLY_CONNECTED = 9, OP_MAX_POOL_2D = 17, OP_MUL = 18, OP_RESHAPE = 22,
-  OP_SOFTMAX = 25, OP_PAD = 34, OP_MEAN = 40, OP_SUB = 41, OP_SQUEEZE = 43, OP_QUANTIZE = 114,
+  OP_SOFTMAX = 25, OP_PAD = 34, OP_MEAN = 40, OP_SUB = 41, OP_SQUEEZE = 43, OP_PADV2 = 60, OP_QUANTIZE = 114,
 };
 /* BuiltinOptions union types */
 enum {
@@ -54,6 +54,7 @@ static const char* builtin_name(int32_t code) {
       "SPACE_TO_BATCH_ND", "TRANSPOSE", "MEAN", "SUB", "DIV", "SQUEEZE", "UNIDIRECTIONAL_SEQUENCE_LSTM",
       "STRIDED_SLICE", "BIDIRECTIONAL_SEQUENCE_RNN", "EXP", "TOPK_V2", "SPLIT", "LOG_SOFTMAX"};
   if (code >= 0 && (size_t) code < sizeof(names) / sizeof(names[0])) return names[code];
+  if (code == OP_PADV2) return "PADV2";
   if (code == OP_QUANTIZE) return "QUANTIZE";
   return "(unknown builtin)";
 }
@@ -99,7 +100,14 @@ struct op {
   struct q8nn_model_mean_params mean;
   size_t pad_rank, pad_in[Q8NN_MODEL_MAX_DIMS], pad_before[Q8NN_MODEL_MAX_DIMS], pad_out[Q8NN_MODEL_MAX_DIMS];
   int8_t pad_value;
-  size_t concat_outer, concat_total;
+  size_t concat_outer;
+  size_t* concat_chunk;          /* bytes per outer row, per input */
+  const int8_t** concat_inputs;  /* input data pointers (arena or constants) */
+  int8_t* table;                 /* MUL/SUB by a constant: 256 outputs per constant value */
+  size_t table_values;
+  int requantize;                /* QUANTIZE: 8-bit input (requantize), not float */
+  int32_t rq_multiplier;
+  int rq_shift;
 };
 
 struct q8nn_model {
@@ -119,6 +127,9 @@ struct q8nn_model {
   size_t arena_size;
   q8nn_backend_t backend;
   bool profile;
+  q8nn_model_debug_callback debug;
+  void* debug_context;
+  enum q8nn_model_numerics numerics;
 };
 
 struct loader {
@@ -440,7 +451,8 @@ static enum q8nn_status prepare_conv(struct loader* l, struct op* op) {
   const struct q8nn_conv_quantization quant = {
       .input_zero_point = in->zero_point, .input_scale = in->scale, .kernel_scale = scales,
       .output_zero_point = out->zero_point, .output_scale = out->scale, .output_min = (int8_t) out_min,
-      .output_max = (int8_t) out_max, .rounding = q8nn_rounding_double};
+      .output_max = (int8_t) out_max,
+      .rounding = l->m->numerics == q8nn_model_numerics_xnnpack_fp32 ? q8nn_rounding_fp32 : q8nn_rounding_double};
   if (depthwise) {
     const struct q8nn_depthwise_convolution2d_desc desc = {
         .padding_top = pt, .padding_right = pr, .padding_bottom = pb, .padding_left = pl,
@@ -518,11 +530,18 @@ static enum q8nn_status prepare_fully_connected(struct loader* l, struct op* op)
   enum q8nn_status status = read_bias(l, op, bias, units, &b);
   if (status != q8nn_status_success) return status;
   const int32_t shift32 = shift;
-  const struct q8nn_conv_quantization quant = {
+  struct q8nn_conv_quantization quant = {
       .input_zero_point = in->zero_point, .input_scale = in->scale, .kernel_scale = NULL,
       .output_zero_point = out->zero_point, .output_scale = out->scale, .output_min = (int8_t) out_min,
       .output_max = (int8_t) out_max, .rounding = q8nn_rounding_double, .output_multiplier = &multiplier,
       .output_shift = &shift32};
+  if (l->m->numerics == q8nn_model_numerics_xnnpack_fp32) {
+    /* XNNPACK's fully connected: the fp32 scale from the float scales, no fixed-point multiplier */
+    quant.rounding = q8nn_rounding_fp32;
+    quant.kernel_scale = &filter->scale;
+    quant.output_multiplier = NULL;
+    quant.output_shift = NULL;
+  }
   const struct q8nn_convolution2d_desc desc = {
       .kernel_height = 1, .kernel_width = 1, .stride_height = 1, .stride_width = 1, .dilation_height = 1,
       .dilation_width = 1, .groups = 1, .group_input_channels = depth, .group_output_channels = units};
@@ -563,7 +582,8 @@ static enum q8nn_status prepare_binary(struct loader* l, struct op* op) {
         .a_zero_point = a->zero_point, .a_scale = a->scale, .b_zero_point = b->zero_point, .b_scale = b->scale,
         .output_zero_point = out->zero_point, .output_scale = out->scale, .output_min = (int8_t) out_min,
         .output_max = (int8_t) out_max};
-    enum q8nn_status status = q8nn_create_add_nd_s8(&quant, 0, &op->qop);
+    const uint32_t flags = l->m->numerics == q8nn_model_numerics_xnnpack_fp32 ? Q8NN_FLAG_XNNPACK_ADD : 0;
+    enum q8nn_status status = q8nn_create_add_nd_s8(&quant, flags, &op->qop);
     if (status != q8nn_status_success) return op_fail(l, op, status, "q8nn create failed (%s)", q8nn_status_string(status));
     op->placement = place_op(l->m, op);
     status = q8nn_setup_add_nd_s8(op->qop, a->num_dims, a->dims, b->num_dims, b->dims, (const int8_t*) a->data,
@@ -600,6 +620,20 @@ static enum q8nn_status prepare_binary(struct loader* l, struct op* op) {
     p->a_shift = sa;
     p->b_shift = sb;
     p->output_shift = so;
+  }
+  /* A constant b that is a scalar or varies along the innermost dimension only (preprocessing
+     layers: x * s - t, per channel), with a of the output's shape: every output is a function of
+     (a, b[i % nb]), so a table of 256 results per b value built from the same element arithmetic
+     replaces the fixed-point work (exact by construction). */
+  const size_t R = Q8NN_MODEL_OPS_MAX_DIMS;
+  int table_ok = b->constant != NULL && b->data != NULL && a->elements == out->elements && b->elements <= 64;
+  for (size_t i = 0; i + 1 < R && table_ok; i++) table_ok = p->b_stride[i] == 0 || p->out_shape[i] == 1;
+  if (table_ok && b->elements != 1) table_ok = p->b_stride[R - 1] == 1 && b->elements == p->out_shape[R - 1];
+  if (table_ok) {
+    op->table_values = b->elements;
+    op->table = (int8_t*) malloc(b->elements * 256);
+    if (op->table == NULL) return fail(l, q8nn_status_out_of_memory, "out of memory");
+    q8nn_model_binary_table(p, op->builtin == OP_MUL, (const int8_t*) b->data, b->elements, op->table);
   }
   return q8nn_status_success;
 }
@@ -683,10 +717,22 @@ static enum q8nn_status prepare_copy(struct loader* l, struct op* op) {
   return q8nn_status_success;
 }
 
+/* TFLite pad.cc (PAD and PADV2) for int8: the bytes are copied as they are; the pad value is the
+   output zero point, or PADV2's constant_values, which must share the output's quantization. */
 static enum q8nn_status prepare_pad(struct loader* l, struct op* op) {
   struct tensor* in = in_tensor(l, op, 0);
   struct tensor* pads = in_tensor(l, op, 1);
+  struct tensor* value = in_tensor(l, op, 2);
   struct tensor* out = &l->m->tensors[op->output];
+  if (op->num_inputs > (op->builtin == OP_PADV2 ? 3u : 2u)) {
+    return op_fail(l, op, q8nn_status_invalid_parameter, "%zu inputs", op->num_inputs);
+  }
+  if (value != NULL && (value->type != q8nn_model_type_int8 || value->constant == NULL || value->elements != 1 ||
+                        value->scales.length != 1 || value->scale != out->scale ||
+                        value->zero_point != out->zero_point)) {
+    return op_fail(l, op, q8nn_status_unsupported_parameter,
+                   "constant_values must be one constant int8 value with the output's scale and zero point");
+  }
   if (in == NULL || pads == NULL || in->type != q8nn_model_type_int8 || out->type != q8nn_model_type_int8 ||
       pads->constant == NULL || pads->num_dims != 2 || pads->dims[0] != in->num_dims || pads->dims[1] != 2 ||
       (pads->type != q8nn_model_type_int32 && pads->type != q8nn_model_type_int64) || out->num_dims != in->num_dims ||
@@ -712,10 +758,13 @@ static enum q8nn_status prepare_pad(struct loader* l, struct op* op) {
     op->pad_out[i] = out->dims[i];
     op->pad_before[i] = (size_t) before;
   }
-  op->pad_value = (int8_t) out->zero_point;
+  op->pad_value = value != NULL ? (int8_t) value->constant[0] : (int8_t) out->zero_point;
   return q8nn_status_success;
 }
 
+/* TFLite reduce.cc EvalMeanReferenceOps for int8: the three paths of q8nn_model_mean_prepare.
+   Not supported (refused here): a non-constant axis tensor, more than 4 axis values, and more than
+   Q8NN_MODEL_MEAN_MAX_ELEMENTS elements per output (TFLite's int32 sums could overflow). */
 static enum q8nn_status prepare_mean(struct loader* l, struct op* op) {
   struct tensor* in = in_tensor(l, op, 0);
   struct tensor* axis = in_tensor(l, op, 1);
@@ -723,26 +772,23 @@ static enum q8nn_status prepare_mean(struct loader* l, struct op* op) {
   if (!expect_options(op, OPT_REDUCER)) return op_fail(l, op, q8nn_status_invalid_parameter, "wrong options type %u", op->options_type);
   const int keep_dims = fb_u8(&l->r, &op->options, 0, 0);
   if (fb_failed(&l->r)) return reader_fail(l);
-  int ok = in != NULL && axis != NULL && is_int8_activation(in) && is_int8_activation(out) && in->num_dims == 4 &&
-           keep_dims && axis->constant != NULL && axis->type == q8nn_model_type_int32 && axis->elements == 2;
-  if (ok) {
-    int32_t ax[2];
-    memcpy(ax, axis->constant, 8);
-    ok = (ax[0] == 1 && ax[1] == 2) || (ax[0] == 2 && ax[1] == 1);
+  if (in == NULL || axis == NULL || !is_int8_activation(in) || !is_int8_activation(out)) {
+    return op_fail(l, op, q8nn_status_unsupported_parameter, "needs int8 input and output with one scale each");
   }
-  if (!ok) return op_fail(l, op, q8nn_status_unsupported_parameter, "only int8 4D mean over axes {1, 2} with keep_dims");
-  const size_t expected[4] = {in->dims[0], 1, 1, in->dims[3]};
-  if (!shape_is(out, 4, expected)) return op_fail(l, op, q8nn_status_invalid_parameter, "output shape mismatch");
-  struct q8nn_model_mean_params* p = &op->mean;
-  p->batch = in->dims[0];
-  p->height = in->dims[1];
-  p->width = in->dims[2];
-  p->channels = in->dims[3];
-  p->input_zero_point = in->zero_point;
-  p->output_zero_point = out->zero_point;
-  if (p->height * p->width > (1u << 23) ||
-      !q8nn_model_quantize_multiplier((double) in->scale / (double) out->scale, &p->multiplier, &p->shift)) {
-    return op_fail(l, op, q8nn_status_unsupported_parameter, "scales or size out of range");
+  if (axis->constant == NULL || axis->type != q8nn_model_type_int32 || axis->num_dims > 1 || axis->elements > 4) {
+    return op_fail(l, op, q8nn_status_unsupported_parameter, "the axis must be a constant int32 tensor of at most 4 values");
+  }
+  int32_t axes[4];
+  memcpy(axes, axis->constant, axis->elements * sizeof(int32_t));
+  size_t shape[Q8NN_MODEL_MAX_DIMS];
+  const size_t rank = q8nn_model_mean_output_shape(in->num_dims, in->dims, axes, axis->elements, keep_dims, shape);
+  if (rank == SIZE_MAX) return op_fail(l, op, q8nn_status_invalid_parameter, "axis out of range for rank %zu", in->num_dims);
+  if (!shape_is(out, rank, shape)) return op_fail(l, op, q8nn_status_invalid_parameter, "output shape mismatch");
+  if (!q8nn_model_mean_prepare(in->num_dims, in->dims, axes, axis->elements, keep_dims, in->scale, in->zero_point,
+                               out->scale, out->zero_point, &op->mean)) {
+    return op_fail(l, op, q8nn_status_unsupported_parameter,
+                   "more than %zu elements per output, or input/output scales out of range",
+                   (size_t) Q8NN_MODEL_MEAN_MAX_ELEMENTS);
   }
   return q8nn_status_success;
 }
@@ -776,18 +822,48 @@ static enum q8nn_status prepare_concat(struct loader* l, struct op* op) {
   }
   if (sum != out->dims[axis]) return op_fail(l, op, q8nn_status_invalid_parameter, "sizes along the axis do not add up");
   op->concat_outer = outer;
-  op->concat_total = out->dims[axis] * inner;
+  op->concat_chunk = (size_t*) malloc(op->num_inputs * sizeof(size_t));
+  op->concat_inputs = (const int8_t**) malloc(op->num_inputs * sizeof(int8_t*));
+  if (op->concat_chunk == NULL || op->concat_inputs == NULL) return fail(l, q8nn_status_out_of_memory, "out of memory");
+  for (size_t k = 0; k < op->num_inputs; k++) {
+    const struct tensor* t = in_tensor(l, op, k);
+    op->concat_chunk[k] = t->dims[axis] * inner;
+    op->concat_inputs[k] = (const int8_t*) t->data;
+  }
   return q8nn_status_success;
 }
 
+static int is_8bit_quantized(const struct tensor* t) {
+  if (t->type == q8nn_model_type_int8) return is_int8_activation(t);
+  return t->type == q8nn_model_type_uint8 && t->scales.length == 1 && isfinite(t->scale) && t->scale > 0.0f &&
+         t->zero_point >= 0 && t->zero_point <= 255;
+}
+
+/* TFLite quantize.cc / dequantize.cc, per-tensor only (as TFLite's QUANTIZE; per-channel
+   DEQUANTIZE is refused): QUANTIZE float32 -> int8 (AffineQuantize) or int8/uint8 -> int8/uint8
+   (Requantize, multiplier from (double) input_scale / output_scale); DEQUANTIZE int8/uint8 ->
+   float32. */
 static enum q8nn_status prepare_quantize(struct loader* l, struct op* op) {
   struct tensor* in = in_tensor(l, op, 0);
   struct tensor* out = &l->m->tensors[op->output];
-  const int quantize = op->builtin == OP_QUANTIZE;
-  struct tensor* q = quantize ? out : in;
-  struct tensor* f = quantize ? in : out;
-  if (in == NULL || f->type != q8nn_model_type_float32 || !is_int8_activation(q) || in->elements != out->elements) {
-    return op_fail(l, op, q8nn_status_unsupported_parameter, "only float32 <-> int8 with one scale");
+  if (in == NULL || in->elements != out->elements) {
+    return op_fail(l, op, q8nn_status_invalid_parameter, "input and output differ in size");
+  }
+  if (op->builtin == OP_DEQUANTIZE) {
+    if (!is_8bit_quantized(in) || out->type != q8nn_model_type_float32) {
+      return op_fail(l, op, q8nn_status_unsupported_parameter, "only int8/uint8 with one scale -> float32");
+    }
+    return q8nn_status_success;
+  }
+  if (in->type == q8nn_model_type_float32 && is_int8_activation(out)) return q8nn_status_success;
+  if (!is_8bit_quantized(in) || !is_8bit_quantized(out)) {
+    return op_fail(l, op, q8nn_status_unsupported_parameter,
+                   "only float32 -> int8 or int8/uint8 -> int8/uint8, with one scale");
+  }
+  op->requantize = 1;
+  const double real = (double) in->scale / (double) out->scale;
+  if (!q8nn_model_quantize_multiplier(real, &op->rq_multiplier, &op->rq_shift)) {
+    return op_fail(l, op, q8nn_status_unsupported_parameter, "scale ratio %g out of range", real);
   }
   return q8nn_status_success;
 }
@@ -829,7 +905,8 @@ static int kind_of(int32_t builtin, enum kind* kind, size_t* data_inputs) {
     case OP_RESHAPE:
     case OP_SQUEEZE: *kind = K_COPY; return 1;
     case OP_SOFTMAX: *kind = K_SOFTMAX; return 1;
-    case OP_PAD: *kind = K_PAD; return 1;
+    case OP_PAD:
+    case OP_PADV2: *kind = K_PAD; return 1;
     case OP_MEAN: *kind = K_MEAN; return 1;
     case OP_CONCATENATION: *kind = K_CONCAT; *data_inputs = SIZE_MAX; return 1;
     case OP_QUANTIZE: *kind = K_QUANTIZE; return 1;
@@ -1110,6 +1187,11 @@ enum q8nn_status q8nn_model_load_memory(const void* data, size_t size, const str
   if (options != NULL) {
     m->backend = options->backend;
     m->profile = options->profile;
+    m->numerics = options->numerics;
+    if (m->numerics != q8nn_model_numerics_tflite && m->numerics != q8nn_model_numerics_xnnpack_fp32) {
+      free(m);
+      return fail(&l, q8nn_status_invalid_parameter, "unknown numerics %d", (int) options->numerics);
+    }
   }
   const enum q8nn_status status = load(&l);
   m->file = NULL; /* the caller's bytes may go away now */
@@ -1241,37 +1323,39 @@ static enum q8nn_status run_op(struct q8nn_model* m, struct op* op, pthreadpool_
       break;
     }
     case K_MUL:
-      q8nn_model_mul_s8(&op->binary, (const int8_t*) in->data, (const int8_t*) m->tensors[op->inputs[1]].data,
+    case K_SUB:
+      if (op->table != NULL) {
+        q8nn_model_table_s8(out->elements, op->table_values, op->table, (const int8_t*) in->data, (int8_t*) out->data);
+      } else if (op->kind == K_MUL) {
+        q8nn_model_mul_s8(&op->binary, (const int8_t*) in->data, (const int8_t*) m->tensors[op->inputs[1]].data,
                         (int8_t*) out->data);
       break;
-    case K_SUB:
-      q8nn_model_sub_s8(&op->binary, (const int8_t*) in->data, (const int8_t*) m->tensors[op->inputs[1]].data,
-                        (int8_t*) out->data);
+      } else {
+        q8nn_model_sub_s8(&op->binary, (const int8_t*) in->data, (const int8_t*) m->tensors[op->inputs[1]].data,
+                          (int8_t*) out->data);
+      }
       break;
     case K_PAD:
       q8nn_model_pad_s8(op->pad_rank, op->pad_in, op->pad_before, op->pad_out, op->pad_value,
                         (const int8_t*) in->data, (int8_t*) out->data);
       break;
-    case K_MEAN: q8nn_model_mean_hw_s8(&op->mean, (const int8_t*) in->data, (int8_t*) out->data); break;
-    case K_CONCAT: {
-      size_t position = 0;
-      for (size_t k = 0; k < op->num_inputs; k++) {
-        const struct tensor* t = &m->tensors[op->inputs[k]];
-        const size_t chunk = t->elements / op->concat_outer;
-        for (size_t o = 0; o < op->concat_outer; o++) {
-          memcpy(out->data + o * op->concat_total + position, t->data + o * chunk, chunk);
-        }
-        position += chunk;
+    case K_MEAN: q8nn_model_mean_s8(&op->mean, (const int8_t*) in->data, (int8_t*) out->data); break;
+    case K_CONCAT:
+      q8nn_model_concat_s8(op->concat_outer, op->num_inputs, op->concat_chunk, op->concat_inputs, (int8_t*) out->data);
+      break;
+    case K_QUANTIZE:
+      if (op->requantize) {
+        q8nn_model_requantize_8(out->elements, in->type == q8nn_model_type_uint8, in->zero_point,
+                                out->type == q8nn_model_type_uint8, out->zero_point, op->rq_multiplier, op->rq_shift,
+                                in->data, out->data);
+      } else {
+        q8nn_model_quantize_f32_s8(out->elements, out->scale, out->zero_point, (const float*) in->data,
+                                   (int8_t*) out->data);
       }
       break;
-    }
-    case K_QUANTIZE:
-      q8nn_model_quantize_f32_s8(out->elements, out->scale, out->zero_point, (const float*) in->data,
-                                 (int8_t*) out->data);
-      break;
     case K_DEQUANTIZE:
-      q8nn_model_dequantize_s8_f32(in->elements, in->scale, in->zero_point, (const int8_t*) in->data,
-                                   (float*) out->data);
+      q8nn_model_dequantize_8_f32(in->elements, in->type == q8nn_model_type_uint8, in->scale, in->zero_point, in->data,
+                                  (float*) out->data);
       break;
   }
   return q8nn_status_success;
@@ -1289,11 +1373,38 @@ enum q8nn_status q8nn_model_run(q8nn_model_t m, pthreadpool_t threadpool) {
     const enum q8nn_status status = run_op(m, op, threadpool);
     if (status != q8nn_status_success) return status;
     if (m->profile) op->last_ns = now_ns() - start;
+    if (m->debug != NULL) m->debug(m->debug_context, m, k);
   }
   for (size_t i = 0; i < m->num_outputs; i++) {
     const struct tensor* t = &m->tensors[m->outputs[i]];
     if (m->bound_outputs[i] != NULL && m->bound_outputs[i] != t->data) memcpy(m->bound_outputs[i], t->data, t->bytes);
   }
+  return q8nn_status_success;
+}
+
+enum q8nn_status q8nn_model_set_debug_callback(q8nn_model_t m, q8nn_model_debug_callback callback, void* context) {
+  if (m == NULL) return q8nn_status_invalid_parameter;
+  m->debug = callback;
+  m->debug_context = context;
+  return q8nn_status_success;
+}
+
+enum q8nn_status q8nn_model_debug_tensor(q8nn_model_t m, size_t index, size_t slot, struct q8nn_model_tensor_info* info,
+                                         const void** data) {
+  if (m == NULL || info == NULL || data == NULL || index >= m->num_ops) return q8nn_status_invalid_parameter;
+  const struct op* op = &m->ops[index];
+  int32_t t;
+  if (slot == Q8NN_MODEL_DEBUG_OUTPUT) t = op->output;
+  else if (slot < op->num_inputs) t = op->inputs[slot];
+  else return q8nn_status_invalid_parameter;
+  if (t < 0) {
+    memset(info, 0, sizeof(*info));
+    info->name = "";
+    *data = NULL;
+    return q8nn_status_success;
+  }
+  describe(&m->tensors[t], info);
+  *data = m->tensors[t].data;
   return q8nn_status_success;
 }
 
@@ -1303,6 +1414,9 @@ enum q8nn_status q8nn_model_delete(q8nn_model_t m) {
     q8nn_delete_operator(m->ops[k].qop);
     free(m->ops[k].inputs);
     free(m->ops[k].softmax);
+    free(m->ops[k].concat_chunk);
+    free(m->ops[k].concat_inputs);
+    free(m->ops[k].table);
   }
   for (size_t i = 0; i < m->num_tensors && m->tensors != NULL; i++) free(m->tensors[i].name);
   free(m->ops);

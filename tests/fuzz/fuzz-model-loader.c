@@ -3,18 +3,12 @@
  * The loader must reject any malformed file with a status (never read outside the buffer, never
  * crash); a file that loads must run.
  *
- * Registration (for tests/fuzz/CMakeLists.txt under Q8NN_BUILD_FUZZERS, owned by the fuzzing
- * work; not added here):
- *   add_executable(fuzz-model-loader fuzz-model-loader.c $<TARGET_OBJECTS:q8nn_model_objects>)
- *   target_include_directories(fuzz-model-loader PRIVATE ${PROJECT_SOURCE_DIR}/src/model)
- *   target_compile_options(fuzz-model-loader PRIVATE -fsanitize=fuzzer,address,undefined)
- *   target_link_options(fuzz-model-loader PRIVATE -fsanitize=fuzzer,address,undefined)
- *   target_link_libraries(fuzz-model-loader PRIVATE q8nn_internal)   # or q8nn
- * Seed corpus: the .tflite files in ../shared/models (relative to the repository root), e.g.
- *   copy every .tflite under ../shared/models into corpus/, then: fuzz-model-loader corpus
- * Large seeds need -max_len=700000 (MobileNetV2 is 691040 bytes); person_detect (300568) is the
- * quickest useful seed. Runs are bounded by the loader's caps (tensors up to 2 GiB are refused
- * only above that, so -rss_limit_mb=4096 is advisable).
+ * Built by tests/fuzz/CMakeLists.txt (Q8NN_BUILD_FUZZERS) and run by scripts/fuzz.sh with the seed
+ * corpus tests/fuzz/corpus/fuzz-model-loader: the two smallest shared models (DS-CNN KWS, 54 KB;
+ * ResNet-8, 98 KB) whole, plus small units a -merge=1 run kept for new coverage (truncated and
+ * corrupted files reach the reader's error paths). The larger shared models can be added by hand:
+ * MobileNetV2 needs -max_len=700000, and -rss_limit_mb=4096 is advisable (tensors are refused
+ * only above 2 GiB).
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -18,10 +18,26 @@ if [ -n "$bad" ]; then
   echo "FAIL: non-API symbols exported from libq8nn.so:"; echo "$bad"; exit 1
 fi
 echo "exported symbols: $(echo "$exported" | wc -l), all q8nn_*"
+# libq8nn_model.so exports exactly the functions q8nn-model.h declares (its internal helpers,
+# also named q8nn_model_*, stay hidden).
+model_lib="$(dirname "$lib")/libq8nn_model.so"
+test -f "$work/prefix/include/q8nn-model.h" || { echo "FAIL: q8nn-model.h not installed"; exit 1; }
+declared=$(grep -oE 'q8nn_model_[a-z_]+\(' "$src/include/q8nn-model.h" | tr -d '(' | sort -u)
+model_exported=$(nm -D --defined-only "$model_lib" | awk '{print $3}' | sort -u)
+if [ "$declared" != "$model_exported" ]; then
+  echo "FAIL: libq8nn_model.so exports differ from q8nn-model.h:"
+  diff <(echo "$declared") <(echo "$model_exported") || true
+  exit 1
+fi
+echo "libq8nn_model.so exports: $(echo "$model_exported" | wc -l), exactly q8nn-model.h's functions"
 cmake -S "$src/tests/install/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/consumer" >/dev/null
 LD_LIBRARY_PATH=$(dirname "$lib") "$work/consumer/consumer"
+LD_LIBRARY_PATH=$(dirname "$lib") "$work/consumer/consumer-model"
 pc_dir=$(dirname "$(find "$work/prefix" -name q8nn.pc | head -n 1)")
 PKG_CONFIG_PATH="$pc_dir" cc -o "$work/consumer-pc" "$src/tests/install/consumer/consumer.c" \
   $(PKG_CONFIG_PATH="$pc_dir" pkg-config --cflags --libs q8nn)
 LD_LIBRARY_PATH=$(dirname "$lib") "$work/consumer-pc"
+PKG_CONFIG_PATH="$pc_dir" cc -o "$work/consumer-model-pc" "$src/tests/install/consumer/consumer-model.c" \
+  $(PKG_CONFIG_PATH="$pc_dir" pkg-config --cflags --libs q8nn-model)
+LD_LIBRARY_PATH=$(dirname "$lib") "$work/consumer-model-pc"

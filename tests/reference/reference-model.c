@@ -2,6 +2,8 @@
 #include "reference-model.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "reference.h"
 
@@ -165,4 +167,152 @@ int ref_mul_sub_s8(int mul, size_t a_rank, const size_t* a_shape, const int8_t* 
     out[o] = (int8_t) (r < act_min ? act_min : r > act_max ? act_max : r);
   }
   return 1;
+}
+
+void ref_pad_s8(size_t rank, const size_t* in_shape, const size_t* before, const size_t* after, int8_t value,
+                const int8_t* in, int8_t* out) {
+  size_t out_shape[REF_MAX_DIMS], total = 1;
+  for (size_t i = 0; i < rank; i++) {
+    out_shape[i] = before[i] + in_shape[i] + after[i];
+    total *= out_shape[i];
+  }
+  for (size_t o = 0; o < total; o++) {
+    size_t rem = o, in_index = 0, in_stride = 1;
+    int inside = 1;
+    for (size_t d = rank; d-- > 0;) {
+      const size_t coord = rem % out_shape[d];
+      rem /= out_shape[d];
+      if (coord < before[d] || coord >= before[d] + in_shape[d]) inside = 0;
+      else in_index += (coord - before[d]) * in_stride;
+      in_stride *= in_shape[d];
+    }
+    out[o] = inside ? in[in_index] : value;
+  }
+}
+
+/* TFLite's NextIndex: the row-major successor of index; 0 after the last. */
+static int next_index(size_t rank, const size_t* dims, size_t* index) {
+  for (size_t d = rank; d-- > 0;) {
+    if (++index[d] < dims[d]) return 1;
+    index[d] = 0;
+  }
+  return 0;
+}
+
+/* TFLite's ReducedOutputOffset: the offset of index with the axes in `reduced` left out. */
+static size_t reduced_output_offset(size_t rank, const size_t* dims, const size_t* index, const int* reduced) {
+  size_t offset = 0;
+  for (size_t d = 0; d < rank; d++) {
+    if (reduced != NULL && reduced[d]) continue;
+    offset = offset * dims[d] + index[d];
+  }
+  return offset;
+}
+
+int ref_mean_s8(size_t rank, const size_t* shape, const int32_t* axes, size_t num_axes, int keep_dims,
+                const int8_t* in, float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, int8_t* out) {
+  int reduced[REF_MAX_DIMS] = {0};
+  for (size_t k = 0; k < num_axes; k++) {
+    const long a = axes[k] < 0 ? (long) axes[k] + (long) rank : (long) axes[k];
+    if (a < 0 || a >= (long) rank) return 0;
+    reduced[a] = 1;
+  }
+  size_t num_outputs = 1, n = 1;
+  for (size_t d = 0; d < rank; d++) {
+    if (reduced[d]) n *= shape[d];
+    else num_outputs *= shape[d];
+  }
+  /* reduce.cc PrepareMeanOrSum: multiplier for the integer path */
+  int32_t multiplier, shift;
+  const int multiplier_ok = ref_quantize_multiplier((double) in_scale / (double) out_scale, &multiplier, &shift);
+  if (keep_dims && rank == 4 && num_axes == 2 && ((axes[0] == 1 && axes[1] == 2) || (axes[0] == 2 && axes[1] == 1))) {
+    /* reference_integer_ops::Mean */
+    if (!multiplier_ok) return 0;
+    const size_t B = shape[0], H = shape[1], W = shape[2], C = shape[3];
+    const int32_t count = (int32_t) (H * W);
+    for (size_t b = 0; b < B; b++)
+      for (size_t c = 0; c < C; c++) {
+        int32_t acc = 0;
+        for (size_t h = 0; h < H; h++)
+          for (size_t w = 0; w < W; w++) acc += in[((b * H + h) * W + w) * C + c] - in_zp;
+        acc = ref_multiply_by_quantized_multiplier(acc, multiplier, shift, 0);
+        acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
+        acc += out_zp;
+        out[b * C + c] = (int8_t) (acc < -128 ? -128 : acc > 127 ? 127 : acc);
+      }
+    return 1;
+  }
+  /* ReduceSumImpl: every input element added into the output element it reduces to */
+  int32_t* temp_sum = (int32_t*) calloc(num_outputs, sizeof(int32_t));
+  size_t index[REF_MAX_DIMS] = {0};
+  do {
+    const size_t i = reduced_output_offset(rank, shape, index, NULL);
+    temp_sum[reduced_output_offset(rank, shape, index, reduced)] += in[i];
+  } while (next_index(rank, shape, index));
+  if (in_scale == out_scale && in_zp == out_zp) {
+    /* reference_ops::Mean<int8_t, int> */
+    for (size_t o = 0; o < num_outputs; o++) out[o] = (int8_t) (temp_sum[o] / (int32_t) n);
+  } else {
+    /* reference_ops::QuantizedMeanOrSum, compute_sum = false */
+    const float scale = in_scale / out_scale;
+    const float bias = -in_zp * scale + 0.5f;
+    for (size_t o = 0; o < num_outputs; o++) {
+      const float float_mean = (float) temp_sum[o] / (float) n;
+      float result = roundf(float_mean * scale + bias) + (float) out_zp;
+      result = result < 127.0f ? result : 127.0f;
+      result = result > -128.0f ? result : -128.0f;
+      out[o] = (int8_t) result;
+    }
+  }
+  free(temp_sum);
+  return 1;
+}
+
+void ref_concat_s8(size_t rank, size_t axis, size_t num_inputs, const size_t (*shapes)[6], const int8_t* const* inputs,
+                   int8_t* out) {
+  size_t out_shape[REF_MAX_DIMS], total = 1;
+  for (size_t d = 0; d < rank; d++) out_shape[d] = shapes[0][d];
+  out_shape[axis] = 0;
+  for (size_t k = 0; k < num_inputs; k++) out_shape[axis] += shapes[k][axis];
+  for (size_t d = 0; d < rank; d++) total *= out_shape[d];
+  size_t index[REF_MAX_DIMS] = {0};
+  for (size_t o = 0; o < total; o++) {
+    size_t k = 0, along = index[axis];
+    while (along >= shapes[k][axis]) along -= shapes[k++][axis];
+    size_t i = 0;
+    for (size_t d = 0; d < rank; d++) i = i * shapes[k][d] + (d == axis ? along : index[d]);
+    out[o] = inputs[k][i];
+    next_index(rank, out_shape, index);
+  }
+}
+
+void ref_quantize_s8(size_t n, float scale, int32_t zp, const float* in, int8_t* out) {
+  for (size_t i = 0; i < n; i++) {
+    const double unclamped = (double) roundf(in[i] / scale) + (double) zp;
+    const double clamped = unclamped < -128.0 ? -128.0 : unclamped > 127.0 ? 127.0 : unclamped;
+    out[i] = (int8_t) clamped;
+  }
+}
+
+int ref_requantize_8(size_t n, int in_unsigned, float in_scale, int32_t in_zp, int out_unsigned, float out_scale,
+                     int32_t out_zp, const void* in, void* out) {
+  int32_t multiplier, shift;
+  if (!ref_quantize_multiplier((double) in_scale / (double) out_scale, &multiplier, &shift)) return 0;
+  const int32_t lo = out_unsigned ? 0 : -128, hi = out_unsigned ? 255 : 127;
+  for (size_t i = 0; i < n; i++) {
+    const int32_t x = in_unsigned ? ((const uint8_t*) in)[i] : ((const int8_t*) in)[i];
+    int32_t v = ref_multiply_by_quantized_multiplier(x - in_zp, multiplier, shift, 0) + out_zp;
+    v = v < lo ? lo : v > hi ? hi : v;
+    if (out_unsigned) ((uint8_t*) out)[i] = (uint8_t) v;
+    else ((int8_t*) out)[i] = (int8_t) v;
+  }
+  return 1;
+}
+
+void ref_dequantize_8(size_t n, int in_unsigned, float scale, int32_t zp, const void* in, float* out) {
+  const double s = scale;
+  for (size_t i = 0; i < n; i++) {
+    const int32_t x = in_unsigned ? ((const uint8_t*) in)[i] : ((const int8_t*) in)[i];
+    out[i] = (float) (s * (x - zp));
+  }
 }

@@ -24,4 +24,31 @@ int ref_mul_sub_s8(int mul, size_t a_rank, const size_t* a_shape, const int8_t* 
                    size_t b_rank, const size_t* b_shape, const int8_t* b, float b_scale, int32_t b_zp,
                    float out_scale, int32_t out_zp, int32_t act_min, int32_t act_max, int8_t* out);
 
+/** TFLite pad.cc for int8 (PAD / PADV2): each output element is the input element it maps to, or
+    `value` (the output zero point, or PADV2's constant) where it falls into the padding. */
+void ref_pad_s8(size_t rank, const size_t* in_shape, const size_t* before, const size_t* after, int8_t value,
+                const int8_t* in, int8_t* out);
+
+/** TFLite reduce.cc EvalMeanReferenceOps for int8 (MEAN, kReference): picks
+    reference_integer_ops::Mean (keep_dims, 4D, raw axes {1,2} or {2,1}), reference_ops::Mean<int8,int>
+    (equal input and output quantization) or reference_ops::QuantizedMeanOrSum (float), and runs it
+    with ReduceSumImpl's index walk. out receives prod(out_shape) values; the caller gives the
+    output shape. Returns 0 when TFLite's prepare would fail (axis out of range, multiplier shift
+    above 30 on the integer path). */
+int ref_mean_s8(size_t rank, const size_t* shape, const int32_t* axes, size_t num_axes, int keep_dims,
+                const int8_t* in, float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, int8_t* out);
+
+/** reference_ops::Concatenation: inputs of `rank` dims that differ only along `axis`. */
+void ref_concat_s8(size_t rank, size_t axis, size_t num_inputs, const size_t (*shapes)[6], const int8_t* const* inputs,
+                   int8_t* out);
+
+/** reference_ops::AffineQuantize float -> int8 (round(x / (float) scale), + zp and clamp in double). */
+void ref_quantize_s8(size_t n, float scale, int32_t zp, const float* in, int8_t* out);
+/** reference_ops::Requantize int8/uint8 -> int8/uint8 with QuantizeMultiplier(in_scale / out_scale).
+    Returns 0 when the multiplier is unrepresentable. */
+int ref_requantize_8(size_t n, int in_unsigned, float in_scale, int32_t in_zp, int out_unsigned, float out_scale,
+                     int32_t out_zp, const void* in, void* out);
+/** reference_ops::Dequantize: (float) (double scale * (x - zp)). */
+void ref_dequantize_8(size_t n, int in_unsigned, float scale, int32_t zp, const void* in, float* out);
+
 #endif

@@ -1,0 +1,278 @@
+/*
+ * Layer by layer: for every CONV_2D, DEPTHWISE_CONV_2D and ADD of the five shared models, the model
+ * layer's output tensor (read through the q8nn_model_debug_* hook, on real inputs flowing through
+ * the whole graph) equals tests/reference's naive TFLite-reference loop run on the same input
+ * tensors. The operator parameters (padding, strides, dilation, activation, per-channel scales,
+ * filters, biases) are read from the .tflite here with the flatbuffer reader and turned into
+ * TFLite's multipliers by tests/reference, independently of src/model/model.c.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <q8nn-model.h>
+#include <q8nn.h>
+
+#include "flatbuffer.h"
+#include "reference/reference.h"
+#include "testers/test-util.h"
+
+enum { OP_ADD = 0, OP_CONV_2D = 3, OP_DEPTHWISE_CONV_2D = 4 };
+
+struct checker {
+  struct fb_reader r;
+  struct fb_vector tensors, operators, buffers;
+  int32_t* builtin; /* per opcode index */
+  size_t checked[5];
+  const char* name;
+};
+
+static void* read_file(const char* dir, const char* name, size_t* size) {
+  char path[1024];
+  snprintf(path, sizeof(path), "%s/%s", dir, name);
+  FILE* f = fopen(path, "rb");
+  if (f == NULL) return NULL;
+  fseek(f, 0, SEEK_END);
+  const long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  void* data = malloc((size_t) n + 1);
+  if (data != NULL && fread(data, 1, (size_t) n, f) != (size_t) n) {
+    free(data);
+    data = NULL;
+  }
+  fclose(f);
+  *size = (size_t) n;
+  return data;
+}
+
+struct tensor_view {
+  size_t num_dims, dims[6];
+  struct fb_vector scales, zero_points;
+  const uint8_t* data;
+};
+
+static struct tensor_view view(struct checker* c, int32_t index) {
+  struct tensor_view v;
+  memset(&v, 0, sizeof(v));
+  const struct fb_table t = fb_vec_table(&c->r, &c->tensors, (size_t) index);
+  const struct fb_vector shape = fb_vector_field(&c->r, &t, 0, 4);
+  v.num_dims = shape.length;
+  for (size_t i = 0; i < shape.length && i < 6; i++) v.dims[i] = (size_t) fb_vec_i32(&c->r, &shape, i);
+  const struct fb_table q = fb_table_field(&c->r, &t, 4);
+  v.scales = fb_vector_field(&c->r, &q, 2, 4);
+  v.zero_points = fb_vector_field(&c->r, &q, 3, 8);
+  const struct fb_table b = fb_vec_table(&c->r, &c->buffers, fb_u32(&c->r, &t, 2, 0));
+  const struct fb_vector data = fb_vector_field(&c->r, &b, 0, 1);
+  if (data.length != 0) v.data = fb_vec_bytes(&c->r, &data);
+  assert_false(fb_failed(&c->r));
+  return v;
+}
+
+/* TFLite CalculateActivationRangeQuantized for int8 (NONE, RELU, RELU_N1_TO_1, RELU6). */
+static void activation(int act, float scale, int32_t zp, int32_t* lo, int32_t* hi) {
+  *lo = -128;
+  *hi = 127;
+  const float bounds[4][2] = {{0, 0}, {0.0f, INFINITY}, {-1.0f, 1.0f}, {0.0f, 6.0f}};
+  if (act == 0) return;
+  assert_true(act >= 1 && act <= 3);
+  const int32_t qlo = zp + (int32_t) roundf(bounds[act][0] / scale);
+  if (qlo > *lo) *lo = qlo;
+  if (isfinite(bounds[act][1])) {
+    const int32_t qhi = zp + (int32_t) roundf(bounds[act][1] / scale);
+    if (qhi < *hi) *hi = qhi;
+  }
+}
+
+static void check_conv(struct checker* c, q8nn_model_t m, size_t k, const struct fb_table* op, int32_t builtin) {
+  const int depthwise = builtin == OP_DEPTHWISE_CONV_2D;
+  const struct fb_vector inputs = fb_vector_field(&c->r, op, 1, 4);
+  const struct fb_table o = fb_table_field(&c->r, op, 4);
+  const int padding = fb_u8(&c->r, &o, 0, 0);
+  const int32_t stride_w = fb_i32(&c->r, &o, 1, 1), stride_h = fb_i32(&c->r, &o, 2, 1);
+  const int act = fb_u8(&c->r, &o, depthwise ? 4 : 3, 0);
+  const int32_t dil_w = fb_i32(&c->r, &o, depthwise ? 5 : 4, 1), dil_h = fb_i32(&c->r, &o, depthwise ? 6 : 5, 1);
+  const struct tensor_view filter = view(c, fb_vec_i32(&c->r, &inputs, 1));
+  const int32_t bias_index = inputs.length > 2 ? fb_vec_i32(&c->r, &inputs, 2) : -1;
+  struct q8nn_model_tensor_info in, out;
+  const void *x, *y;
+  assert_int_equal(q8nn_model_debug_tensor(m, k, 0, &in, &x), q8nn_status_success);
+  assert_int_equal(q8nn_model_debug_tensor(m, k, Q8NN_MODEL_DEBUG_OUTPUT, &out, &y), q8nn_status_success);
+  assert_non_null(x);
+  assert_non_null(y);
+  struct ref_conv_params p;
+  memset(&p, 0, sizeof(p));
+  p.batch = in.dims[0];
+  p.in_h = in.dims[1];
+  p.in_w = in.dims[2];
+  p.k_h = filter.dims[1];
+  p.k_w = filter.dims[2];
+  const size_t C = in.dims[3], OC = out.dims[3];
+  p.groups = depthwise ? 1 : C / filter.dims[3];
+  p.in_c = depthwise ? C : filter.dims[3];
+  p.out_c = depthwise ? OC / C : OC / p.groups;
+  p.stride_h = (size_t) stride_h;
+  p.stride_w = (size_t) stride_w;
+  p.dil_h = (size_t) dil_h;
+  p.dil_w = (size_t) dil_w;
+  if (padding == 0) { /* SAME, TFLite ComputePaddingWithOffset */
+    const size_t eh = (p.k_h - 1) * p.dil_h + 1, ew = (p.k_w - 1) * p.dil_w + 1;
+    const long th = (long) ((out.dims[1] - 1) * p.stride_h + eh) - (long) p.in_h;
+    const long tw = (long) ((out.dims[2] - 1) * p.stride_w + ew) - (long) p.in_w;
+    p.pad_top = th > 0 ? (size_t) (th / 2) : 0;
+    p.pad_bottom = th > 0 ? (size_t) (th - th / 2) : 0;
+    p.pad_left = tw > 0 ? (size_t) (tw / 2) : 0;
+    p.pad_right = tw > 0 ? (size_t) (tw - tw / 2) : 0;
+  }
+  p.in_pixel_stride = C;
+  p.out_pixel_stride = OC;
+  p.in_zp = in.zero_point;
+  p.out_zp = out.zero_point;
+  activation(act, out.scale, out.zero_point, &p.out_min, &p.out_max);
+  int32_t* multiplier = malloc(OC * sizeof(int32_t));
+  int32_t* shift = malloc(OC * sizeof(int32_t));
+  for (size_t oc = 0; oc < OC; oc++) {
+    const float fs = fb_vec_f32(&c->r, &filter.scales, filter.scales.length == 1 ? 0 : oc);
+    /* TFLite PopulateConvolutionQuantizationParams: all in double */
+    assert_true(ref_quantize_multiplier((double) in.scale * (double) fs / (double) out.scale, &multiplier[oc], &shift[oc]));
+  }
+  p.multiplier = multiplier;
+  p.shift = shift;
+  int32_t* bias = NULL;
+  if (bias_index >= 0) {
+    const struct tensor_view b = view(c, bias_index);
+    bias = malloc(OC * sizeof(int32_t));
+    memcpy(bias, b.data, OC * sizeof(int32_t));
+  }
+  int8_t* expected = malloc(out.num_bytes);
+  if (depthwise) ref_depthwise(&p, (const int8_t*) x, (const int8_t*) filter.data, bias, expected);
+  else ref_conv2d(&p, (const int8_t*) x, (const int8_t*) filter.data, bias, expected);
+  const size_t bad = test_first_mismatch((const int8_t*) y, expected, out.num_bytes);
+  if (bad != SIZE_MAX) {
+    fail_msg("%s operator %zu (%s): [%zu] %d, reference %d", c->name, k, depthwise ? "DEPTHWISE_CONV_2D" : "CONV_2D",
+             bad, ((const int8_t*) y)[bad], expected[bad]);
+  }
+  free(expected);
+  free(bias);
+  free(multiplier);
+  free(shift);
+}
+
+static void check_add(struct checker* c, q8nn_model_t m, size_t k, const struct fb_table* op) {
+  const struct fb_table o = fb_table_field(&c->r, op, 4);
+  const int act = fb_u8(&c->r, &o, 0, 0);
+  struct q8nn_model_tensor_info a, b, out;
+  const void *xa, *xb, *y;
+  assert_int_equal(q8nn_model_debug_tensor(m, k, 0, &a, &xa), q8nn_status_success);
+  assert_int_equal(q8nn_model_debug_tensor(m, k, 1, &b, &xb), q8nn_status_success);
+  assert_int_equal(q8nn_model_debug_tensor(m, k, Q8NN_MODEL_DEBUG_OUTPUT, &out, &y), q8nn_status_success);
+  assert_non_null(xa);
+  assert_non_null(xb);
+  int32_t lo, hi;
+  activation(act, out.scale, out.zero_point, &lo, &hi);
+  struct ref_add_params p;
+  assert_true(ref_add_params_from_scales(a.scale, a.zero_point, b.scale, b.zero_point, out.scale, out.zero_point, lo,
+                                         hi, &p));
+  int8_t* expected = malloc(out.num_bytes);
+  ref_add(&p, a.num_dims, a.dims, (const int8_t*) xa, b.num_dims, b.dims, (const int8_t*) xb, expected);
+  const size_t bad = test_first_mismatch((const int8_t*) y, expected, out.num_bytes);
+  if (bad != SIZE_MAX) {
+    fail_msg("%s operator %zu (ADD): [%zu] %d, reference %d", c->name, k, bad, ((const int8_t*) y)[bad], expected[bad]);
+  }
+  free(expected);
+}
+
+static void after_operator(void* context, q8nn_model_t m, size_t k) {
+  struct checker* c = (struct checker*) context;
+  const struct fb_table op = fb_vec_table(&c->r, &c->operators, k);
+  const int32_t builtin = c->builtin[fb_u32(&c->r, &op, 0, 0)];
+  struct q8nn_model_operator_info info;
+  assert_int_equal(q8nn_model_get_operator_info(m, k, &info), q8nn_status_success);
+  if (builtin == OP_CONV_2D || builtin == OP_DEPTHWISE_CONV_2D) {
+    assert_string_equal(info.type, builtin == OP_CONV_2D ? "CONV_2D" : "DEPTHWISE_CONV_2D");
+    check_conv(c, m, k, &op, builtin);
+    c->checked[builtin]++;
+  } else if (builtin == OP_ADD) {
+    check_add(c, m, k, &op);
+    c->checked[OP_ADD]++;
+  }
+}
+
+static void test_every_layer(void** state) {
+  (void) state;
+  const char* dir = getenv("Q8NN_MODELS_DIR");
+  if (dir == NULL || dir[0] == '\0') skip();
+  static const struct { const char* model; const char* input; int uint8_input; } models[] = {
+      {"tflm_person_detection/person_detect.tflite", "tflm_person_detection/person_input_int8.bin", 0},
+      {"cfu_mnv2/model_mobilenetv2_160_035.tflite", "cfu_mnv2/input_00001_18027.dat", 1},
+      {"cfu_mlcommons_vww/vww_96_int8.tflite", "cfu_mlcommons_vww/quant_test_yes_0.dat", 0},
+      {"cfu_mlcommons_imgc/pretrainedResnet_quant.tflite", "cfu_mlcommons_imgc/quant_cat.dat", 0},
+      {"cfu_mlcommons_kws/kws_ref_model.tflite", "cfu_mlcommons_kws/yes_9.dat", 0},
+  };
+  size_t total_checked = 0;
+  for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
+    size_t size, input_size;
+    void* file = read_file(dir, models[i].model, &size);
+    uint8_t* input = (uint8_t*) read_file(dir, models[i].input, &input_size);
+    if (file == NULL || input == NULL) skip();
+    struct checker c;
+    memset(&c, 0, sizeof(c));
+    c.name = models[i].model;
+    fb_init(&c.r, file, size);
+    const struct fb_table root = fb_root(&c.r, "TFL3");
+    const struct fb_vector codes = fb_vector_field(&c.r, &root, 1, 4);
+    const struct fb_vector subgraphs = fb_vector_field(&c.r, &root, 2, 4);
+    c.buffers = fb_vector_field(&c.r, &root, 4, 4);
+    const struct fb_table subgraph = fb_vec_table(&c.r, &subgraphs, 0);
+    c.tensors = fb_vector_field(&c.r, &subgraph, 0, 4);
+    c.operators = fb_vector_field(&c.r, &subgraph, 3, 4);
+    c.builtin = calloc(codes.length + 1, sizeof(int32_t));
+    for (size_t j = 0; j < codes.length; j++) {
+      const struct fb_table code = fb_vec_table(&c.r, &codes, j);
+      const int32_t deprecated = fb_i8(&c.r, &code, 0, 0), current = fb_i32(&c.r, &code, 3, 0);
+      c.builtin[j] = current > deprecated ? current : deprecated;
+    }
+    assert_false(fb_failed(&c.r));
+
+    q8nn_model_t m = NULL;
+    char error[256];
+    if (q8nn_model_load_memory(file, size, NULL, &m, error, sizeof(error)) != q8nn_status_success) fail_msg("%s", error);
+    assert_int_equal(q8nn_model_num_operators(m), c.operators.length);
+    struct q8nn_model_tensor_info in;
+    assert_int_equal(q8nn_model_input_info(m, 0, &in), q8nn_status_success);
+    assert_int_equal(in.num_bytes, input_size);
+    int8_t* x = (int8_t*) q8nn_model_input_data(m, 0);
+    for (size_t j = 0; j < input_size; j++) x[j] = (int8_t) (models[i].uint8_input ? (int) input[j] - 128 : (int) (int8_t) input[j]);
+    assert_int_equal(q8nn_model_set_debug_callback(m, after_operator, &c), q8nn_status_success);
+    assert_int_equal(q8nn_model_run(m, NULL), q8nn_status_success);
+    /* the hook's contract: bad slots and indices are refused, NULL removes the callback */
+    struct q8nn_model_tensor_info info;
+    const void* data;
+    assert_int_equal(q8nn_model_debug_tensor(m, c.operators.length, 0, &info, &data), q8nn_status_invalid_parameter);
+    assert_int_equal(q8nn_model_debug_tensor(m, 0, 99, &info, &data), q8nn_status_invalid_parameter);
+    assert_int_equal(q8nn_model_set_debug_callback(m, NULL, NULL), q8nn_status_success);
+    assert_int_equal(q8nn_model_run(m, NULL), q8nn_status_success);
+    print_message("%s: %zu CONV_2D, %zu DEPTHWISE_CONV_2D, %zu ADD equal to the reference\n", c.name,
+                  c.checked[OP_CONV_2D], c.checked[OP_DEPTHWISE_CONV_2D], c.checked[OP_ADD]);
+    assert_true(c.checked[OP_CONV_2D] > 0);
+    total_checked += c.checked[OP_CONV_2D] + c.checked[OP_DEPTHWISE_CONV_2D] + c.checked[OP_ADD];
+    q8nn_model_delete(m);
+    free(c.builtin);
+    free(file);
+    free(input);
+  }
+  assert_true(total_checked > 50);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_every_layer),
+  };
+  return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
+}
