@@ -49,12 +49,18 @@ static uint32_t read_log_buff(struct fuzz_reader* r) {
   return edges[b & 7];
 }
 
+/* The requantization of the backend read last: q8nn_vta_requant_exact or _16bit. */
+static uint32_t backend_requant;
+
 static q8nn_backend_t read_backend(struct fuzz_reader* r) {
   struct q8nn_vta_config c;
   memset(&c, 0, sizeof(c));
   const uint8_t lb = fuzz_u8(r);
   static const uint32_t batch_edges[4] = {2, 4, 5, UINT32_MAX};
   c.log_batch = lb < 0xF0 ? lb % 2 : batch_edges[lb & 3];
+  /* exact (default) or 16-bit requantization; 0xE0..0xEF: a value that is neither */
+  c.requantization = lb < 0xE0 ? (lb >> 1) & 1 : lb < 0xF0 ? (lb & 2 ? 2 : UINT32_MAX) : 0;
+  backend_requant = c.requantization;
   const uint8_t lk = fuzz_u8(r);
   static const uint32_t block_edges[8] = {0, 1, 5, 6, 7, 31, 32, UINT32_MAX};
   c.log_block = lk < 0xF0 ? 2 + lk % 3 : block_edges[lk & 7];
@@ -69,6 +75,10 @@ static q8nn_backend_t read_backend(struct fuzz_reader* r) {
   if (c.virtual_threads > 2) {
     FUZZ_CHECK(status == q8nn_status_invalid_parameter, "virtual_threads %u: %s", c.virtual_threads,
                q8nn_status_string(status));
+  }
+  if (c.requantization > q8nn_vta_requant_16bit) {
+    /* invalid_parameter, unless another field's defect is reported first */
+    FUZZ_CHECK(status != q8nn_status_success, "requantization %u accepted", c.requantization);
   }
   if (c.log_batch > 4 || c.log_block > 6) {
     FUZZ_CHECK(status != q8nn_status_success, "LOG_BATCH %u LOG_BLOCK %u accepted", c.log_batch,
@@ -221,7 +231,10 @@ static void fuzz_conv(struct fuzz_reader* r, q8nn_backend_t vta, int depthwise,
   else
     ref_conv2d(&p, input, kernel, bias_arg, expected);
   int8_t* oracle = NULL;
-  if (on_vta) {
+  /* Exact mode: the VTA output is TFLite's byte for byte, checked against the reference alone.
+     16-bit mode: the host oracle of that arithmetic bit for bit, and within 1 LSB of TFLite. */
+  const bool exact = backend_requant == q8nn_vta_requant_exact;
+  if (on_vta && !exact) {
     const size_t padded = (cout + 63) / 64 * 64;
     struct q8nn_vta_conv_requant* rq = malloc(padded * sizeof(*rq));
     FUZZ_CHECK(q8nn_vta_conv_requant_table(op, padded, rq),
@@ -267,9 +280,10 @@ static void fuzz_conv(struct fuzz_reader* r, q8nn_backend_t vta, int depthwise,
     FUZZ_CHECK(status == q8nn_status_success, "run on %s returned %s", on_vta ? "vta" : "cpu",
                q8nn_status_string(status));
     for (size_t i = 0; i < out_bytes; i++) {
-      if (!on_vta || i % out_stride >= cout) {
+      if (!on_vta || exact || i % out_stride >= cout) {
         FUZZ_CHECK(output[i] == expected[i], "%s byte %zu: got %d, reference %d",
-                   on_vta ? "vta" : "cpu fallback", i, output[i], expected[i]);
+                   on_vta ? (exact ? "vta exact" : "vta") : "cpu fallback", i, output[i],
+                   expected[i]);
       } else {
         FUZZ_CHECK(output[i] == oracle[i], "vta byte %zu: got %d, oracle %d, reference %d", i,
                    output[i], oracle[i], expected[i]);
@@ -376,7 +390,7 @@ static void fuzz_add(struct fuzz_reader* r, q8nn_backend_t vta, pthreadpool_t th
   int8_t* expected = xmalloc(n);
   int8_t* oracle = xmalloc(n);
   ref_add(&rp, a_rank, a_shape, a_copy, b_rank, b_shape, b, expected);
-  if (on_vta) {
+  if (on_vta && backend_requant != q8nn_vta_requant_exact) {
     size_t sa[6], sb[6], so[6];
     for (size_t i = 0; i < 6; i++) sa[i] = sb[i] = so[i] = 1;
     for (size_t i = 0; i < a_rank; i++) sa[6 - a_rank + i] = a_shape[i];
@@ -402,9 +416,10 @@ static void fuzz_add(struct fuzz_reader* r, q8nn_backend_t vta, pthreadpool_t th
     FUZZ_CHECK(status == q8nn_status_success, "run add on %s returned %s", on_vta ? "vta" : "cpu",
                q8nn_status_string(status));
     for (size_t i = 0; i < n; i++) {
-      if (!on_vta) {
-        FUZZ_CHECK(out[i] == expected[i], "cpu add byte %zu: got %d, reference %d", i, out[i],
-                   expected[i]);
+      if (!on_vta || backend_requant == q8nn_vta_requant_exact) {
+        /* the CPU, or VTA in exact mode (adds are not lowered there yet: they stay on the CPU) */
+        FUZZ_CHECK(out[i] == expected[i], "%s add byte %zu: got %d, reference %d",
+                   on_vta ? "vta exact" : "cpu", i, out[i], expected[i]);
       } else {
         FUZZ_CHECK(out[i] == oracle[i], "vta add byte %zu: got %d, oracle %d, reference %d", i,
                    out[i], oracle[i], expected[i]);
