@@ -1,5 +1,6 @@
-# Regenerates fp32-cases.h into OUT with GEN and fails when it differs from HEADER.
-execute_process(COMMAND ${GEN} ${OUT} RESULT_VARIABLE result)
+# Regenerates fp32-cases.h into OUT with GEN (through EMULATOR, the cross build's
+# CMAKE_CROSSCOMPILING_EMULATOR, when set) and fails when it differs from HEADER.
+execute_process(COMMAND ${EMULATOR} ${GEN} ${OUT} RESULT_VARIABLE result)
 if(NOT result EQUAL 0)
   message(FATAL_ERROR "gen_fp32_cases failed (${result})")
 endif()
