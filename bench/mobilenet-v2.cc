@@ -3,9 +3,11 @@
 // s8 sources) in the same process. Each peer's outputs are checked against q8nn's (within 1) layer
 // by layer on q8nn's inputs, then Google Benchmark times whole-network runs for 1 and 2 threads
 // and a per-layer table is printed (median of repeated runs of each layer).
-//   bench_mobilenet_v2 [--benchmark_* flags] [--no-layers] [--layer-reps=N] [--fp32]
-// --fp32 runs q8nn in XNNPACK's numerics (q8nn_rounding_fp32, Q8NN_FLAG_XNNPACK_ADD): the check
-// against XNNPACK must then report 0 differing bytes on every layer.
+//   bench_mobilenet_v2 [--benchmark_* flags] [--no-layers] [--layer-reps=N] [--fp32] [--omp-passive]
+// q8nn runs twice: "q8nn" in TFLite's numerics and "q8nn fp32" in XNNPACK's (q8nn_rounding_fp32,
+// Q8NN_FLAG_XNNPACK_ADD). The first is the reference of the check and of every ratio; --fp32 makes
+// "q8nn fp32" the reference, and the check against XNNPACK must then report 0 differing bytes on
+// every layer.
 // (--benchmark_filter=none --no-layers runs only the check.)
 #include <benchmark/benchmark.h>
 #include <pthreadpool.h>
@@ -27,15 +29,17 @@ namespace {
 
 constexpr double kPeakGmacPerCore = 455.0;  // VPDPBUSD zmm on this machine (see README)
 
-bool g_fp32 = false;  // --fp32: q8nn in XNNPACK's numerics
+bool g_fp32 = false;  // --fp32: the fp32-mode q8nn is the reference column
 
 class Q8nnRunner : public Runner {
  public:
+  // fp32: XNNPACK's numerics (q8nn_rounding_fp32, Q8NN_FLAG_XNNPACK_ADD); else TFLite's.
+  explicit Q8nnRunner(bool fp32) : fp32_(fp32) {}
   ~Q8nnRunner() override {
     for (auto op : ops_) q8nn_delete_operator(op);
     if (pool_ != nullptr) pthreadpool_destroy(pool_);
   }
-  std::string name() const override { return "q8nn"; }
+  std::string name() const override { return fp32_ ? "q8nn fp32" : "q8nn"; }
   bool prepare(const Model& m, int threads) override {
     if (q8nn_initialize() != q8nn_status_success) return false;
     pool_ = threads > 1 ? pthreadpool_create(threads) : nullptr;
@@ -48,7 +52,7 @@ class Q8nnRunner : public Runner {
       if (l.kind == LayerKind::kAdd) {
         q8nn_add_quantization q = {kActZeroPoint, kActScale, kActZeroPoint, kActScale, kActZeroPoint, kActScale,
                                    -128, 127, nullptr};
-        st = q8nn_create_add_nd_s8(&q, g_fp32 ? Q8NN_FLAG_XNNPACK_ADD : 0, &op);
+        st = q8nn_create_add_nd_s8(&q, fp32_ ? Q8NN_FLAG_XNNPACK_ADD : 0, &op);
         if (st == q8nn_status_success) {
           const size_t shape[4] = {1, l.h, l.w, l.cout};
           st = q8nn_setup_add_nd_s8(op, 4, shape, 4, shape, bufs_[l.input].data(), bufs_[l.input2].data(),
@@ -63,7 +67,7 @@ class Q8nnRunner : public Runner {
         q.output_scale = kActScale;
         q.output_min = omin;
         q.output_max = omax;
-        q.rounding = g_fp32 ? q8nn_rounding_fp32 : q8nn_rounding_double;
+        q.rounding = fp32_ ? q8nn_rounding_fp32 : q8nn_rounding_double;
         size_t oh, ow;
         if (l.kind == LayerKind::kConv) {
           q8nn_convolution2d_desc d = {};
@@ -109,6 +113,7 @@ class Q8nnRunner : public Runner {
   std::vector<int8_t> read_buffer(int id) override { return bufs_[id]; }
 
  private:
+  bool fp32_;
   pthreadpool_t pool_ = nullptr;
   std::vector<q8nn_operator_t> ops_;
   std::vector<std::vector<int8_t>> bufs_;
@@ -120,7 +125,8 @@ struct RunnerKind {
   Factory make;
 };
 
-std::unique_ptr<Runner> make_q8nn() { return std::make_unique<Q8nnRunner>(); }
+std::unique_ptr<Runner> make_q8nn() { return std::make_unique<Q8nnRunner>(false); }
+std::unique_ptr<Runner> make_q8nn_fp32() { return std::make_unique<Q8nnRunner>(true); }
 #if Q8NN_BENCH_HAVE_XNNPACK
 std::unique_ptr<Runner> make_xnn() { return make_xnnpack_runner(); }
 #endif
@@ -129,18 +135,29 @@ std::unique_ptr<Runner> make_dnnl_u8() { return make_onednn_runner(true); }
 std::unique_ptr<Runner> make_dnnl_s8() { return make_onednn_runner(false); }
 #endif
 
+// The first kind is the reference of the check and of every ratio: q8nn in the selected numerics.
+// oneDNN comes last so that its OpenMP workers' spinning (see main) follows the pthreadpool users.
 const std::vector<RunnerKind>& runner_kinds() {
   static const std::vector<RunnerKind> kinds = {
-      {"q8nn", make_q8nn},
+      g_fp32 ? RunnerKind{"q8nn fp32", make_q8nn_fp32} : RunnerKind{"q8nn", make_q8nn},
+      g_fp32 ? RunnerKind{"q8nn", make_q8nn} : RunnerKind{"q8nn fp32", make_q8nn_fp32},
+#if Q8NN_BENCH_HAVE_XNNPACK
+      {"XNNPACK", make_xnn},
+#endif
 #if Q8NN_BENCH_HAVE_ONEDNN
       {"oneDNN u8", make_dnnl_u8},
       {"oneDNN s8", make_dnnl_s8},
 #endif
-#if Q8NN_BENCH_HAVE_XNNPACK
-      {"XNNPACK", make_xnn},
-#endif
   };
   return kinds;
+}
+
+bool is_onednn(const RunnerKind& k) { return std::strncmp(k.name, "oneDNN", 6) == 0; }
+
+// After a oneDNN phase: its OpenMP workers spin for GOMP_SPINCOUNT iterations (set in main) before
+// they sleep; wait that out so that they do not take a core from the next pthreadpool runner.
+void let_openmp_settle(const RunnerKind& k) {
+  if (is_onednn(k)) usleep(300 * 1000);
 }
 
 const Model& model() {
@@ -158,12 +175,13 @@ std::vector<int8_t> random_input(size_t n) {
 // Runs q8nn over the network; then each peer layer by layer on q8nn's inputs. Prints mismatches.
 void check_peers() {
   const Model& m = model();
-  Q8nnRunner ref;
+  Q8nnRunner ref(g_fp32);
   if (!ref.prepare(m, 1)) std::exit(1);
   ref.write_buffer(0, random_input(m.buffer_bytes[0]));
   for (size_t i = 0; i < m.layers.size(); i++) ref.run_layer(i);
   for (const auto& kind : runner_kinds()) {
-    if (std::string(kind.name) == "q8nn") continue;
+    if (ref.name() == kind.name) continue;
+    const bool exact_peer = g_fp32 && std::strcmp(kind.name, "XNNPACK") == 0;
     auto peer = kind.make();
     if (!peer->prepare(m, 1)) {
       printf("check %-10s: prepare failed\n", kind.name);
@@ -186,7 +204,7 @@ void check_peers() {
       }
       differing_bytes += differing;
       differing_layers += differing != 0;
-      if (g_fp32 && differing != 0) {
+      if (exact_peer && differing != 0) {
         printf("check %-10s: layer %zu %s: %zu differing bytes (max |diff| %d)\n", kind.name, i, l.name.c_str(),
                differing, diff);
       }
@@ -240,19 +258,28 @@ void layer_table(int reps) {
       r->write_buffer(0, random_input(m.buffer_bytes[0]));
       for (size_t i = 0; i < m.layers.size(); i++) r->run_layer(i);
       for (size_t i = 0; i < m.layers.size(); i++) ms[k][i] = median_layer_ms(*r, i, reps);
+      r.reset();
+      let_openmp_settle(kinds[k]);
     }
     const double peak = kPeakGmacPerCore * threads;
     printf("\nPer-layer medians, %d thread%s (ms; GMAC/s and %% of %g GMAC/s peak for q8nn; ratio = peer / q8nn time)\n",
            threads, threads > 1 ? "s" : "", peak);
-    printf("%-3s %-14s %-4s %-16s %9s %8s %8s %6s", "#", "layer", "kind", "shape", "MMAC", "q8nn ms", "GMAC/s", "%peak");
+    printf("%-3s %-14s %-4s %-16s %9s %8s %8s %6s", "#", "layer", "kind", "shape", "MMAC",
+           (std::string(kinds[0].name) + " ms").c_str(), "GMAC/s", "%peak");
     for (size_t k = 1; k < kinds.size(); k++) printf(" %10s %6s", kinds[k].name, "ratio");
     printf("\n");
+    // Classes may overlap (conv1x1 and its split by K); the total sums every layer once.
+    const std::vector<std::string> class_order = {"add", "conv1x1", "1x1 K<384", "1x1 K>=384", "conv3x3", "dw"};
     std::map<std::string, std::vector<double>> cls;
     std::map<std::string, double> cls_macs;
+    std::vector<double> total(kinds.size(), 0.0);
     for (size_t i = 0; i < m.layers.size(); i++) {
       const Layer& l = m.layers[i];
-      std::string c = kind_name(l.kind);
-      if (l.kind == LayerKind::kConv) c = l.kernel == 1 ? "conv1x1" : "conv3x3";
+      std::vector<std::string> names = {kind_name(l.kind)};
+      if (l.kind == LayerKind::kConv) {
+        names = {l.kernel == 1 ? "conv1x1" : "conv3x3"};
+        if (l.kernel == 1) names.push_back(l.cin >= 384 ? "1x1 K>=384" : "1x1 K<384");
+      }
       char shape[64];
       snprintf(shape, sizeof(shape), "%zux%zux%zu>%zu", l.h, l.w, l.cin, l.cout);
       const double gmacs = l.macs() / (ms[0][i] * 1e6);
@@ -260,25 +287,28 @@ void layer_table(int reps) {
              l.macs() * 1e-6, ms[0][i], gmacs, 100 * gmacs / peak);
       for (size_t k = 1; k < kinds.size(); k++) printf(" %10.4f %6.2f", ms[k][i], ms[k][i] / ms[0][i]);
       printf("\n");
-      auto& v = cls[c];
-      v.resize(kinds.size(), 0.0);
-      for (size_t k = 0; k < kinds.size(); k++) v[k] += ms[k][i];
-      cls_macs[c] += l.macs();
+      for (const auto& c : names) {
+        auto& v = cls[c];
+        v.resize(kinds.size(), 0.0);
+        for (size_t k = 0; k < kinds.size(); k++) v[k] += ms[k][i];
+        cls_macs[c] += l.macs();
+      }
+      for (size_t k = 0; k < kinds.size(); k++) total[k] += ms[k][i];
     }
-    std::vector<double> total(kinds.size(), 0.0);
-    printf("\nBy class, %d thread%s:\n%-8s %9s %8s %8s %6s", threads, threads > 1 ? "s" : "", "class", "MMAC",
-           "q8nn ms", "GMAC/s", "%peak");
+    printf("\nBy class, %d thread%s (%s):\n%-10s %9s %9s %8s %6s", threads, threads > 1 ? "s" : "",
+           kinds[0].name, "class", "MMAC", "ms", "GMAC/s", "%peak");
     for (size_t k = 1; k < kinds.size(); k++) printf(" %10s %8s %6s", kinds[k].name, "GMAC/s", "ratio");
     printf("\n");
-    for (const auto& [c, v] : cls) {
+    for (const auto& c : class_order) {
+      if (cls.count(c) == 0) continue;
+      const auto& v = cls[c];
       const double g = cls_macs[c] / (v[0] * 1e6);
-      printf("%-8s %9.2f %8.4f %8.1f %5.1f%%", c.c_str(), cls_macs[c] * 1e-6, v[0], g, 100 * g / peak);
+      printf("%-10s %9.2f %9.4f %8.1f %5.1f%%", c.c_str(), cls_macs[c] * 1e-6, v[0], g, 100 * g / peak);
       for (size_t k = 1; k < kinds.size(); k++) printf(" %10.4f %8.1f %6.2f", v[k], cls_macs[c] / (v[k] * 1e6), v[k] / v[0]);
       printf("\n");
-      for (size_t k = 0; k < kinds.size(); k++) total[k] += v[k];
     }
     const double g = m.total_macs() / (total[0] * 1e6);
-    printf("%-8s %9.2f %8.4f %8.1f %5.1f%%", "total", m.total_macs() * 1e-6, total[0], g, 100 * g / peak);
+    printf("%-10s %9.2f %9.4f %8.1f %5.1f%%", "total", m.total_macs() * 1e-6, total[0], g, 100 * g / peak);
     for (size_t k = 1; k < kinds.size(); k++)
       printf(" %10.4f %8.1f %6.2f", total[k], m.total_macs() / (total[k] * 1e6), total[k] / total[0]);
     printf("\n");
@@ -290,10 +320,17 @@ void layer_table(int reps) {
 
 int main(int argc, char** argv) {
   using namespace q8nn_bench;
-  // oneDNN's OpenMP workers spin after each primitive and starve q8nn's and XNNPACK's pthreadpool
-  // workers on a 2-core machine: make them sleep. libgomp reads this at load time, so re-exec.
+  // oneDNN's OpenMP workers wait actively between primitives (as in a oneDNN-only process, so its
+  // 2-thread figures pay no wake-up per layer), but only for GOMP_SPINCOUNT iterations (a few ms)
+  // before they sleep: oneDNN runs last in each phase and let_openmp_settle() waits that out, so the
+  // spinning never takes a core from q8nn's or XNNPACK's pthreadpool workers. --omp-passive makes
+  // them sleep at once instead (every oneDNN layer then pays a wake-up). libgomp reads the
+  // environment at load time, so re-exec.
   if (std::getenv("OMP_WAIT_POLICY") == nullptr) {
-    setenv("OMP_WAIT_POLICY", "passive", 1);
+    bool passive = false;
+    for (int i = 1; i < argc; i++) passive |= std::strcmp(argv[i], "--omp-passive") == 0;
+    setenv("OMP_WAIT_POLICY", passive ? "passive" : "active", 1);
+    if (!passive) setenv("GOMP_SPINCOUNT", "1000000", 0);
     execv("/proc/self/exe", argv);
   }
   bool layers = true;
@@ -309,7 +346,10 @@ int main(int argc, char** argv) {
   for (const auto& kind : runner_kinds()) {
     for (int threads = 1; threads <= 2; threads++) {
       benchmark::RegisterBenchmark(("mobilenet_v2/" + std::string(kind.name) + "/threads:" + std::to_string(threads)).c_str(),
-                                   [kind, threads](benchmark::State& s) { network_benchmark(s, kind.make, threads); })
+                                   [kind, threads](benchmark::State& s) {
+                                     network_benchmark(s, kind.make, threads);
+                                     let_openmp_settle(kind);
+                                   })
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
     }

@@ -14,8 +14,12 @@
  *   dw3x3    depthwise 3x3, 28x28x192, stride 1, SAME padding (1,354,752 MACs, padding taps
  *            included, as the kernels compute them)
  *   add      residual add 28x28x32 (25,088 elements; reported per element)
- * Double rounding (TFLite default); per-channel scales.
+ * Per-channel scales. A list line with TFLite roundings runs double rounding (TFLite default); an
+ * fp32 line (name ..._fp32_...) runs XNNPACK's fp32 epilogue with float scales packed in the
+ * multiplier slot, and an XNNPACK-arithmetic vadd line XNNPACK's add parameters for the same
+ * scales, so its counts compare with XNNPACK's operators below on the same layers.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,11 +53,18 @@ static void* xalloc(size_t n) {
   return p;
 }
 
-static void requant_params(size_t n, int32_t* bias, int32_t* mult, int32_t* shift) {
+/* fp32: the multiplier slot holds the float scale's bits (as the operator packs it), here
+   input 0.02 x kernel (0.002 + 0.0001 (i % 7)) / output 0.05 as in run_xnnpack. */
+static void requant_params(size_t n, int fp32, int32_t* bias, int32_t* mult, int32_t* shift) {
   for (size_t i = 0; i < n; i++) {
     bias[i] = (int32_t) (rand8() * 97);
     mult[i] = (int32_t) (0x40000000u + ((uint32_t) (uint8_t) rand8() << 20));
     shift[i] = -9 - (int32_t) (i % 3);
+    if (fp32) {
+      const float scale = 0.02f * (0.002f + 0.0001f * (float) (i % 7)) / 0.05f;
+      memcpy(&mult[i], &scale, sizeof(scale));
+      shift[i] = 0;
+    }
   }
 }
 
@@ -84,7 +95,7 @@ static int run_gemm(const char* name, int indirect, long reps) {
   int32_t bias[COUT], mult[COUT], shift[COUT];
   fill(a, M * CIN);
   fill(kernel, COUT * CIN);
-  requant_params(COUT, bias, mult, shift);
+  requant_params(COUT, r == 2, bias, mult, shift);
   void* packed = xalloc(q8nn_packed_gemm_size(1, COUT, 1, CIN, nr, kr));
   pack(1, COUT, 1, CIN, nr, kr, kernel, bias, mult, shift, 5 + ioff, packed);
   const size_t tiles = (M + mr - 1) / mr;
@@ -124,7 +135,8 @@ static int run_dwconv(const char* name, long reps) {
   fill(in, M * C);
   fill(kernel, 9 * C);
   memset(zero, 5, C);
-  requant_params(C, bias, mult, shift);
+  const int r = d->fn[0] != NULL ? 0 : 2;
+  requant_params(C, r == 2, bias, mult, shift);
   void* packed = xalloc(q8nn_packed_dwconv_size(C, 9, ct));
   q8nn_pack_qs8_dwconv_w(C, 9, ct, kernel, bias, mult, shift, 5 + d->input_offset, packed);
   const int8_t** ind = xalloc(M * 9 * sizeof(int8_t*));
@@ -136,7 +148,7 @@ static int run_dwconv(const char* name, long reps) {
       }
   for (long rep = 0; rep < reps; rep++) {
     for (int y = 0; y < H; y++) {
-      d->fn[d->fn[0] != NULL ? 0 : 2](C, W, 9, ind + y * W * 9, 9, packed, out + y * W * C, 0, 0, zero, &conv_params);
+      d->fn[r](C, W, 9, ind + y * W * 9, 9, packed, out + y * W * C, 0, 0, zero, &conv_params);
     }
   }
   printf("%s checksum %d\n", name, out[M * C / 2]);
@@ -156,8 +168,16 @@ static int run_vadd(const char* name, long reps) {
   int8_t* y = xalloc(n);
   fill(a, n);
   fill(b, n);
-  /* TFLite add parameters for scales 0.05 / 0.07 -> 0.09 (left shift 20). */
-  const struct q8nn_qs8_add_params p = {3, -7, 1533916891, -1, 1073741824, 0, 1193046471, -19, 20, -2, -128, 127};
+  /* TFLite add parameters for scales 0.05 / 0.07 -> 0.09 (left shift 20); XNNPACK's for the same
+     scales (ratios 0.556 / 0.778: shift 21, multipliers lrintf(ratio x 2^21), bias 2^20 - sum
+     multiplier x zero point). */
+  struct q8nn_qs8_add_params p = {3, -7, 1533916891, -1, 1073741824, 0, 1193046471, -19, 20, -2, -128, 127, 0, 0, 0, 0};
+  if (v->arithmetic == q8nn_add_arithmetic_xnnpack) {
+    p.xnn_a_multiplier = (int32_t) lrintf(0.05f / 0.09f * 0x1.0p21f);
+    p.xnn_b_multiplier = (int32_t) lrintf(0.07f / 0.09f * 0x1.0p21f);
+    p.xnn_bias = (1 << 20) - p.xnn_a_multiplier * 3 - p.xnn_b_multiplier * -7;
+    p.xnn_shift = 21;
+  }
   for (long rep = 0; rep < reps; rep++) v->vadd(n, a, b, y, &p);
   printf("%s checksum %d\n", name, y[n / 2]);
   return 0;

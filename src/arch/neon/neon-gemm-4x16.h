@@ -65,7 +65,7 @@ Q8NN_NEON_INLINE void q8nn_neon_4x16_store(struct q8nn_neon_acc4x16* acc, const 
   if (rounding == 2) {
     for (int q = 0; q < 4; q++) {
       const float32x4_t scale = vreinterpretq_f32_s32(vld1q_s32(header + 16 + 4 * q));
-      for (int r = 0; r < 4; r++) acc->v[r][q] = q8nn_neon_requantize_fp32(acc->v[r][q], scale, o.fhi);
+      for (int r = 0; r < 4; r++) acc->v[r][q] = q8nn_neon_requantize_fp32(acc->v[r][q], scale);
     }
   } else if (rounding == 0 && q8nn_neon_any_left_shift16(header + 32)) {
     for (int q = 0; q < 4; q++) {

@@ -17,13 +17,16 @@
  *   change values that the clamp to [output_min, output_max] within [-128, 127] maps to the same
  *   byte.
  * fp32 (XNNPACK's requantization, q8nn_rounding_fp32; the float scale's bits in the multiplier
- *   slot): SCVTF, FMUL by the scale, FMIN against output_max - zp, FCVTNS (round to nearest, ties
- *   to even, whatever FPCR says; SCVTF and FMUL round to nearest under the default FPCR, as
- *   XNNPACK's NEON kernels do): 4 instructions per 4 outputs. The FMUL is never fused: no add
- *   follows it and the library is built with -ffp-contract=off. The zero point is then added with
- *   SQADD on int16 between the two saturating narrows, and output_min applied on the bytes: a value
- *   below int16 (FCVTNS saturates out-of-range values) stays below output_min through every
- *   saturating step, so the bytes equal clamp(rne(x), lo, hi) + zp.
+ *   slot): SCVTF, FMUL by the scale, FCVTNS (round to nearest, ties to even, whatever FPCR says;
+ *   SCVTF and FMUL round to nearest under the default FPCR, as XNNPACK's NEON kernels do):
+ *   3 instructions per 4 outputs. The FMUL is never fused: no add follows it and the library is
+ *   built with -ffp-contract=off. The zero point is then added with SQADD on int16 between the two
+ *   saturating narrows, and both clamps are applied on the bytes. No float clamp is needed (unlike
+ *   x86, whose CVTPS2DQ turns large values into INT32_MIN): FCVTNS, SQXTN, SQADD and SQXTN all
+ *   saturate and are monotone, so v = rne(x) > 127 - zp gives a byte of 127 >= output_max
+ *   (v <= 32767: v + zp > 127; v > 32767: 32767 + zp >= 32639), symmetrically below, and in between
+ *   the byte is v + zp exactly: the bytes equal clamp(v + zp, output_min, output_max). |x| < 2^39
+ *   (|acc| <= 2^31, scale < 256), so x is never NaN or infinite.
  */
 #ifndef Q8NN_ARCH_NEON_REQUANT_H
 #define Q8NN_ARCH_NEON_REQUANT_H
@@ -95,7 +98,6 @@ Q8NN_NEON_INLINE int32x4_t q8nn_neon_requantize(int32x4_t acc, struct q8nn_neon_
 struct q8nn_neon_out {
   int32x4_t zero_point;
   int16x8_t zero_point16; /* fp32 */
-  float32x4_t fhi;        /* fp32: output_max - output_zero_point */
   int8x16_t min, max;
 };
 
@@ -103,16 +105,15 @@ Q8NN_NEON_INLINE struct q8nn_neon_out q8nn_neon_out_load(const struct q8nn_qs8_c
   struct q8nn_neon_out o;
   o.zero_point = vdupq_n_s32(p->output_zero_point);
   o.zero_point16 = vdupq_n_s16((int16_t) p->output_zero_point);
-  o.fhi = vdupq_n_f32((float) (p->output_max - p->output_zero_point));
   o.min = vdupq_n_s8((int8_t) p->output_min);
   o.max = vdupq_n_s8((int8_t) p->output_max);
   return o;
 }
 
-/* fp32 requantization of 4 accumulators: rne((float) acc * scale) clamped above to fhi; the zero
-   point and the lower clamp come in q8nn_neon_pack16 with rounding 2. */
-Q8NN_NEON_INLINE int32x4_t q8nn_neon_requantize_fp32(int32x4_t acc, float32x4_t scale, float32x4_t fhi) {
-  return vcvtnq_s32_f32(vminq_f32(vmulq_f32(vcvtq_f32_s32(acc), scale), fhi));
+/* fp32 requantization of 4 accumulators: rne((float) acc * scale), saturated to int32; the zero
+   point and both clamps come in q8nn_neon_pack16 with rounding 2 (see the header comment). */
+Q8NN_NEON_INLINE int32x4_t q8nn_neon_requantize_fp32(int32x4_t acc, float32x4_t scale) {
+  return vcvtnq_s32_f32(vmulq_f32(vcvtq_f32_s32(acc), scale));
 }
 
 /* 16 requantized int32 lanes -> 16 output bytes. rounding 0/1: the zero point is added in wrapping

@@ -34,7 +34,7 @@ Q8NN_NEON_INLINE int8x16_t q8nn_neon_dw_finish(int32x4_t acc[4], const int32_t* 
   /* Two copies of the loop, so the common case (all shifts <= 0) carries no SSHL. */
   if (rounding == 2) {
     for (int q = 0; q < 4; q++) {
-      acc[q] = q8nn_neon_requantize_fp32(acc[q], vreinterpretq_f32_s32(vld1q_s32(header + 16 + 4 * q)), o.fhi);
+      acc[q] = q8nn_neon_requantize_fp32(acc[q], vreinterpretq_f32_s32(vld1q_s32(header + 16 + 4 * q)));
     }
   } else if (rounding == 0 && q8nn_neon_any_left_shift16(header + 32)) {
     for (int q = 0; q < 4; q++) {
