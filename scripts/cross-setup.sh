@@ -22,6 +22,9 @@
 #                  libcmocka-dev libcmocka0 (riscv64, trixie) are downloaded and extracted into
 #                  $DIR/riscv64-deps. They need only GLIBC_2.27/2.34 symbols, so they link against
 #                  and run on bookworm's riscv64 cross libc (2.36). Nothing is built from source.
+#                  When the mirror's trixie index does not verify (a mirror mid-sync, or a proxy
+#                  serving a Packages file older than the InRelease), forky's, then sid's are
+#                  used: the same libraries, same glibc symbol versions (cmocka 2.0 there).
 #   plugin         bench/cross needs qemu's "insn" TCG plugin: its source and qemu-plugin.h are
 #                  taken from Debian's qemu source package (the same version as qemu-user) and
 #                  the plugin is built into $DIR/qemu-plugins/libinsn.so.
@@ -77,18 +80,30 @@ papt() {
     [ -n "$mirror" ] || { echo "cross-setup: no Debian mirror in the host's apt sources" >&2; exit 1; }
     [ -n "$security" ] || security="${mirror}-security"
     local key=/usr/share/keyrings/debian-archive-keyring.gpg
-    cat >"$PAPT/sources.list" <<EOF2
-deb [arch=arm64 signed-by=$key] $mirror bookworm main
-deb [arch=riscv64 signed-by=$key] $mirror trixie main
-deb-src [signed-by=$key] $mirror bookworm main
-deb-src [signed-by=$key] $security bookworm-security main
-deb-src [signed-by=$key] $mirror bookworm-updates main
-EOF2
     PAPT_OPTS=(-o "Dir::Etc::SourceList=$PAPT/sources.list" -o Dir::Etc::SourceParts=/dev/null
                -o "Dir::State::Lists=$PAPT/lists" -o "Dir::Cache=$PAPT/cache"
                -o Dir::State::status=/dev/null -o APT::Architectures::=arm64
                -o APT::Architectures::=riscv64 -o APT::Sandbox::User=root)
-    apt-get "${PAPT_OPTS[@]}" update -qq
+    # riscv64 comes from a moving suite, and a mirror (or a caching proxy in front of it) can
+    # serve a Packages index older than its InRelease ("File has unexpected size ... Mirror sync
+    # in progress?") for hours. The next suites up have the same libraries (GLIBC_2.27/2.34
+    # symbols only; cross-test.sh builds and runs the whole suite against them), so fall back.
+    local suite
+    for suite in trixie forky sid; do
+      cat >"$PAPT/sources.list" <<EOF2
+deb [arch=arm64 signed-by=$key] $mirror bookworm main
+deb [arch=riscv64 signed-by=$key] $mirror $suite main
+deb-src [signed-by=$key] $mirror bookworm main
+deb-src [signed-by=$key] $security bookworm-security main
+deb-src [signed-by=$key] $mirror bookworm-updates main
+EOF2
+      if apt-get "${PAPT_OPTS[@]}" update -qq 2>"$PAPT/update.log"; then
+        RISCV64_SUITE=$suite
+        break
+      fi
+      log "the mirror's $suite index does not verify ($(grep -m1 '^E:' "$PAPT/update.log" | cut -c1-120))"
+    done
+    [ -n "${RISCV64_SUITE:-}" ] || { cat "$PAPT/update.log" >&2; exit 1; }
     papt_ready=1
   fi
   apt-get "${PAPT_OPTS[@]}" "$@"
@@ -122,7 +137,8 @@ aarch64_deps() {
 riscv64_deps() {
   local prefix=$DIR/riscv64-deps stamp=$DIR/riscv64-deps/.stamp-1
   [ -f "$stamp" ] && return 0
-  log "fetching Debian trixie riscv64 packages into $prefix"
+  papt --version >/dev/null # picks the suite
+  log "fetching Debian $RISCV64_SUITE riscv64 packages into $prefix"
   rm -rf "$prefix"
   extract_debs "$prefix" libcpuinfo-dev:riscv64 libcpuinfo0:riscv64 libpthreadpool-dev:riscv64 \
     libpthreadpool0:riscv64 libcmocka-dev:riscv64 libcmocka0:riscv64
