@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (tests/fuzz) with clang-19 and runs each for N seconds.
 #   scripts/fuzz.sh [SECONDS_PER_TARGET]      (default 60)
-# Installs clang-19 (with its libFuzzer / sanitizer runtimes), lld-19 and llvm-19 through apt-get
-# when missing, like scripts/setup.sh (idempotent). Each target starts from a temporary copy of
+# Installs what is missing through scripts/setup.sh, with clang-19 (its libFuzzer / sanitizer
+# runtimes), lld-19 and llvm-19 added (idempotent). Each target starts from a temporary copy of
 # its checked-in corpus (tests/fuzz/corpus/<target>), so the checked-in files never change; new
 # inputs and crash artifacts stay in the temp dir (its path is printed). Prints executions and the
 # final cov / ft per target; exits non-zero if any target found a crash, leak, timeout or OOM.
@@ -15,22 +15,9 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
 # ---- toolchain -------------------------------------------------------------------------------
-# libclang-rt-19-dev holds libFuzzer and the sanitizer runtimes (only a Recommends of clang-19).
-packages=(clang-19 libclang-rt-19-dev lld-19 llvm-19 cmake make pkg-config libcpuinfo-dev
-          libpthreadpool-dev)
-missing=()
-for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
-  fi
-done
-if [ ${#missing[@]} -ne 0 ]; then
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  echo "q8nn fuzz: installing ${missing[*]}"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+# The project's packages (scripts/setup.sh, idempotent) plus clang-19; libclang-rt-19-dev holds
+# libFuzzer and the sanitizer runtimes (only a Recommends of clang-19).
+bash "$root/scripts/setup.sh" clang-19 libclang-rt-19-dev lld-19 llvm-19
 
 # ---- build -----------------------------------------------------------------------------------
 jobs="$(nproc 2>/dev/null || echo 2)"
