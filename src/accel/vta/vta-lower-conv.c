@@ -57,6 +57,20 @@ static int8_t weight_at(const struct q8nn_operator* op, const struct conv_shape*
   return op->kernel[((size_t) oc * s->taps + tap) * s->gic + (ic - group * s->gic)];
 }
 
+/* Per output channel: the sum of its weights (folds the input zero point into the bias) and the
+   sum of their magnitudes (bounds the GEMM sum: |sum(x*w)| <= 128 * sum|w|). */
+static void weight_sums(const struct q8nn_operator* op, size_t per_channel, size_t oc, int64_t* sum,
+                        int64_t* sum_abs) {
+  const int8_t* w = op->kernel + oc * per_channel;
+  int64_t total = 0, total_abs = 0;
+  for (size_t i = 0; i < per_channel; i++) {
+    total += w[i];
+    total_abs += w[i] < 0 ? -w[i] : w[i];
+  }
+  *sum = total;
+  *sum_abs = total_abs;
+}
+
 bool q8nn_vta_conv_requant_table(const struct q8nn_operator* op, size_t padded_channels,
                                  struct q8nn_vta_conv_requant* requant) {
   struct conv_shape s;
@@ -67,12 +81,8 @@ bool q8nn_vta_conv_requant_table(const struct q8nn_operator* op, size_t padded_c
       memset(&requant[oc], 0, sizeof(requant[oc]));
       continue;
     }
-    int64_t sum = 0, sum_abs = 0;
-    const int8_t* w = op->kernel + oc * per_channel;
-    for (size_t i = 0; i < per_channel; i++) {
-      sum += w[i];
-      sum_abs += w[i] < 0 ? -w[i] : w[i];
-    }
+    int64_t sum, sum_abs;
+    weight_sums(op, per_channel, oc, &sum, &sum_abs);
     const int64_t bias_prime = (int64_t) op->bias[oc] - (int64_t) op->input_zero_point * sum;
     if (!q8nn_vta_conv_requant_derive(op->multiplier[oc], op->shift[oc], bias_prime, sum_abs,
                                       op->conv_params.output_zero_point, op->conv_params.output_min,
@@ -94,12 +104,8 @@ bool q8nn_vta_conv_exact_table(const struct q8nn_operator* op, size_t padded_cha
       memset(&exact[oc], 0, sizeof(exact[oc]));
       continue;
     }
-    int64_t sum = 0, sum_abs = 0;
-    const int8_t* w = op->kernel + oc * per_channel;
-    for (size_t i = 0; i < per_channel; i++) {
-      sum += w[i];
-      sum_abs += w[i] < 0 ? -w[i] : w[i];
-    }
+    int64_t sum, sum_abs;
+    weight_sums(op, per_channel, oc, &sum, &sum_abs);
     const int64_t bias_prime = (int64_t) op->bias[oc] - (int64_t) op->input_zero_point * sum;
     if (!q8nn_vta_conv_exact_derive(op->multiplier[oc], op->shift[oc], op->rounding == q8nn_rounding_single,
                                     bias_prime, sum_abs, op->conv_params.output_zero_point,
@@ -579,11 +585,8 @@ enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_backend* vta, struct q8nn
     const size_t per_channel = (size_t) taps * s.gic;
     uint32_t signs = 0;
     for (uint32_t oc = 0; oc < s.cout; oc++) {
-      int64_t sum_abs = 0;
-      for (size_t i = 0; i < per_channel; i++) {
-        const int8_t w = op->kernel[oc * per_channel + i];
-        sum_abs += w < 0 ? -w : w;
-      }
+      int64_t sum, sum_abs;
+      weight_sums(op, per_channel, oc, &sum, &sum_abs);
       const struct q8nn_vta_conv_exact* r = &st->exact[oc];
       const int64_t bound = 128 * sum_abs + (r->c_bias < 0 ? -(int64_t) r->c_bias : r->c_bias);
       if (r->hi < bound || r->lo > -bound) p->clamp_needed = true;
@@ -609,11 +612,8 @@ enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_backend* vta, struct q8nn
   {
     const size_t per_channel = (size_t) taps * s.gic;
     for (uint32_t oc = 0; oc < s.cout; oc++) {
-      int64_t sum_abs = 0;
-      for (size_t i = 0; i < per_channel; i++) {
-        const int8_t w = op->kernel[oc * per_channel + i];
-        sum_abs += w < 0 ? -w : w;
-      }
+      int64_t sum, sum_abs;
+      weight_sums(op, per_channel, oc, &sum, &sum_abs);
       const struct q8nn_vta_conv_requant* r = &st->requant[oc];
       const int64_t r1 = r->s1 ? INT64_C(1) << (r->s1 - 1) : 0;
       const int64_t bias_prime = (int64_t) r->c_bias - r1;
