@@ -34,24 +34,6 @@ struct checker {
   const char* name;
 };
 
-static void* read_file(const char* dir, const char* name, size_t* size) {
-  char path[1024];
-  snprintf(path, sizeof(path), "%s/%s", dir, name);
-  FILE* f = fopen(path, "rb");
-  if (f == NULL) return NULL;
-  fseek(f, 0, SEEK_END);
-  const long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  void* data = malloc((size_t) n + 1);
-  if (data != NULL && fread(data, 1, (size_t) n, f) != (size_t) n) {
-    free(data);
-    data = NULL;
-  }
-  fclose(f);
-  *size = (size_t) n;
-  return data;
-}
-
 struct tensor_view {
   size_t num_dims, dims[6];
   struct fb_vector scales, zero_points;
@@ -218,8 +200,8 @@ static void test_every_layer(void** state) {
   size_t total_checked = 0;
   for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
     size_t size, input_size;
-    void* file = read_file(dir, models[i].model, &size);
-    uint8_t* input = (uint8_t*) read_file(dir, models[i].input, &input_size);
+    void* file = test_read_file(dir, models[i].model, &size);
+    uint8_t* input = (uint8_t*) test_read_file(dir, models[i].input, &input_size);
     if (file == NULL || input == NULL) skip();
     struct checker c;
     memset(&c, 0, sizeof(c));

@@ -22,24 +22,6 @@
 
 #include "testers/test-util.h"
 
-static void* read_file(const char* dir, const char* name, size_t* size) {
-  char path[1024];
-  snprintf(path, sizeof(path), "%s/%s", dir, name);
-  FILE* f = fopen(path, "rb");
-  if (f == NULL) return NULL;
-  fseek(f, 0, SEEK_END);
-  const long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  void* data = malloc((size_t) n + 1);
-  if (data != NULL && fread(data, 1, (size_t) n, f) != (size_t) n) {
-    free(data);
-    data = NULL;
-  }
-  fclose(f);
-  *size = (size_t) n;
-  return data;
-}
-
 static const char* models_dir(void) {
   const char* dir = getenv("Q8NN_MODELS_DIR");
   return dir != NULL && dir[0] != '\0' ? dir : NULL;
@@ -79,7 +61,7 @@ static void test_person_detect_expected(void** state) {
   const char* dir = models_dir();
   if (dir == NULL) skip();
   size_t model_size, n;
-  void* model = read_file(dir, "tflm_person_detection/person_detect.tflite", &model_size);
+  void* model = test_read_file(dir, "tflm_person_detection/person_detect.tflite", &model_size);
   assert_non_null(model);
   static const struct { const char* input; int8_t expected[2]; } cases[] = {
       {"tflm_person_detection/person_input_int8.bin", {-113, 113}},
@@ -89,7 +71,7 @@ static void test_person_detect_expected(void** state) {
   uint32_t masks[8];
   const size_t num_masks = test_isa_masks(masks, 8);
   for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-    uint8_t* input = cases[c].input != NULL ? (uint8_t*) read_file(dir, cases[c].input, &n) : (uint8_t*) calloc(n = 9216, 1);
+    uint8_t* input = cases[c].input != NULL ? (uint8_t*) test_read_file(dir, cases[c].input, &n) : (uint8_t*) calloc(n = 9216, 1);
     assert_non_null(input);
     for (size_t mi = 0; mi < num_masks; mi++) {
       assert_int_equal(q8nn_set_isa_mask(masks[mi]), q8nn_status_success);
@@ -144,12 +126,12 @@ static void test_models_identical_across_isas_and_threads(void** state) {
   const size_t num_masks = test_isa_masks(masks, 8);
   for (size_t k = 0; k < sizeof(models) / sizeof(models[0]); k++) {
     size_t model_size;
-    void* model = read_file(dir, models[k].model, &model_size);
+    void* model = test_read_file(dir, models[k].model, &model_size);
     assert_non_null(model);
     /* emulated: the first input of each model (the ISA paths and threads all still run) */
     for (size_t j = 0; j < (emulated() ? 1 : 12) && models[k].inputs[j] != NULL; j++) {
       size_t n;
-      uint8_t* input = (uint8_t*) read_file(dir, models[k].inputs[j], &n);
+      uint8_t* input = (uint8_t*) test_read_file(dir, models[k].inputs[j], &n);
       assert_non_null(input);
       int8_t first[16], out[16];
       for (size_t mi = 0; mi < num_masks; mi++) {
@@ -181,7 +163,7 @@ static void test_truncated_files_are_errors(void** state) {
   const char* dir = models_dir();
   if (dir == NULL) skip();
   size_t size;
-  uint8_t* model = (uint8_t*) read_file(dir, "tflm_person_detection/person_detect.tflite", &size);
+  uint8_t* model = (uint8_t*) test_read_file(dir, "tflm_person_detection/person_detect.tflite", &size);
   assert_non_null(model);
   for (size_t length = 0; length < size; length += emulated() && length >= 8192 ? 257 : 1) {
     /* a fresh allocation of exactly `length` bytes, so ASan catches any read past it */
@@ -204,7 +186,7 @@ static void test_corrupted_files_fail_cleanly(void** state) {
   const char* dir = models_dir();
   if (dir == NULL) skip();
   size_t size;
-  uint8_t* model = (uint8_t*) read_file(dir, "tflm_person_detection/person_detect.tflite", &size);
+  uint8_t* model = (uint8_t*) test_read_file(dir, "tflm_person_detection/person_detect.tflite", &size);
   assert_non_null(model);
   uint8_t* copy = (uint8_t*) malloc(size);
   size_t loaded = 0;
@@ -237,8 +219,8 @@ static void test_corrupted_files_fail_cleanly(void** state) {
 static void test_input_data_persists_across_runs(void** state) {
   (void) state;
   size_t size, n;
-  void* model = read_file(models_dir(), "tflm_person_detection/person_detect.tflite", &size);
-  void* input = read_file(models_dir(), "tflm_person_detection/person_input_int8.bin", &n);
+  void* model = test_read_file(models_dir(), "tflm_person_detection/person_detect.tflite", &size);
+  void* input = test_read_file(models_dir(), "tflm_person_detection/person_input_int8.bin", &n);
   assert_non_null(model);
   assert_non_null(input);
   q8nn_model_t m = NULL;

@@ -462,3 +462,21 @@ int test_add_run(const struct test_add_case* c) {
   free(ref);
   return failures;
 }
+
+void* test_read_file(const char* dir, const char* name, size_t* size) {
+  char path[1024];
+  snprintf(path, sizeof(path), "%s/%s", dir, name);
+  FILE* f = fopen(path, "rb");
+  if (f == NULL) return NULL;
+  fseek(f, 0, SEEK_END);
+  const long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  void* data = malloc((size_t) n + 1);
+  if (data != NULL && fread(data, 1, (size_t) n, f) != (size_t) n) {
+    free(data);
+    data = NULL;
+  }
+  fclose(f);
+  *size = (size_t) n;
+  return data;
+}

@@ -66,6 +66,10 @@ int test_group_teardown(void** state);
 /** Index of the first differing byte of a and b, or SIZE_MAX when equal. */
 size_t test_first_mismatch(const int8_t* a, const int8_t* b, size_t n);
 
+/** The whole file dir/name in a malloc'ed buffer (one spare byte), its size in *size; NULL when it
+    cannot be opened or read. */
+void* test_read_file(const char* dir, const char* name, size_t* size);
+
 /* ---- operator runners: public API on every ISA mask and threadpool vs the reference -------- */
 
 /**
