@@ -31,6 +31,21 @@ Q8NN_X86_INLINE __m256i q8nn_x86_add8_input(__m128i x8, __m256i vzp, const struc
   return q8nn_x86_requantize8(v, rq, 0);
 }
 
+/* Both adds' output step: the packed bytes {0-3, 8-11, 16-19, 24-27 | 4-7, ...} back in order,
+   the byte clamp, and the store (a last chunk below 32 through a buffer). */
+Q8NN_X86_INLINE void q8nn_x86_vadd_store32(int8_t* y, __m256i v, size_t chunk,
+                                           const struct q8nn_x86_out32* out) {
+  v = _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+  v = _mm256_min_epi8(_mm256_max_epi8(v, out->min8), out->max8);
+  if (chunk == 32) {
+    _mm256_storeu_si256((__m256i*) y, v);
+  } else {
+    int8_t buf[32];
+    _mm256_storeu_si256((__m256i*) buf, v);
+    q8nn_x86_copy_small(y, buf, chunk);
+  }
+}
+
 Q8NN_X86_INLINE void q8nn_x86_vadd_avx2(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
                                         const struct q8nn_qs8_add_params* p, int broadcast_b) {
   struct q8nn_x86_add8_consts c;
@@ -42,7 +57,6 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_avx2(size_t n, const int8_t* a, const int8_t*
   c.ro = q8nn_x86_rq8_init_rdouble(_mm256_set1_epi32(p->output_multiplier), _mm256_set1_epi32(p->output_shift),
                                    p->output_zero_point);
   c.out = q8nn_x86_out32_init(p->output_zero_point, p->output_min, p->output_max);
-  const __m256i vperm = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
   __m256i vbterm = _mm256_setzero_si256();
   if (broadcast_b) vbterm = q8nn_x86_add8_input(_mm_set1_epi8(b[0]), c.zb, &c, &c.rb);
   while (n != 0) {
@@ -61,15 +75,7 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_avx2(size_t n, const int8_t* a, const int8_t*
     }
     /* packs: bytes {0-3, 8-11, 16-19, 24-27 | 4-7, 12-15, 20-23, 28-31}. */
     __m256i v = _mm256_packs_epi16(_mm256_packs_epi32(vsum[0], vsum[1]), _mm256_packs_epi32(vsum[2], vsum[3]));
-    v = _mm256_permutevar8x32_epi32(v, vperm);
-    v = _mm256_min_epi8(_mm256_max_epi8(v, c.out.min8), c.out.max8);
-    if (chunk == 32) {
-      _mm256_storeu_si256((__m256i*) y, v);
-    } else {
-      int8_t buf[32];
-      _mm256_storeu_si256((__m256i*) buf, v);
-      q8nn_x86_copy_small(y, buf, chunk);
-    }
+    q8nn_x86_vadd_store32(y, v, chunk, &c.out);
     a += chunk;
     if (!broadcast_b) b += chunk;
     y += chunk;
@@ -95,7 +101,6 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_xnn_avx2(size_t n, const int8_t* a, const int
       _mm256_set1_epi32(broadcast_b ? p->xnn_bias + (int32_t) b[0] * p->xnn_b_multiplier : p->xnn_bias);
   const __m128i vshift = _mm_cvtsi32_si128((int) p->xnn_shift);
   const struct q8nn_x86_out32 out = q8nn_x86_out32_init(p->output_zero_point, p->output_min, p->output_max);
-  const __m256i vperm = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
   while (n != 0) {
     const size_t chunk = n < 32 ? n : 32;
     const __m256i va = q8nn_x86_load_tail32(a, chunk);
@@ -113,15 +118,7 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_xnn_avx2(size_t n, const int8_t* a, const int
     }
     /* packs: bytes {0-3, 8-11, 16-19, 24-27 | 4-7, 12-15, 20-23, 28-31}. */
     __m256i v = _mm256_packs_epi16(q8nn_x86_packs_zp16(vacc[0], vacc[1], &out), q8nn_x86_packs_zp16(vacc[2], vacc[3], &out));
-    v = _mm256_permutevar8x32_epi32(v, vperm);
-    v = _mm256_min_epi8(_mm256_max_epi8(v, out.min8), out.max8);
-    if (chunk == 32) {
-      _mm256_storeu_si256((__m256i*) y, v);
-    } else {
-      int8_t buf[32];
-      _mm256_storeu_si256((__m256i*) buf, v);
-      q8nn_x86_copy_small(y, buf, chunk);
-    }
+    q8nn_x86_vadd_store32(y, v, chunk, &out);
     a += chunk;
     if (!broadcast_b) b += chunk;
     y += chunk;
