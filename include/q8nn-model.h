@@ -84,6 +84,12 @@ struct q8nn_model_operator_info {
   size_t output_dims[Q8NN_MODEL_MAX_DIMS];
   uint64_t macs;                     /**< multiply-accumulates per run (0 for data movement) */
   uint64_t last_run_ns;              /**< time of the operator in the last profiled run, else 0 */
+  /** SIZE_MAX, or the index of the later operator that does this one's work: operators fused at
+      load (a MUL or SUB by a constant whose output only feeds another one, as in an input
+      preprocessing x * s - t, become one lookup). A fused operator does nothing at run time
+      (last_run_ns 0, its time is in the other's) and its output tensor never exists
+      (q8nn_model_debug_tensor gives NULL data for it). */
+  size_t fused_into;
 };
 
 /**
@@ -164,7 +170,8 @@ Q8NN_API enum q8nn_status q8nn_model_set_debug_callback(q8nn_model_t model, q8nn
  * file's order, Q8NN_MODEL_DEBUG_OUTPUT = its output) and gives its current bytes.
  * @param info   receives the description (scale/zero point: the first ones of the tensor).
  * @param data   receives the tensor's memory, or NULL for a constant the model did not keep
- *               (filters and biases, which q8nn packed at load) and for an absent optional input.
+ *               (filters and biases, which q8nn packed at load), for an absent optional input and
+ *               for the output of a fused operator (see q8nn_model_operator_info.fused_into).
  *               Arena tensors share memory with others: their bytes are meaningful only from the
  *               end of the operator that writes them to the end of the last one that reads them,
  *               i.e. inside the debug callback of operator_index for its inputs and output.

@@ -260,6 +260,7 @@ int main(int argc, char** argv) {
              oi.placement);
       print_shape(stdout, oi.output_dims, oi.num_output_dims, 1);
       printf(", \"macs\": %" PRIu64, oi.macs);
+      if (oi.fused_into != SIZE_MAX) printf(", \"fused_into\": %zu", oi.fused_into);
       if (profile) printf(", \"time_ms\": %.6f", (double) median(op_times + k * (size_t) repeat, (size_t) repeat) / 1e6);
       printf("}");
     }
@@ -301,8 +302,11 @@ int main(int argc, char** argv) {
           len += (size_t) snprintf(shape + len, sizeof(shape) - len, i ? "x%zu" : "%zu", oi.output_dims[i]);
         }
         shape[len] = '\0';
+        char placement[48];
+        if (oi.fused_into != SIZE_MAX) snprintf(placement, sizeof(placement), "%s, fused into %zu", oi.placement, oi.fused_into);
+        else snprintf(placement, sizeof(placement), "%s", oi.placement);
         printf("%4zu  %-18s %-16s %12" PRIu64 " %10.4f %8.2f  %s\n", k, oi.type, shape, oi.macs, (double) t / 1e6,
-               t != 0 ? (double) oi.macs / (double) t : 0.0, oi.placement);
+               t != 0 ? (double) oi.macs / (double) t : 0.0, placement);
       }
     }
   }

@@ -21,16 +21,18 @@
 #include <q8nn.h>
 
 #include "flatbuffer.h"
+#include "reference/reference-model.h"
 #include "reference/reference.h"
 #include "testers/test-util.h"
 
-enum { OP_ADD = 0, OP_CONV_2D = 3, OP_DEPTHWISE_CONV_2D = 4 };
+enum { OP_ADD = 0, OP_CONV_2D = 3, OP_DEPTHWISE_CONV_2D = 4, OP_MUL = 18, OP_SUB = 41 };
 
 struct checker {
   struct fb_reader r;
   struct fb_vector tensors, operators, buffers;
   int32_t* builtin; /* per opcode index */
-  size_t checked[5];
+  size_t checked[42];
+  size_t fused;       /* MUL/SUB checked through a fused chain */
   const char* name;
 };
 
@@ -146,16 +148,24 @@ static void check_conv(struct checker* c, q8nn_model_t m, size_t k, const struct
   free(shift);
 }
 
+/* The two inputs and the output of a binary operator; the second input is always there (an
+   activation or a constant the model kept). */
+static void binary_tensors(q8nn_model_t m, size_t k, struct q8nn_model_tensor_info* a, const void** xa,
+                           struct q8nn_model_tensor_info* b, const void** xb, struct q8nn_model_tensor_info* out,
+                           const void** y) {
+  assert_int_equal(q8nn_model_debug_tensor(m, k, 0, a, xa), q8nn_status_success);
+  assert_int_equal(q8nn_model_debug_tensor(m, k, 1, b, xb), q8nn_status_success);
+  assert_int_equal(q8nn_model_debug_tensor(m, k, Q8NN_MODEL_DEBUG_OUTPUT, out, y), q8nn_status_success);
+  assert_non_null(*xb);
+}
+
 static void check_add(struct checker* c, q8nn_model_t m, size_t k, const struct fb_table* op) {
   const struct fb_table o = fb_table_field(&c->r, op, 4);
   const int act = fb_u8(&c->r, &o, 0, 0);
   struct q8nn_model_tensor_info a, b, out;
   const void *xa, *xb, *y;
-  assert_int_equal(q8nn_model_debug_tensor(m, k, 0, &a, &xa), q8nn_status_success);
-  assert_int_equal(q8nn_model_debug_tensor(m, k, 1, &b, &xb), q8nn_status_success);
-  assert_int_equal(q8nn_model_debug_tensor(m, k, Q8NN_MODEL_DEBUG_OUTPUT, &out, &y), q8nn_status_success);
+  binary_tensors(m, k, &a, &xa, &b, &xb, &out, &y);
   assert_non_null(xa);
-  assert_non_null(xb);
   int32_t lo, hi;
   activation(act, out.scale, out.zero_point, &lo, &hi);
   struct ref_add_params p;
@@ -166,6 +176,59 @@ static void check_add(struct checker* c, q8nn_model_t m, size_t k, const struct 
   const size_t bad = test_first_mismatch((const int8_t*) y, expected, out.num_bytes);
   if (bad != SIZE_MAX) {
     fail_msg("%s operator %zu (ADD): [%zu] %d, reference %d", c->name, k, bad, ((const int8_t*) y)[bad], expected[bad]);
+  }
+  free(expected);
+}
+
+/* MUL or SUB (int8, broadcasting) against tests/reference. An operator fused into a later one
+   (q8nn_model_operator_info.fused_into) has no output tensor: it is checked at the later operator,
+   whose reference input is then the fused one's reference output (the whole chain against
+   TFLite's arithmetic, op by op). */
+static void reference_mul_sub(struct checker* c, q8nn_model_t m, size_t k, int8_t* expected,
+                              struct q8nn_model_tensor_info* out_info) {
+  const struct fb_table op = fb_vec_table(&c->r, &c->operators, k);
+  const int32_t builtin = c->builtin[fb_u32(&c->r, &op, 0, 0)];
+  assert_true(builtin == OP_MUL || builtin == OP_SUB);
+  const struct fb_table o = fb_table_field(&c->r, &op, 4);
+  const int act = fb_u8(&c->r, &o, 0, 0);
+  struct q8nn_model_tensor_info a, b, out;
+  const void *xa, *xb, *y;
+  binary_tensors(m, k, &a, &xa, &b, &xb, &out, &y);
+  int8_t* a_ref = NULL;
+  if (xa == NULL) { /* the output of an operator fused into this one */
+    size_t j = k;
+    struct q8nn_model_operator_info producer;
+    do {
+      assert_true(j > 0);
+      assert_int_equal(q8nn_model_get_operator_info(m, --j, &producer), q8nn_status_success);
+    } while (producer.fused_into != k);
+    a_ref = malloc(a.num_bytes);
+    struct q8nn_model_tensor_info produced;
+    reference_mul_sub(c, m, j, a_ref, &produced);
+    assert_int_equal(produced.num_bytes, a.num_bytes);
+    xa = a_ref;
+    c->fused++;
+  }
+  int32_t lo, hi;
+  activation(act, out.scale, out.zero_point, &lo, &hi);
+  assert_true(ref_mul_sub_s8(builtin == OP_MUL, a.num_dims, a.dims, (const int8_t*) xa, a.scale, a.zero_point,
+                             b.num_dims, b.dims, (const int8_t*) xb, b.scale, b.zero_point, out.scale,
+                             out.zero_point, lo, hi, expected));
+  free(a_ref);
+  *out_info = out;
+}
+
+static void check_mul_sub(struct checker* c, q8nn_model_t m, size_t k) {
+  struct q8nn_model_tensor_info out;
+  const void* y;
+  assert_int_equal(q8nn_model_debug_tensor(m, k, Q8NN_MODEL_DEBUG_OUTPUT, &out, &y), q8nn_status_success);
+  assert_non_null(y);
+  int8_t* expected = malloc(out.num_bytes);
+  reference_mul_sub(c, m, k, expected, &out);
+  const size_t bad = test_first_mismatch((const int8_t*) y, expected, out.num_bytes);
+  if (bad != SIZE_MAX) {
+    fail_msg("%s operator %zu (MUL/SUB): [%zu] %d, reference %d", c->name, k, bad, ((const int8_t*) y)[bad],
+             expected[bad]);
   }
   free(expected);
 }
@@ -183,6 +246,9 @@ static void after_operator(void* context, q8nn_model_t m, size_t k) {
   } else if (builtin == OP_ADD) {
     check_add(c, m, k, &op);
     c->checked[OP_ADD]++;
+  } else if (builtin == OP_MUL || builtin == OP_SUB) {
+    if (info.fused_into == SIZE_MAX) check_mul_sub(c, m, k); /* else checked with the operator it is fused into */
+    c->checked[builtin]++;
   }
 }
 
@@ -240,8 +306,10 @@ static void test_every_layer(void** state) {
     assert_int_equal(q8nn_model_debug_tensor(m, 0, 99, &info, &data), q8nn_status_invalid_parameter);
     assert_int_equal(q8nn_model_set_debug_callback(m, NULL, NULL), q8nn_status_success);
     assert_int_equal(q8nn_model_run(m, NULL), q8nn_status_success);
-    print_message("%s: %zu CONV_2D, %zu DEPTHWISE_CONV_2D, %zu ADD equal to the reference\n", c.name,
-                  c.checked[OP_CONV_2D], c.checked[OP_DEPTHWISE_CONV_2D], c.checked[OP_ADD]);
+    print_message("%s: %zu CONV_2D, %zu DEPTHWISE_CONV_2D, %zu ADD, %zu MUL, %zu SUB (%zu through a fused lookup) "
+                  "equal to the reference\n", c.name, c.checked[OP_CONV_2D], c.checked[OP_DEPTHWISE_CONV_2D],
+                  c.checked[OP_ADD], c.checked[OP_MUL], c.checked[OP_SUB], c.fused);
+    if (i == 1) assert_int_equal(c.fused, 1); /* MobileNetV2's MUL + SUB preprocessing: one lookup */
     assert_true(c.checked[OP_CONV_2D] > 0);
     total_checked += c.checked[OP_CONV_2D] + c.checked[OP_DEPTHWISE_CONV_2D] + c.checked[OP_ADD];
     q8nn_model_delete(m);
