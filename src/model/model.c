@@ -1389,6 +1389,34 @@ static uint64_t now_ns(void) {
   return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
 }
 
+/* A lookup (MUL/SUB by a constant) over the caller's threads, in tiles of whole rows of
+   table_values bytes; small ones stay on the calling thread. */
+struct lookup_context {
+  const struct op* op;
+  const int8_t* input;
+  int8_t* output;
+};
+
+static void lookup_tile(void* context, size_t start, size_t rows) {
+  const struct lookup_context* c = (const struct lookup_context*) context;
+  const size_t nb = c->op->table_values;
+  q8nn_model_table_s8(rows * nb, nb, c->op->table, c->input + start * nb, c->output + start * nb);
+}
+
+#define LOOKUP_TILE_BYTES 16384
+
+static void run_lookup(const struct q8nn_model* m, const struct op* op, pthreadpool_t threadpool) {
+  const struct tensor* out = &m->tensors[op->output];
+  struct lookup_context context = {op, (const int8_t*) m->tensors[op->table_input].data, (int8_t*) out->data};
+  const size_t rows = out->elements / op->table_values;
+  const size_t tile = LOOKUP_TILE_BYTES / op->table_values + 1;
+  if (rows > tile && pthreadpool_get_threads_count(threadpool) > 1) {
+    pthreadpool_parallelize_1d_tile_1d(threadpool, lookup_tile, &context, rows, tile, 0);
+  } else {
+    lookup_tile(&context, 0, rows);
+  }
+}
+
 static enum q8nn_status run_op(struct q8nn_model* m, struct op* op, pthreadpool_t threadpool) {
   struct tensor* out = &m->tensors[op->output];
   const struct tensor* in = &m->tensors[op->inputs[0]];
@@ -1407,8 +1435,7 @@ static enum q8nn_status run_op(struct q8nn_model* m, struct op* op, pthreadpool_
     case K_MUL:
     case K_SUB:
       if (op->table != NULL) {
-        q8nn_model_table_s8(out->elements, op->table_values, op->table,
-                            (const int8_t*) m->tensors[op->table_input].data, (int8_t*) out->data);
+        run_lookup(m, op, threadpool);
       } else if (op->kind == K_MUL) {
         q8nn_model_mul_s8(&op->binary, (const int8_t*) in->data, (const int8_t*) m->tensors[op->inputs[1]].data,
                         (int8_t*) out->data);
