@@ -508,9 +508,6 @@ static enum q8nn_status prepare_fully_connected(struct loader* l, struct op* op)
     return op_fail(l, op, q8nn_status_unsupported_parameter,
                    "needs int8 input/output with one scale and a constant int8 [units, depth] filter");
   }
-  if (filter->scales.length != 1 || !isfinite(filter->scale) || filter->scale <= 0.0f || filter->zero_point != 0) {
-    return op_fail(l, op, q8nn_status_unsupported_parameter, "needs a per-tensor symmetric filter");
-  }
   const size_t units = filter->dims[0], depth = filter->dims[1];
   if (in->elements % depth != 0 || out->elements != in->elements / depth * units || out->num_dims == 0 ||
       out->dims[out->num_dims - 1] != units) {
@@ -522,34 +519,52 @@ static enum q8nn_status prepare_fully_connected(struct loader* l, struct op* op)
   if (!activation_range(activation, out, &out_min, &out_max)) {
     return op_fail(l, op, q8nn_status_unsupported_parameter, "fused activation %d not supported", activation);
   }
-  /* TFLite GetQuantizedConvolutionMultipler: the scale product is a float, then double. */
-  const double real = (double) (in->scale * filter->scale) / (double) out->scale;
-  int32_t multiplier;
-  int shift;
-  if (!q8nn_model_quantize_multiplier(real, &multiplier, &shift)) {
-    return op_fail(l, op, q8nn_status_unsupported_parameter, "output multiplier %g out of range", real);
+  /* Per-tensor or per-channel (one scale per unit, quantized dimension 0) symmetric filter, as
+     TFLite Micro's CalculateOpDataFullyConnected takes them. */
+  float* scales = NULL;
+  uint32_t flags = 0;
+  enum q8nn_status status = read_scales(l, op, filter, units, 0, &scales, &flags);
+  if (status != q8nn_status_success) return status;
+  for (size_t i = 0; i < filter->scales.length; i++) {
+    if (!isfinite(scales[i]) || scales[i] <= 0.0f) {
+      free(scales);
+      return op_fail(l, op, q8nn_status_unsupported_parameter, "filter scale %zu is %g", i, (double) scales[i]);
+    }
+  }
+  /* Per tensor: TFLite GetQuantizedConvolutionMultipler (the scale product is a float, then
+     double), given to q8nn as the multiplier. Per channel: PopulateConvolutionQuantizationParams'
+     double product per unit, which is how q8nn derives it from the float scales (as for CONV_2D);
+     reference_integer_ops::FullyConnectedPerChannel is then a 1x1 convolution. */
+  int32_t multiplier = 0, shift32 = 0;
+  struct q8nn_conv_quantization quant = {
+      .input_zero_point = in->zero_point, .input_scale = in->scale, .kernel_scale = scales,
+      .output_zero_point = out->zero_point, .output_scale = out->scale, .output_min = (int8_t) out_min,
+      .output_max = (int8_t) out_max, .rounding = q8nn_rounding_double};
+  if (l->m->numerics == q8nn_model_numerics_xnnpack_fp32) {
+    quant.rounding = q8nn_rounding_fp32; /* XNNPACK: the fp32 scale from the float scales */
+  } else if (flags & Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE) {
+    const double real = (double) (in->scale * scales[0]) / (double) out->scale;
+    int shift;
+    if (!q8nn_model_quantize_multiplier(real, &multiplier, &shift)) {
+      free(scales);
+      return op_fail(l, op, q8nn_status_unsupported_parameter, "output multiplier %g out of range", real);
+    }
+    shift32 = shift;
+    quant.kernel_scale = NULL;
+    quant.output_multiplier = &multiplier;
+    quant.output_shift = &shift32;
   }
   int32_t* b = NULL;
-  enum q8nn_status status = read_bias(l, op, bias, units, &b);
-  if (status != q8nn_status_success) return status;
-  const int32_t shift32 = shift;
-  struct q8nn_conv_quantization quant = {
-      .input_zero_point = in->zero_point, .input_scale = in->scale, .kernel_scale = NULL,
-      .output_zero_point = out->zero_point, .output_scale = out->scale, .output_min = (int8_t) out_min,
-      .output_max = (int8_t) out_max, .rounding = q8nn_rounding_double, .output_multiplier = &multiplier,
-      .output_shift = &shift32};
-  if (l->m->numerics == q8nn_model_numerics_xnnpack_fp32) {
-    /* XNNPACK's fully connected: the fp32 scale from the float scales, no fixed-point multiplier */
-    quant.rounding = q8nn_rounding_fp32;
-    quant.kernel_scale = &filter->scale;
-    quant.output_multiplier = NULL;
-    quant.output_shift = NULL;
+  status = read_bias(l, op, bias, units, &b);
+  if (status != q8nn_status_success) {
+    free(scales);
+    return status;
   }
   const struct q8nn_convolution2d_desc desc = {
       .kernel_height = 1, .kernel_width = 1, .stride_height = 1, .stride_width = 1, .dilation_height = 1,
       .dilation_width = 1, .groups = 1, .group_input_channels = depth, .group_output_channels = units};
-  status = q8nn_create_convolution2d_nhwc_s8(&desc, &quant, (const int8_t*) filter->constant, b,
-                                             Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE, &op->qop);
+  status = q8nn_create_convolution2d_nhwc_s8(&desc, &quant, (const int8_t*) filter->constant, b, flags, &op->qop);
+  free(scales);
   free(b);
   if (status != q8nn_status_success) return op_fail(l, op, status, "q8nn create failed (%s)", q8nn_status_string(status));
   op->placement = place_op(l->m, op);

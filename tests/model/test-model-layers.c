@@ -25,7 +25,7 @@
 #include "reference/reference.h"
 #include "testers/test-util.h"
 
-enum { OP_ADD = 0, OP_CONV_2D = 3, OP_DEPTHWISE_CONV_2D = 4, OP_MUL = 18, OP_SUB = 41 };
+enum { OP_ADD = 0, OP_CONV_2D = 3, OP_DEPTHWISE_CONV_2D = 4, OP_FULLY_CONNECTED = 9, OP_MUL = 18, OP_SUB = 41 };
 
 struct checker {
   struct fb_reader r;
@@ -59,19 +59,13 @@ static struct tensor_view view(struct checker* c, int32_t index) {
   return v;
 }
 
-/* TFLite CalculateActivationRangeQuantized for int8 (NONE, RELU, RELU_N1_TO_1, RELU6). */
-static void activation(int act, float scale, int32_t zp, int32_t* lo, int32_t* hi) {
-  *lo = -128;
-  *hi = 127;
-  const float bounds[4][2] = {{0, 0}, {0.0f, INFINITY}, {-1.0f, 1.0f}, {0.0f, 6.0f}};
-  if (act == 0) return;
-  assert_true(act >= 1 && act <= 3);
-  const int32_t qlo = zp + (int32_t) roundf(bounds[act][0] / scale);
-  if (qlo > *lo) *lo = qlo;
-  if (isfinite(bounds[act][1])) {
-    const int32_t qhi = zp + (int32_t) roundf(bounds[act][1] / scale);
-    if (qhi < *hi) *hi = qhi;
-  }
+/* The first input and the output of operator k, both present. */
+static void io_tensors(q8nn_model_t m, size_t k, struct q8nn_model_tensor_info* in, const void** x,
+                       struct q8nn_model_tensor_info* out, const void** y) {
+  assert_int_equal(q8nn_model_debug_tensor(m, k, 0, in, x), q8nn_status_success);
+  assert_int_equal(q8nn_model_debug_tensor(m, k, Q8NN_MODEL_DEBUG_OUTPUT, out, y), q8nn_status_success);
+  assert_non_null(*x);
+  assert_non_null(*y);
 }
 
 static void check_conv(struct checker* c, q8nn_model_t m, size_t k, const struct fb_table* op, int32_t builtin) {
@@ -86,10 +80,7 @@ static void check_conv(struct checker* c, q8nn_model_t m, size_t k, const struct
   const int32_t bias_index = inputs.length > 2 ? fb_vec_i32(&c->r, &inputs, 2) : -1;
   struct q8nn_model_tensor_info in, out;
   const void *x, *y;
-  assert_int_equal(q8nn_model_debug_tensor(m, k, 0, &in, &x), q8nn_status_success);
-  assert_int_equal(q8nn_model_debug_tensor(m, k, Q8NN_MODEL_DEBUG_OUTPUT, &out, &y), q8nn_status_success);
-  assert_non_null(x);
-  assert_non_null(y);
+  io_tensors(m, k, &in, &x, &out, &y);
   struct ref_conv_params p;
   memset(&p, 0, sizeof(p));
   p.batch = in.dims[0];
@@ -118,7 +109,8 @@ static void check_conv(struct checker* c, q8nn_model_t m, size_t k, const struct
   p.out_pixel_stride = OC;
   p.in_zp = in.zero_point;
   p.out_zp = out.zero_point;
-  activation(act, out.scale, out.zero_point, &p.out_min, &p.out_max);
+  assert_true(act >= 0 && act <= 3);
+  ref_activation_range_s8(act, out.scale, out.zero_point, &p.out_min, &p.out_max);
   int32_t* multiplier = malloc(OC * sizeof(int32_t));
   int32_t* shift = malloc(OC * sizeof(int32_t));
   for (size_t oc = 0; oc < OC; oc++) {
@@ -148,6 +140,41 @@ static void check_conv(struct checker* c, q8nn_model_t m, size_t k, const struct
   free(shift);
 }
 
+/* FULLY_CONNECTED (per tensor or per channel) against TFLite Micro's reference loop. */
+static void check_fully_connected(struct checker* c, q8nn_model_t m, size_t k, const struct fb_table* op) {
+  const struct fb_vector inputs = fb_vector_field(&c->r, op, 1, 4);
+  const struct fb_table o = fb_table_field(&c->r, op, 4);
+  const int act = fb_u8(&c->r, &o, 0, 0);
+  const struct tensor_view filter = view(c, fb_vec_i32(&c->r, &inputs, 1));
+  const int32_t bias_index = inputs.length > 2 ? fb_vec_i32(&c->r, &inputs, 2) : -1;
+  struct q8nn_model_tensor_info in, out;
+  const void *x, *y;
+  io_tensors(m, k, &in, &x, &out, &y);
+  const size_t units = filter.dims[0], depth = filter.dims[1];
+  float* scales = malloc(filter.scales.length * sizeof(float));
+  for (size_t i = 0; i < filter.scales.length; i++) scales[i] = fb_vec_f32(&c->r, &filter.scales, i);
+  int32_t* bias = NULL;
+  if (bias_index >= 0) {
+    bias = malloc(units * sizeof(int32_t));
+    memcpy(bias, view(c, bias_index).data, units * sizeof(int32_t));
+  }
+  int32_t lo, hi;
+  assert_true(act >= 0 && act <= 3);
+  ref_activation_range_s8(act, out.scale, out.zero_point, &lo, &hi);
+  int8_t* expected = malloc(out.num_bytes);
+  assert_true(ref_fully_connected_s8(in.num_bytes / depth, depth, units, (const int8_t*) x, in.scale, in.zero_point,
+                                     (const int8_t*) filter.data, filter.scales.length, scales, bias, out.scale,
+                                     out.zero_point, lo, hi, expected));
+  const size_t bad = test_first_mismatch((const int8_t*) y, expected, out.num_bytes);
+  if (bad != SIZE_MAX) {
+    fail_msg("%s operator %zu (FULLY_CONNECTED): [%zu] %d, reference %d", c->name, k, bad, ((const int8_t*) y)[bad],
+             expected[bad]);
+  }
+  free(expected);
+  free(bias);
+  free(scales);
+}
+
 /* The two inputs and the output of a binary operator; the second input is always there (an
    activation or a constant the model kept). */
 static void binary_tensors(q8nn_model_t m, size_t k, struct q8nn_model_tensor_info* a, const void** xa,
@@ -167,7 +194,8 @@ static void check_add(struct checker* c, q8nn_model_t m, size_t k, const struct 
   binary_tensors(m, k, &a, &xa, &b, &xb, &out, &y);
   assert_non_null(xa);
   int32_t lo, hi;
-  activation(act, out.scale, out.zero_point, &lo, &hi);
+  assert_true(act >= 0 && act <= 3);
+  ref_activation_range_s8(act, out.scale, out.zero_point, &lo, &hi);
   struct ref_add_params p;
   assert_true(ref_add_params_from_scales(a.scale, a.zero_point, b.scale, b.zero_point, out.scale, out.zero_point, lo,
                                          hi, &p));
@@ -210,7 +238,8 @@ static void reference_mul_sub(struct checker* c, q8nn_model_t m, size_t k, int8_
     c->fused++;
   }
   int32_t lo, hi;
-  activation(act, out.scale, out.zero_point, &lo, &hi);
+  assert_true(act >= 0 && act <= 3);
+  ref_activation_range_s8(act, out.scale, out.zero_point, &lo, &hi);
   assert_true(ref_mul_sub_s8(builtin == OP_MUL, a.num_dims, a.dims, (const int8_t*) xa, a.scale, a.zero_point,
                              b.num_dims, b.dims, (const int8_t*) xb, b.scale, b.zero_point, out.scale,
                              out.zero_point, lo, hi, expected));
@@ -246,6 +275,9 @@ static void after_operator(void* context, q8nn_model_t m, size_t k) {
   } else if (builtin == OP_ADD) {
     check_add(c, m, k, &op);
     c->checked[OP_ADD]++;
+  } else if (builtin == OP_FULLY_CONNECTED) {
+    check_fully_connected(c, m, k, &op);
+    c->checked[builtin]++;
   } else if (builtin == OP_MUL || builtin == OP_SUB) {
     if (info.fused_into == SIZE_MAX) check_mul_sub(c, m, k); /* else checked with the operator it is fused into */
     c->checked[builtin]++;
@@ -306,9 +338,10 @@ static void test_every_layer(void** state) {
     assert_int_equal(q8nn_model_debug_tensor(m, 0, 99, &info, &data), q8nn_status_invalid_parameter);
     assert_int_equal(q8nn_model_set_debug_callback(m, NULL, NULL), q8nn_status_success);
     assert_int_equal(q8nn_model_run(m, NULL), q8nn_status_success);
-    print_message("%s: %zu CONV_2D, %zu DEPTHWISE_CONV_2D, %zu ADD, %zu MUL, %zu SUB (%zu through a fused lookup) "
-                  "equal to the reference\n", c.name, c.checked[OP_CONV_2D], c.checked[OP_DEPTHWISE_CONV_2D],
-                  c.checked[OP_ADD], c.checked[OP_MUL], c.checked[OP_SUB], c.fused);
+    print_message("%s: %zu CONV_2D, %zu DEPTHWISE_CONV_2D, %zu ADD, %zu FULLY_CONNECTED, %zu MUL, %zu SUB (%zu through a "
+                  "fused lookup) equal to the reference\n", c.name, c.checked[OP_CONV_2D],
+                  c.checked[OP_DEPTHWISE_CONV_2D], c.checked[OP_ADD], c.checked[OP_FULLY_CONNECTED],
+                  c.checked[OP_MUL], c.checked[OP_SUB], c.fused);
     if (i == 1) assert_int_equal(c.fused, 1); /* MobileNetV2's MUL + SUB preprocessing: one lookup */
     assert_true(c.checked[OP_CONV_2D] > 0);
     total_checked += c.checked[OP_CONV_2D] + c.checked[OP_DEPTHWISE_CONV_2D] + c.checked[OP_ADD];
