@@ -56,8 +56,10 @@ enum q8nn_model_numerics {
 
 /** Load options. Zero-filled (or NULL) = every operator on the CPU, TFLite numerics. */
 struct q8nn_model_options {
-  /** Optional backend: every operator it supports() runs there, the rest on the CPU. Not owned;
-      must outlive the model. NULL = CPU. */
+  /** Optional backend: every operator it supports() is set up there, the rest on the CPU; an
+      operator whose setup fails on the backend (or that the backend's setup leaves on the CPU)
+      runs on the CPU (q8nn_model_operator_info.placement says which). Not owned; must outlive
+      the model. NULL = CPU. */
   q8nn_backend_t backend;
   /** Record the time of every operator during run (see q8nn_model_get_operator_info). */
   bool profile;
@@ -79,7 +81,8 @@ struct q8nn_model_tensor_info {
 /** One operator of the loaded graph, in execution order. */
 struct q8nn_model_operator_info {
   const char* type;                  /**< TFLite builtin name ("CONV_2D", ...); static */
-  const char* placement;             /**< "cpu" or the backend's name; static */
+  const char* placement;             /**< where it runs: the backend's name, or "cpu" (the backend
+                                          declined it, its setup failed or left it on the CPU); static */
   size_t num_output_dims;
   size_t output_dims[Q8NN_MODEL_MAX_DIMS];
   uint64_t macs;                     /**< multiply-accumulates per run (0 for data movement) */

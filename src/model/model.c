@@ -317,12 +317,24 @@ static int expect_options(const struct op* op, uint8_t type) {
   return op->options.pos == 0 || op->options_type == type;
 }
 
-static const char* place_op(struct q8nn_model* m, struct op* op) {
-  if (m->backend != NULL && q8nn_backend_supports(m->backend, op->qop) &&
-      q8nn_operator_set_backend(op->qop, m->backend) == q8nn_status_success) {
-    return q8nn_backend_name(m->backend);
-  }
-  return "cpu";
+/* Every operator the backend supports() is set to it before setup; returns 1 when it was. */
+static int try_backend(const struct q8nn_model* m, struct op* op) {
+  return m->backend != NULL && q8nn_backend_supports(m->backend, op->qop) &&
+         q8nn_operator_set_backend(op->qop, m->backend) == q8nn_status_success;
+}
+
+/* After a setup: when it failed on the backend (VTA: shapes beyond its instruction fields), the
+   operator goes back to the CPU and returns 1: set it up again. */
+static int retry_on_cpu(struct op* op, enum q8nn_status status, int* on_backend) {
+  if (status == q8nn_status_success || !*on_backend) return 0;
+  *on_backend = 0;
+  return q8nn_operator_set_backend(op->qop, NULL) == q8nn_status_success;
+}
+
+/* Where the operator really runs once set up: the backend, or "cpu" when it declined it, its
+   setup failed, or its setup left the operator on the CPU (q8nn_operator_get_backend). */
+static const char* placement_of(const struct op* op) {
+  return q8nn_backend_name(q8nn_operator_get_backend(op->qop));
 }
 
 /* TFLite's output size and SAME padding for one spatial dimension. */
@@ -476,13 +488,16 @@ static enum q8nn_status prepare_conv(struct loader* l, struct op* op) {
   if (status != q8nn_status_success) {
     return op_fail(l, op, status, "q8nn create failed (%s)", q8nn_status_string(status));
   }
-  op->placement = place_op(l->m, op);
-  size_t oh, ow;
-  status = depthwise
-      ? q8nn_setup_depthwise_convolution2d_nhwc_s8(op->qop, N, H, W, (const int8_t*) in->data, C,
-                                                   (int8_t*) out->data, OC, &oh, &ow)
-      : q8nn_setup_convolution2d_nhwc_s8(op->qop, N, H, W, (const int8_t*) in->data, C, (int8_t*) out->data, OC,
-                                         &oh, &ow);
+  int on_backend = try_backend(l->m, op);
+  size_t oh = 0, ow = 0;
+  do {
+    status = depthwise
+        ? q8nn_setup_depthwise_convolution2d_nhwc_s8(op->qop, N, H, W, (const int8_t*) in->data, C,
+                                                     (int8_t*) out->data, OC, &oh, &ow)
+        : q8nn_setup_convolution2d_nhwc_s8(op->qop, N, H, W, (const int8_t*) in->data, C, (int8_t*) out->data, OC,
+                                           &oh, &ow);
+  } while (retry_on_cpu(op, status, &on_backend));
+  op->placement = placement_of(op);
   if (status != q8nn_status_success || oh != OH || ow != OW) {
     return op_fail(l, op, status != q8nn_status_success ? status : q8nn_status_invalid_parameter,
                    "q8nn setup failed (%s)", q8nn_status_string(status));
@@ -567,9 +582,12 @@ static enum q8nn_status prepare_fully_connected(struct loader* l, struct op* op)
   free(scales);
   free(b);
   if (status != q8nn_status_success) return op_fail(l, op, status, "q8nn create failed (%s)", q8nn_status_string(status));
-  op->placement = place_op(l->m, op);
-  status = q8nn_setup_convolution2d_nhwc_s8(op->qop, 1, 1, rows, (const int8_t*) in->data, depth,
-                                            (int8_t*) out->data, units, NULL, NULL);
+  int on_backend = try_backend(l->m, op);
+  do {
+    status = q8nn_setup_convolution2d_nhwc_s8(op->qop, 1, 1, rows, (const int8_t*) in->data, depth,
+                                              (int8_t*) out->data, units, NULL, NULL);
+  } while (retry_on_cpu(op, status, &on_backend));
+  op->placement = placement_of(op);
   if (status != q8nn_status_success) return op_fail(l, op, status, "q8nn setup failed (%s)", q8nn_status_string(status));
   op->macs = (uint64_t) rows * units * depth;
   return q8nn_status_success;
@@ -624,9 +642,12 @@ static enum q8nn_status prepare_binary(struct loader* l, struct op* op) {
     const uint32_t flags = l->m->numerics == q8nn_model_numerics_xnnpack_fp32 ? Q8NN_FLAG_XNNPACK_ADD : 0;
     enum q8nn_status status = q8nn_create_add_nd_s8(&quant, flags, &op->qop);
     if (status != q8nn_status_success) return op_fail(l, op, status, "q8nn create failed (%s)", q8nn_status_string(status));
-    op->placement = place_op(l->m, op);
-    status = q8nn_setup_add_nd_s8(op->qop, a->num_dims, a->dims, b->num_dims, b->dims, (const int8_t*) a->data,
-                                  (const int8_t*) b->data, (int8_t*) out->data);
+    int on_backend = try_backend(l->m, op);
+    do {
+      status = q8nn_setup_add_nd_s8(op->qop, a->num_dims, a->dims, b->num_dims, b->dims, (const int8_t*) a->data,
+                                    (const int8_t*) b->data, (int8_t*) out->data);
+    } while (retry_on_cpu(op, status, &on_backend));
+    op->placement = placement_of(op);
     if (status != q8nn_status_success) return op_fail(l, op, status, "q8nn setup failed (%s)", q8nn_status_string(status));
     return q8nn_status_success;
   }

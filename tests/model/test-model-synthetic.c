@@ -3,7 +3,9 @@
  * per-channel FULLY_CONNECTED over sweeps against tests/reference (TFLite Micro's
  * FullyConnectedPerChannel), per tensor too, on every ISA mask and 1/2 threads; the refusals of
  * filters that do not map; chains of MUL/SUB by constants fused into one lookup, against the
- * reference op by op, and not fused where an intermediate is read elsewhere.
+ * reference op by op, and not fused where an intermediate is read elsewhere; the placement the
+ * model reports with a VTA backend is where each operator really runs (VTA cycles move exactly
+ * for the operators placed there), also when VTA's setup fails and the operator falls back.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -23,8 +25,8 @@
 #include "testers/test-util.h"
 #include "testers/tflite-writer.h"
 
-enum { OP_FULLY_CONNECTED = 9, OP_MUL = 18, OP_SUB = 41 };
-enum { OPT_FULLY_CONNECTED = 8, OPT_MUL = 21, OPT_SUB = 28 };
+enum { OP_CONV_2D = 3, OP_FULLY_CONNECTED = 9, OP_MUL = 18, OP_SUB = 41 };
+enum { OPT_CONV_2D = 1, OPT_FULLY_CONNECTED = 8, OPT_MUL = 21, OPT_SUB = 28 };
 
 static struct tflw_tensor int8_tensor(size_t num_dims, const int32_t* dims, const float* scale, const int64_t* zp) {
   struct tflw_tensor t;
@@ -290,11 +292,146 @@ static void test_fused_lookup_chain(void** state) {
   assert_true(checked > 20);
 }
 
+/* With a backend, after every operator: the VTA model's cycle count moved iff the operator's
+   placement is "vta". */
+struct placement_check {
+  q8nn_backend_t vta;
+  uint64_t cycles;
+  size_t on_vta, on_cpu, q8nn_ops;
+};
+
+static void check_placement(void* context, q8nn_model_t m, size_t k) {
+  struct placement_check* c = (struct placement_check*) context;
+  struct q8nn_vta_stats stats;
+  assert_int_equal(q8nn_vta_get_stats(c->vta, &stats), q8nn_status_success);
+  struct q8nn_model_operator_info info;
+  assert_int_equal(q8nn_model_get_operator_info(m, k, &info), q8nn_status_success);
+  const int placed_on_vta = strcmp(info.placement, "vta") == 0;
+  if (!placed_on_vta) assert_string_equal(info.placement, "cpu");
+  if (placed_on_vta != (stats.cycles != c->cycles)) {
+    fail_msg("operator %zu (%s): placement %s but the VTA model ran %llu cycles", k, info.type, info.placement,
+             (unsigned long long) (stats.cycles - c->cycles));
+  }
+  c->cycles = stats.cycles;
+  c->on_vta += placed_on_vta;
+  const int q8nn_op = strcmp(info.type, "CONV_2D") == 0 || strcmp(info.type, "DEPTHWISE_CONV_2D") == 0 ||
+                      strcmp(info.type, "ADD") == 0 || strcmp(info.type, "FULLY_CONNECTED") == 0;
+  c->q8nn_ops += q8nn_op;
+  c->on_cpu += q8nn_op && !placed_on_vta;
+}
+
+/* Loads file with a VTA backend and without; runs both on input and checks every placement
+   against the cycles; the outputs must be equal (VTA's default requantization is exact). */
+static void run_placement_check(const uint8_t* file, size_t size, const int8_t* input, size_t input_bytes,
+                                struct placement_check* c) {
+  assert_int_equal(q8nn_create_vta_backend(NULL, &c->vta), q8nn_status_success);
+  const struct q8nn_model_options options = {.backend = c->vta};
+  q8nn_model_t on_vta = NULL, on_cpu = NULL;
+  char error[256];
+  if (q8nn_model_load_memory(file, size, &options, &on_vta, error, sizeof(error)) != q8nn_status_success) {
+    fail_msg("load with VTA: %s", error);
+  }
+  assert_int_equal(q8nn_model_load_memory(file, size, NULL, &on_cpu, NULL, 0), q8nn_status_success);
+  memcpy(q8nn_model_input_data(on_vta, 0), input, input_bytes);
+  memcpy(q8nn_model_input_data(on_cpu, 0), input, input_bytes);
+  assert_int_equal(q8nn_model_set_debug_callback(on_vta, check_placement, c), q8nn_status_success);
+  assert_int_equal(q8nn_model_run(on_vta, NULL), q8nn_status_success);
+  assert_int_equal(q8nn_model_run(on_cpu, NULL), q8nn_status_success);
+  struct q8nn_model_tensor_info out;
+  assert_int_equal(q8nn_model_output_info(on_cpu, 0, &out), q8nn_status_success);
+  assert_memory_equal(q8nn_model_output_data(on_vta, 0), q8nn_model_output_data(on_cpu, 0), out.num_bytes);
+  q8nn_model_delete(on_vta);
+  q8nn_model_delete(on_cpu);
+  q8nn_delete_backend(c->vta);
+}
+
+static struct tflw_op conv_op(int32_t input, int32_t filter, int32_t bias, int32_t output, int padding, int32_t stride_w) {
+  struct tflw_op op;
+  memset(&op, 0, sizeof(op));
+  op.builtin = OP_CONV_2D;
+  op.num_inputs = 3;
+  op.inputs[0] = input;
+  op.inputs[1] = filter;
+  op.inputs[2] = bias;
+  op.output = output;
+  op.options_type = OPT_CONV_2D;
+  op.num_options = 3;
+  op.options[0] = (struct tflw_field){0, 1, padding};
+  op.options[1] = (struct tflw_field){1, 4, stride_w};
+  op.options[2] = (struct tflw_field){2, 4, 1};
+  return op;
+}
+
+/* A 1x70000 image: VTA supports the 1x1 convolution's parameters but its setup fails (the widths
+   do not fit its instruction fields), so the model sets it up on the CPU and says "cpu"; the 3x3
+   convolution on the 1x70 image after it runs on VTA and says "vta". Before, the load failed. */
+static void test_backend_placement_is_where_it_runs(void** state) {
+  (void) state;
+  const int32_t wide[4] = {1, 1, 70000, 16}, narrow[4] = {1, 1, 70, 16}, f1[4] = {16, 1, 1, 16}, f3[4] = {16, 3, 3, 16};
+  const int32_t bias_dims[1] = {16};
+  float act_scale[4] = {0.05f, 0.08f, 0.1f, 0.2f}, filter_scales[16];
+  int64_t act_zp[4] = {-3, 5, -7, 2}, filter_zps[16] = {0};
+  for (int i = 0; i < 16; i++) filter_scales[i] = 0.004f + 0.0005f * (float) i;
+  static int8_t filter1[16 * 16], filter3[16 * 9 * 16];
+  int32_t bias[16];
+  test_fill_s8(filter1, sizeof(filter1));
+  test_fill_s8(filter3, sizeof(filter3));
+  test_fill_s32_range(bias, 16, -300, 300);
+  struct tflw_tensor t[9];
+  t[0] = int8_tensor(4, wide, &act_scale[0], &act_zp[0]);   /* x */
+  t[1] = int8_tensor(4, f1, filter_scales, filter_zps);      /* 1x1 filter */
+  t[1].num_scales = 16;
+  t[1].data = filter1;
+  t[1].data_bytes = sizeof(filter1);
+  memset(&t[2], 0, sizeof(t[2]));                            /* bias */
+  t[2].type = TFLW_INT32;
+  t[2].num_dims = 1;
+  t[2].dims[0] = bias_dims[0];
+  t[2].data = bias;
+  t[2].data_bytes = sizeof(bias);
+  t[3] = int8_tensor(4, wide, &act_scale[1], &act_zp[1]);   /* y1: 1x1 on the wide image */
+  t[4] = int8_tensor(4, narrow, &act_scale[2], &act_zp[2]); /* y2: 1x1, stride 1000 */
+  t[5] = t[1];                                               /* 3x3 filter */
+  t[5].num_dims = 4;
+  memcpy(t[5].dims, f3, sizeof(f3));
+  t[5].data = filter3;
+  t[5].data_bytes = sizeof(filter3);
+  t[6] = int8_tensor(4, narrow, &act_scale[3], &act_zp[3]); /* y3: 3x3 SAME */
+  const struct tflw_op ops[3] = {conv_op(0, 1, 2, 3, 1, 1), conv_op(3, 1, 2, 4, 1, 1000), conv_op(4, 5, 2, 6, 0, 1)};
+  const int32_t inputs[1] = {0}, outputs[1] = {6};
+  size_t size;
+  uint8_t* file = tflw_write(t, 7, ops, 3, inputs, 1, outputs, 1, &size);
+  assert_non_null(file);
+  int8_t* x = malloc(70000 * 16);
+  test_fill_s8(x, 70000 * 16);
+  struct placement_check c;
+  memset(&c, 0, sizeof(c));
+  run_placement_check(file, size, x, 70000 * 16, &c);
+  print_message("synthetic: %zu of %zu convolutions on VTA\n", c.on_vta, c.q8nn_ops);
+  assert_true(c.on_vta >= 1 && c.on_cpu >= 1);
+  free(x);
+  free(file);
+  /* person_detect: 28 of its 31 operators on VTA, each where its placement says */
+  const char* dir = getenv("Q8NN_MODELS_DIR");
+  if (dir == NULL || dir[0] == '\0') return;
+  size_t input_size;
+  uint8_t* model = (uint8_t*) test_read_file(dir, "tflm_person_detection/person_detect.tflite", &size);
+  int8_t* input = (int8_t*) test_read_file(dir, "tflm_person_detection/person_input_int8.bin", &input_size);
+  assert_non_null(model);
+  assert_non_null(input);
+  memset(&c, 0, sizeof(c));
+  run_placement_check(model, size, input, input_size, &c);
+  assert_int_equal(c.on_vta, 28);
+  free(model);
+  free(input);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fully_connected_against_reference),
       cmocka_unit_test(test_fully_connected_refusals),
       cmocka_unit_test(test_fused_lookup_chain),
+      cmocka_unit_test(test_backend_placement_is_where_it_runs),
   };
   return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
 }
