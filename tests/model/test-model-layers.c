@@ -4,7 +4,9 @@
  * the whole graph) equals tests/reference's naive TFLite-reference loop run on the same input
  * tensors. The operator parameters (padding, strides, dilation, activation, per-channel scales,
  * filters, biases) are read from the .tflite here with the flatbuffer reader and turned into
- * TFLite's multipliers by tests/reference, independently of src/model/model.c.
+ * TFLite's multipliers by tests/reference, independently of src/model/model.c. Each CONV_2D,
+ * DEPTHWISE_CONV_2D and ADD output also equals the standalone q8nn operator's, created from the
+ * file's float scales and run on the same input tensors.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -134,6 +136,46 @@ static void check_conv(struct checker* c, q8nn_model_t m, size_t k, const struct
     fail_msg("%s operator %zu (%s): [%zu] %d, reference %d", c->name, k, depthwise ? "DEPTHWISE_CONV_2D" : "CONV_2D",
              bad, ((const int8_t*) y)[bad], expected[bad]);
   }
+  /* the standalone q8nn operator, created from the file's float scales as a user would create it */
+  float* kernel_scale = malloc(filter.scales.length * sizeof(float));
+  for (size_t i = 0; i < filter.scales.length; i++) kernel_scale[i] = fb_vec_f32(&c->r, &filter.scales, i);
+  const struct q8nn_conv_quantization q = {
+      .input_zero_point = in.zero_point, .input_scale = in.scale, .kernel_scale = kernel_scale,
+      .output_zero_point = out.zero_point, .output_scale = out.scale, .output_min = (int8_t) p.out_min,
+      .output_max = (int8_t) p.out_max, .rounding = q8nn_rounding_double};
+  const uint32_t flags = filter.scales.length == 1 ? Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE : 0;
+  q8nn_operator_t standalone = NULL;
+  if (depthwise) {
+    const struct q8nn_depthwise_convolution2d_desc d = {
+        .padding_top = (uint32_t) p.pad_top, .padding_right = (uint32_t) p.pad_right,
+        .padding_bottom = (uint32_t) p.pad_bottom, .padding_left = (uint32_t) p.pad_left,
+        .kernel_height = (uint32_t) p.k_h, .kernel_width = (uint32_t) p.k_w, .stride_height = (uint32_t) p.stride_h,
+        .stride_width = (uint32_t) p.stride_w, .dilation_height = (uint32_t) p.dil_h,
+        .dilation_width = (uint32_t) p.dil_w, .channels = C, .depth_multiplier = p.out_c};
+    assert_int_equal(q8nn_create_depthwise_convolution2d_nhwc_s8(&d, &q, (const int8_t*) filter.data, bias, flags,
+                                                                 &standalone), q8nn_status_success);
+    assert_int_equal(q8nn_setup_depthwise_convolution2d_nhwc_s8(standalone, p.batch, p.in_h, p.in_w, x, C, expected,
+                                                                OC, NULL, NULL), q8nn_status_success);
+  } else {
+    const struct q8nn_convolution2d_desc d = {
+        .padding_top = (uint32_t) p.pad_top, .padding_right = (uint32_t) p.pad_right,
+        .padding_bottom = (uint32_t) p.pad_bottom, .padding_left = (uint32_t) p.pad_left,
+        .kernel_height = (uint32_t) p.k_h, .kernel_width = (uint32_t) p.k_w, .stride_height = (uint32_t) p.stride_h,
+        .stride_width = (uint32_t) p.stride_w, .dilation_height = (uint32_t) p.dil_h,
+        .dilation_width = (uint32_t) p.dil_w, .groups = (uint32_t) p.groups, .group_input_channels = p.in_c,
+        .group_output_channels = p.out_c};
+    assert_int_equal(q8nn_create_convolution2d_nhwc_s8(&d, &q, (const int8_t*) filter.data, bias, flags, &standalone),
+                     q8nn_status_success);
+    assert_int_equal(q8nn_setup_convolution2d_nhwc_s8(standalone, p.batch, p.in_h, p.in_w, x, C, expected, OC, NULL,
+                                                      NULL), q8nn_status_success);
+  }
+  memset(expected, 0x5A, out.num_bytes);
+  assert_int_equal(q8nn_run_operator(standalone, NULL), q8nn_status_success);
+  q8nn_delete_operator(standalone);
+  free(kernel_scale);
+  if (memcmp(y, expected, out.num_bytes) != 0) {
+    fail_msg("%s operator %zu: the model's output differs from the standalone q8nn operator's", c->name, k);
+  }
   free(expected);
   free(bias);
   free(multiplier);
@@ -204,6 +246,21 @@ static void check_add(struct checker* c, q8nn_model_t m, size_t k, const struct 
   const size_t bad = test_first_mismatch((const int8_t*) y, expected, out.num_bytes);
   if (bad != SIZE_MAX) {
     fail_msg("%s operator %zu (ADD): [%zu] %d, reference %d", c->name, k, bad, ((const int8_t*) y)[bad], expected[bad]);
+  }
+  /* the standalone q8nn operator on the same inputs */
+  const struct q8nn_add_quantization q = {
+      .a_zero_point = a.zero_point, .a_scale = a.scale, .b_zero_point = b.zero_point, .b_scale = b.scale,
+      .output_zero_point = out.zero_point, .output_scale = out.scale, .output_min = (int8_t) lo,
+      .output_max = (int8_t) hi};
+  q8nn_operator_t standalone = NULL;
+  assert_int_equal(q8nn_create_add_nd_s8(&q, 0, &standalone), q8nn_status_success);
+  memset(expected, 0x5A, out.num_bytes);
+  assert_int_equal(q8nn_setup_add_nd_s8(standalone, a.num_dims, a.dims, b.num_dims, b.dims, (const int8_t*) xa,
+                                        (const int8_t*) xb, expected), q8nn_status_success);
+  assert_int_equal(q8nn_run_operator(standalone, NULL), q8nn_status_success);
+  q8nn_delete_operator(standalone);
+  if (memcmp(y, expected, out.num_bytes) != 0) {
+    fail_msg("%s operator %zu: the model's output differs from the standalone q8nn operator's", c->name, k);
   }
   free(expected);
 }
