@@ -97,6 +97,22 @@ static void run_sweep(const struct q8nn_gemm_entry* gemm, const struct q8nn_igem
       }
     }
   }
+  /* Left-shift regimes of a whole block, which the x86 epilogues treat apart: no lane shifts left
+     (the shift is skipped), shift 0 everywhere, every lane shifts left, both in one block. */
+  static const int shift_ranges[4][2] = {{-12, -1}, {0, 0}, {1, 3}, {-1, 1}};
+  for (int rounding = 0; rounding < 2; rounding++) {
+    if (gemm != NULL ? gemm->fn[rounding] == NULL : igemm->fn[rounding] == NULL) continue;
+    for (size_t r = 0; r < 4; r++, i++) {
+      struct gemm_tester t = {0};
+      t.m = mr, t.n = 2 * nr + 3, t.k = 37, t.ks = gemm != NULL ? 1 : 2;
+      t.input_zero_point = sweep_zero_point(i);
+      t.output_zero_point = sweep_zero_point(i + 1);
+      t.output_min = -128, t.output_max = 127;
+      t.rounding = rounding;
+      t.shift_lo = shift_ranges[r][0], t.shift_hi = shift_ranges[r][1];
+      failures += gemm_tester_run(&t, gemm, igemm);
+    }
+  }
   if (failures != 0) fail_msg("%s: %d mismatches (seed %llu)", name, failures, (unsigned long long) test_seed());
 }
 
