@@ -21,6 +21,7 @@
 
 #include <unistd.h>
 
+#include "bound/bound.h"
 #include "q8nn.h"
 #include "runner.h"
 
@@ -30,6 +31,21 @@ namespace {
 constexpr double kPeakGmacPerCore = 455.0;  // VPDPBUSD zmm on this machine (see README)
 
 bool g_fp32 = false;  // --fp32: the fp32-mode q8nn is the reference column
+q8nn_bound_rates g_bound = {};  // rates of the active ISA's loops (bench/README.md, "The exact path's bound")
+
+// Lower bound (ms, one core) of the reference column's numerics on layer l: the MACs at the dot
+// instruction's rate plus the epilogue per 16 outputs, or the bytes moved at the in-cache copy rate
+// if that is larger; adds are memory only (3 bytes per element). 0 when no loops ran.
+double bound_ms(const Layer& l) {
+  if (g_bound.isa == nullptr) return 0.0;
+  const double outputs = (double) l.oh * l.ow * l.cout;
+  const double in_bytes = (double) l.h * l.w * (l.kind == LayerKind::kAdd ? 2 * l.cin : l.cin);
+  const double memory_ms = (in_bytes + outputs + (double) l.weights.size()) / (g_bound.copy_gbs * 1e6);
+  if (l.kind == LayerKind::kAdd) return memory_ms;
+  const double compute_ms =
+      l.macs() / (g_bound.dot_gmacs * 1e6) + outputs / 16 * g_bound.epilogue_ns16[g_fp32 ? 2 : 0] * 1e-6;
+  return std::max(compute_ms, memory_ms);
+}
 
 class Q8nnRunner : public Runner {
  public:
@@ -264,15 +280,16 @@ void layer_table(int reps) {
     const double peak = kPeakGmacPerCore * threads;
     printf("\nPer-layer medians, %d thread%s (ms; GMAC/s and %% of %g GMAC/s peak for q8nn; ratio = peer / q8nn time)\n",
            threads, threads > 1 ? "s" : "", peak);
-    printf("%-3s %-14s %-4s %-16s %9s %8s %8s %6s", "#", "layer", "kind", "shape", "MMAC",
-           (std::string(kinds[0].name) + " ms").c_str(), "GMAC/s", "%peak");
+    printf("%-3s %-14s %-4s %-16s %9s %8s %8s %6s %7s", "#", "layer", "kind", "shape", "MMAC",
+           (std::string(kinds[0].name) + " ms").c_str(), "GMAC/s", "%peak", "%bound");
     for (size_t k = 1; k < kinds.size(); k++) printf(" %10s %6s", kinds[k].name, "ratio");
     printf("\n");
     // Classes may overlap (conv1x1 and its split by K); the total sums every layer once.
     const std::vector<std::string> class_order = {"add", "conv1x1", "1x1 K<384", "1x1 K>=384", "conv3x3", "dw"};
     std::map<std::string, std::vector<double>> cls;
-    std::map<std::string, double> cls_macs;
+    std::map<std::string, double> cls_macs, cls_bound;
     std::vector<double> total(kinds.size(), 0.0);
+    double total_bound = 0.0;
     for (size_t i = 0; i < m.layers.size(); i++) {
       const Layer& l = m.layers[i];
       std::vector<std::string> names = {kind_name(l.kind)};
@@ -283,8 +300,9 @@ void layer_table(int reps) {
       char shape[64];
       snprintf(shape, sizeof(shape), "%zux%zux%zu>%zu", l.h, l.w, l.cin, l.cout);
       const double gmacs = l.macs() / (ms[0][i] * 1e6);
-      printf("%-3zu %-14s %-4s %-16s %9.2f %8.4f %8.1f %5.1f%%", i, l.name.c_str(), kind_name(l.kind), shape,
-             l.macs() * 1e-6, ms[0][i], gmacs, 100 * gmacs / peak);
+      const double bound = bound_ms(l) / threads;
+      printf("%-3zu %-14s %-4s %-16s %9.2f %8.4f %8.1f %5.1f%% %6.1f%%", i, l.name.c_str(), kind_name(l.kind), shape,
+             l.macs() * 1e-6, ms[0][i], gmacs, 100 * gmacs / peak, 100 * bound / ms[0][i]);
       for (size_t k = 1; k < kinds.size(); k++) printf(" %10.4f %6.2f", ms[k][i], ms[k][i] / ms[0][i]);
       printf("\n");
       for (const auto& c : names) {
@@ -292,23 +310,27 @@ void layer_table(int reps) {
         v.resize(kinds.size(), 0.0);
         for (size_t k = 0; k < kinds.size(); k++) v[k] += ms[k][i];
         cls_macs[c] += l.macs();
+        cls_bound[c] += bound;
       }
       for (size_t k = 0; k < kinds.size(); k++) total[k] += ms[k][i];
+      total_bound += bound;
     }
-    printf("\nBy class, %d thread%s (%s):\n%-10s %9s %9s %8s %6s", threads, threads > 1 ? "s" : "",
-           kinds[0].name, "class", "MMAC", "ms", "GMAC/s", "%peak");
+    printf("\nBy class, %d thread%s (%s):\n%-10s %9s %9s %8s %6s %7s", threads, threads > 1 ? "s" : "",
+           kinds[0].name, "class", "MMAC", "ms", "GMAC/s", "%peak", "%bound");
     for (size_t k = 1; k < kinds.size(); k++) printf(" %10s %8s %6s", kinds[k].name, "GMAC/s", "ratio");
     printf("\n");
     for (const auto& c : class_order) {
       if (cls.count(c) == 0) continue;
       const auto& v = cls[c];
       const double g = cls_macs[c] / (v[0] * 1e6);
-      printf("%-10s %9.2f %9.4f %8.1f %5.1f%%", c.c_str(), cls_macs[c] * 1e-6, v[0], g, 100 * g / peak);
+      printf("%-10s %9.2f %9.4f %8.1f %5.1f%% %6.1f%%", c.c_str(), cls_macs[c] * 1e-6, v[0], g, 100 * g / peak,
+             100 * cls_bound[c] / v[0]);
       for (size_t k = 1; k < kinds.size(); k++) printf(" %10.4f %8.1f %6.2f", v[k], cls_macs[c] / (v[k] * 1e6), v[k] / v[0]);
       printf("\n");
     }
     const double g = m.total_macs() / (total[0] * 1e6);
-    printf("%-10s %9.2f %9.4f %8.1f %5.1f%%", "total", m.total_macs() * 1e-6, total[0], g, 100 * g / peak);
+    printf("%-10s %9.2f %9.4f %8.1f %5.1f%% %6.1f%%", "total", m.total_macs() * 1e-6, total[0], g, 100 * g / peak,
+           100 * total_bound / total[0]);
     for (size_t k = 1; k < kinds.size(); k++)
       printf(" %10.4f %8.1f %6.2f", total[k], m.total_macs() / (total[k] * 1e6), total[k] / total[0]);
     printf("\n");
@@ -343,6 +365,14 @@ int main(int argc, char** argv) {
   printf("MobileNetV2 1.0 224x224: %zu layers, %.1f M MACs; q8nn numerics: %s\n", model().layers.size(),
          model().total_macs() * 1e-6, g_fp32 ? "XNNPACK (fp32 conv, XNNPACK add)" : "TFLite");
   check_peers();
+  if (q8nn_bound_measure(q8nn_get_active_isa(), &g_bound)) {
+    printf("exact bound, %s loops, one core: dot %.1f GMAC/s; epilogue per 16 outputs %.2f ns (rdouble) %.2f "
+           "(rsingle) %.2f (fp32); copy %.1f GB/s; %%bound uses %s\n",
+           g_bound.isa, g_bound.dot_gmacs, g_bound.epilogue_ns16[0], g_bound.epilogue_ns16[1],
+           g_bound.epilogue_ns16[2], g_bound.copy_gbs, g_fp32 ? "fp32" : "rdouble");
+  } else {
+    printf("exact bound: no loops for the active ISA set (%%bound prints 0)\n");
+  }
   for (const auto& kind : runner_kinds()) {
     for (int threads = 1; threads <= 2; threads++) {
       benchmark::RegisterBenchmark(("mobilenet_v2/" + std::string(kind.name) + "/threads:" + std::to_string(threads)).c_str(),

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "bound/bound.h"
 #include "q8nn.h"
 #include "ukernel.h"
 
@@ -168,6 +169,24 @@ void vadd_bench(benchmark::State& state, const q8nn_vadd_entry* e) {
                                               benchmark::Counter::kIsRate);
 }
 
+// The exact path's bound (bound/bound.h): the dot instruction on registers (GMAC/s per core) and
+// the epilogue's instruction sequence (ns per 16 outputs).
+// isa: the bits the loop needs; bit: the loop's ISA (bound.h).
+void bound_dot_bench(benchmark::State& state, uint32_t isa, uint32_t bit) {
+  if (!isa_available(state, isa)) return;
+  uint64_t macs = 0;
+  for (auto _ : state) macs += q8nn_bound_dot(bit, 4096);
+  state.counters["GMAC/s"] = benchmark::Counter((double) macs * 1e-9, benchmark::Counter::kIsRate);
+}
+
+void bound_epilogue_bench(benchmark::State& state, uint32_t isa, uint32_t bit, int rounding) {
+  if (!isa_available(state, isa)) return;
+  uint64_t outputs = 0;
+  for (auto _ : state) outputs += q8nn_bound_epilogue(bit, rounding, 4096);
+  state.counters["ns/16"] = benchmark::Counter((double) outputs / 16,
+                                               benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
 // Entries name their double-rounding (or fp32) kernel; the single-rounding run says so.
 const char* rounding_suffix(int r) { return r == 1 ? "/rsingle" : ""; }
 
@@ -177,6 +196,21 @@ int register_all() {
   // expand 14x14 64->384, project 7x7 960->320, expand 112x112 16->96.
   const std::vector<std::vector<int64_t>> gemm_shapes = {
       {3136, 144, 24}, {3136, 24, 144}, {196, 384, 64}, {49, 320, 960}, {12544, 96, 16}, {784, 192, 32}};
+#if Q8NN_ARCH_X86
+  const std::pair<uint32_t, const char*> bound_isas[] = {
+      {Q8NN_ISA_X86_AVX512VNNI, "avx512vnni"}, {Q8NN_ISA_X86_AVXVNNI | Q8NN_ISA_X86_AVX2, "avxvnni"},
+      {Q8NN_ISA_X86_AVX2, "avx2"}};
+  for (const auto& [isa, isa_name] : bound_isas) {
+    const uint32_t bit = isa & ~(isa == Q8NN_ISA_X86_AVX2 ? 0u : Q8NN_ISA_X86_AVX2);
+    benchmark::RegisterBenchmark((std::string("bound/dot/") + isa_name).c_str(),
+                                 [isa, bit](benchmark::State& s) { bound_dot_bench(s, isa, bit); });
+    const char* rounding_names[] = {"rdouble", "rsingle", "fp32"};
+    for (int r = 0; r < 3; r++) {
+      benchmark::RegisterBenchmark((std::string("bound/epilogue/") + isa_name + "/" + rounding_names[r]).c_str(),
+                                   [isa, bit, r](benchmark::State& s) { bound_epilogue_bench(s, isa, bit, r); });
+    }
+  }
+#endif
   for (size_t i = 0; i < q8nn_gemm_list_size; i++) {
     for (int r = 0; r < Q8NN_REQUANT_KINDS; r++) {
       const q8nn_gemm_entry* e = &q8nn_gemm_list[i];

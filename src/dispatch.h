@@ -19,4 +19,13 @@ struct q8nn_dispatch {
 /* A consistent copy of the current tables (the mask may change concurrently). */
 Q8NN_INTERNAL struct q8nn_dispatch q8nn_get_dispatch(void);
 
+/* Shape-aware tile choice (tile-select.c): a line of the same ISA bits as `first` that implements
+   `rounding`, chosen by a deterministic cost model on (M, N, K, taps). family = 0 (create, m = 0:
+   M not known yet): any tile of that ISA; family = 1 (setup): only lines that share first's packed
+   weights (NR, KR, packing function, input offset). Returns first when its tile has no measured rate. */
+Q8NN_INTERNAL const struct q8nn_gemm_entry* q8nn_choose_gemm_tile(
+    const struct q8nn_gemm_entry* first, int rounding, int family, size_t m, size_t n, size_t k);
+Q8NN_INTERNAL const struct q8nn_igemm_entry* q8nn_choose_igemm_tile(
+    const struct q8nn_igemm_entry* first, int rounding, int family, size_t m, size_t n, size_t k, size_t taps);
+
 #endif

@@ -12,16 +12,34 @@ static size_t threads_of(pthreadpool_t threadpool) {
   return threadpool != NULL ? pthreadpool_get_threads_count(threadpool) : 1;
 }
 
-/* Output channels per task: whole rows of channels unless that leaves too few tasks. */
-static size_t choose_nc_tile(size_t nc, size_t nr, size_t other_tasks, size_t threads) {
-  size_t tile = q8nn_round_up(nc, nr);
-  if (threads > 1) {
-    const size_t target = threads * 4;
-    while (tile > nr && other_tasks * q8nn_divide_round_up(nc, tile) < target) {
-      tile = q8nn_round_up(q8nn_divide_round_up(tile, 2), nr);
+/*
+ * Output channels per task. One thread: whole rows of channels (one call per row tile, row sums
+ * once). Several: the split of the ceil(nc / nr) channel blocks into strips that minimises an
+ * estimate of the last thread's finishing time, in eighths of one block x row-tile of work:
+ *     (8 * rows * blocks + tasks) / threads  +  [unbalanced] 8 * strip * (threads - 1) / threads
+ * where each task (call) costs 1/8 block more (row sums, bias and requantization constants) and a
+ * split is balanced when every strip has the same width and the task count is a multiple of the
+ * thread count; otherwise one strip's worth of work may be left to a single thread at the end.
+ * Ties keep fewer strips. Pure arithmetic on the shape and thread count: the bytes do not depend on
+ * it (each output is computed by one task with the same arithmetic).
+ */
+static size_t choose_nc_tile(size_t nc, size_t nr, size_t rows, size_t threads) {
+  const size_t blocks = q8nn_divide_round_up(nc, nr);
+  if (threads <= 1 || rows == 0) return blocks * nr;
+  size_t best_strip = blocks, best_cost = SIZE_MAX;
+  const size_t max_strips = blocks < 16 ? blocks : 16;
+  for (size_t s = 1; s <= max_strips; s++) {
+    const size_t strip = q8nn_divide_round_up(blocks, s), strips = q8nn_divide_round_up(blocks, strip);
+    const size_t tasks = rows * strips;
+    const int balanced = blocks % strip == 0 && tasks % threads == 0;
+    const size_t cost = q8nn_divide_round_up(8 * rows * blocks + tasks, threads) +
+                        (balanced ? 0 : 8 * strip * (threads - 1) / threads);
+    if (cost < best_cost) {
+      best_cost = cost;
+      best_strip = strip;
     }
   }
-  return tile;
+  return best_strip * nr;
 }
 
 static void gemm_task(void* context, size_t group, size_t m0, size_t n0, size_t mt, size_t nt) {

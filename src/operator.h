@@ -50,6 +50,9 @@ struct q8nn_operator {
   void* packed_weights;
   size_t packed_group_stride; /* bytes of packed weights per group (gemm/igemm) */
   uint32_t mr, nr;            /* tile of the gemm/igemm kernel */
+  /* List line chosen at create (packing family); setup re-chooses MR inside it (tile-select.c). */
+  const struct q8nn_gemm_entry* gemm_entry;
+  const struct q8nn_igemm_entry* igemm_entry;
   q8nn_qs8_gemm_ukernel_fn gemm;
   q8nn_qs8_igemm_ukernel_fn igemm;
   q8nn_qs8_dwconv_ukernel_fn dwconv;

@@ -2,7 +2,9 @@
  * gemm microkernels (1x1 stride-1 convolution), best first. One line per kernel:
  *   Q8NN_GEMM_KERNEL(isa, fn_rdouble, fn_rsingle, mr, nr, kr, input_offset, pack)
  * isa: Q8NN_ISA_* bits the kernel needs (0 = portable). See ukernel.h for the contract.
- * Dispatch takes the first line whose ISA is active; tests and benchmarks run every line.
+ * Dispatch takes the ISA of the first active line and, among that ISA's lines, the tile that
+ * src/tile-select.c's cost model picks for the layer's shape (list order breaks ties; an ISA
+ * without measured rates there keeps the first line); tests and benchmarks run every line.
  * Later ISAs only add lines in their section.
  * XNNPACK's fp32 requantization (q8nn_rounding_fp32) has lines of its own:
  *   Q8NN_GEMM_FP32_KERNEL(isa, fn_fp32, mr, nr, kr, input_offset, pack)

@@ -202,14 +202,16 @@ enum q8nn_status q8nn_create_conv_common(
     q8nn_pack_gemm_fn pack;
     const int r = op->rounding;
     if (is_gemm) {
-      const struct q8nn_gemm_entry* e = d.gemm[r];
+      const struct q8nn_gemm_entry* e = q8nn_choose_gemm_tile(d.gemm[r], r, 0, 0, goc, gic);
+      op->gemm_entry = e;
       op->path = q8nn_conv_path_gemm;
       op->gemm = e->fn[r];
       op->mr = e->mr, nr = e->nr, kr = e->kr;
       input_offset = e->input_offset, pack = e->pack;
       set_kernel_name(op, e->names[r]);
     } else {
-      const struct q8nn_igemm_entry* e = d.igemm[r];
+      const struct q8nn_igemm_entry* e = q8nn_choose_igemm_tile(d.igemm[r], r, 0, 0, goc, gic, ks);
+      op->igemm_entry = e;
       op->path = q8nn_conv_path_igemm;
       op->igemm = e->fn[r];
       op->mr = e->mr, nr = e->nr, kr = e->kr;
@@ -331,11 +333,24 @@ enum q8nn_status q8nn_setup_conv_common(
     return q8nn_log_error(q8nn_status_invalid_parameter, caller, "tensor size overflows size_t");
   }
 
-  /* Indirection: igemm tiles of MR pixels, or one list of taps per output pixel (dwconv). */
+  /* Tile rows for this M, among the lines that share the packed weights (tile-select.c); stored
+     with the other shape fields once nothing can fail. */
   const size_t ks = (size_t) g->kernel_height * g->kernel_width;
+  const size_t gic = g->group_input_channels, goc = g->group_output_channels;
+  const struct q8nn_gemm_entry* gemm_e = NULL;
+  const struct q8nn_igemm_entry* igemm_e = NULL;
+  size_t mr = 1;
+  if (op->path == q8nn_conv_path_gemm) {
+    gemm_e = q8nn_choose_gemm_tile(op->gemm_entry, op->rounding, 1, batch_size * oh * ow, goc, gic);
+    mr = gemm_e->mr;
+  } else if (op->path == q8nn_conv_path_igemm) {
+    igemm_e = q8nn_choose_igemm_tile(op->igemm_entry, op->rounding, 1, oh * ow, goc, gic, ks);
+    mr = igemm_e->mr;
+  }
+  /* Indirection: igemm tiles of MR pixels, or one list of taps per output pixel (dwconv). */
   size_t tile = 0, tiles = 0, pointers = 0;
   if (op->path != q8nn_conv_path_gemm) {
-    tile = op->path == q8nn_conv_path_igemm ? op->mr : 1;
+    tile = mr;
     tiles = q8nn_divide_round_up(oh * ow, tile);
     if (!q8nn_mul_sz(tiles, ks * tile, &pointers) || pointers > SIZE_MAX / sizeof(void*)) {
       return q8nn_log_error(q8nn_status_invalid_parameter, caller, "indirection size overflows size_t");
@@ -360,6 +375,15 @@ enum q8nn_status q8nn_setup_conv_common(
       op->expanded_input = grown;
       op->expanded_capacity = bytes;
     }
+  }
+  if (gemm_e != NULL) {
+    op->gemm = gemm_e->fn[op->rounding];
+    op->mr = gemm_e->mr;
+    set_kernel_name(op, gemm_e->names[op->rounding]);
+  } else if (igemm_e != NULL) {
+    op->igemm = igemm_e->fn[op->rounding];
+    op->mr = igemm_e->mr;
+    set_kernel_name(op, igemm_e->names[op->rounding]);
   }
   op->batch_size = batch_size;
   op->input_height = input_height;

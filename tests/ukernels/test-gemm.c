@@ -7,6 +7,36 @@
 #include "ukernels/sweep.h"
 #include "ukernels/ukernel-tester.h"
 
+#ifdef Q8NN_TEST_EMULATED_ISA
+/* Emulated build (test_ukernel_gemm_avx512_emulated, tests/ukernels/CMakeLists.txt): this
+   executable compiled the kernels of that ISA against SIMDe under renamed symbols, and these lists
+   (the library's own file, compiled here with the renames) point at them. Only those lines run,
+   on any CPU. */
+#include <string.h>
+
+#include "kernel-lists.c"
+/* Q8NN_TEST_EMULATED_TILES: the tiles compiled here, space-separated, e.g. "_8x32c4__ _4x64c4__". */
+static int selected(uint32_t isa, const char* name) {
+  if ((isa & Q8NN_TEST_EMULATED_ISA) == 0) return 0;
+  const char* tiles = Q8NN_TEST_EMULATED_TILES;
+  while (*tiles != '\0') {
+    const size_t len = strcspn(tiles, " ");
+    char token[32] = {0};
+    memcpy(token, tiles, len < sizeof(token) - 1 ? len : sizeof(token) - 1);
+    if (len != 0 && strstr(name, token) != NULL) return 1;
+    tiles += len + (tiles[len] == ' ');
+  }
+  return 0;
+}
+#define SWEEP_ISA(isa) ((isa) & ~(uint32_t) (Q8NN_TEST_EMULATED_ISA))
+#else
+static int selected(uint32_t isa, const char* name) {
+  (void) isa, (void) name;
+  return 1;
+}
+#define SWEEP_ISA(isa) (isa)
+#endif
+
 static size_t n_values(size_t nr, size_t* out) {
   const size_t cand[] = {1, nr - 1, nr, nr + 1, 2 * nr + 3, 3 * nr};
   size_t count = 0;
@@ -33,7 +63,7 @@ static size_t k_values(size_t kr, size_t* out) {
 
 static void run_sweep(const struct q8nn_gemm_entry* gemm, const struct q8nn_igemm_entry* igemm) {
   const char* name = gemm != NULL ? gemm->name : igemm->name;
-  SWEEP_REQUIRE_ISA(gemm != NULL ? gemm->isa : igemm->isa, name);
+  SWEEP_REQUIRE_ISA(SWEEP_ISA(gemm != NULL ? gemm->isa : igemm->isa), name);
   const size_t mr = gemm != NULL ? gemm->mr : igemm->mr;
   const size_t nr = gemm != NULL ? gemm->nr : igemm->nr;
   const size_t kr = gemm != NULL ? gemm->kr : igemm->kr;
@@ -67,6 +97,22 @@ static void run_sweep(const struct q8nn_gemm_entry* gemm, const struct q8nn_igem
       }
     }
   }
+  /* Left-shift regimes of a whole block, which the x86 epilogues treat apart: no lane shifts left
+     (the shift is skipped), shift 0 everywhere, every lane shifts left, both in one block. */
+  static const int shift_ranges[4][2] = {{-12, -1}, {0, 0}, {1, 3}, {-1, 1}};
+  for (int rounding = 0; rounding < 2; rounding++) {
+    if (gemm != NULL ? gemm->fn[rounding] == NULL : igemm->fn[rounding] == NULL) continue;
+    for (size_t r = 0; r < 4; r++, i++) {
+      struct gemm_tester t = {0};
+      t.m = mr, t.n = 2 * nr + 3, t.k = 37, t.ks = gemm != NULL ? 1 : 2;
+      t.input_zero_point = sweep_zero_point(i);
+      t.output_zero_point = sweep_zero_point(i + 1);
+      t.output_min = -128, t.output_max = 127;
+      t.rounding = rounding;
+      t.shift_lo = shift_ranges[r][0], t.shift_hi = shift_ranges[r][1];
+      failures += gemm_tester_run(&t, gemm, igemm);
+    }
+  }
   if (failures != 0) fail_msg("%s: %d mismatches (seed %llu)", name, failures, (unsigned long long) test_seed());
 }
 
@@ -80,18 +126,19 @@ int main(void) {
   const size_t count = q8nn_gemm_list_size + q8nn_igemm_list_size;
   struct CMUnitTest* tests = calloc(count, sizeof(struct CMUnitTest));
   size_t t = 0;
-  for (size_t i = 0; i < q8nn_gemm_list_size; i++, t++) {
+  for (size_t i = 0; i < q8nn_gemm_list_size; i++) {
+    if (!selected(q8nn_gemm_list[i].isa, q8nn_gemm_list[i].name)) continue;
     tests[t].name = q8nn_gemm_list[i].name;
     tests[t].test_func = test_gemm_entry;
-    tests[t].initial_state = (void*) &q8nn_gemm_list[i];
-    tests[t].setup_func = NULL;
+    tests[t++].initial_state = (void*) &q8nn_gemm_list[i];
   }
-  for (size_t i = 0; i < q8nn_igemm_list_size; i++, t++) {
+  for (size_t i = 0; i < q8nn_igemm_list_size; i++) {
+    if (!selected(q8nn_igemm_list[i].isa, q8nn_igemm_list[i].name)) continue;
     tests[t].name = q8nn_igemm_list[i].name;
     tests[t].test_func = test_igemm_entry;
-    tests[t].initial_state = (void*) &q8nn_igemm_list[i];
+    tests[t++].initial_state = (void*) &q8nn_igemm_list[i];
   }
-  const int result = _cmocka_run_group_tests("ukernel_gemm", tests, count, set_entry, NULL);
+  const int result = _cmocka_run_group_tests("ukernel_gemm", tests, t, set_entry, NULL);
   free(tests);
   return result;
 }

@@ -51,7 +51,7 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_block(
       for (size_t r = 0; r < MR; r++) {
         const __m512i vx = q8nn_x86_bcast4(p[r] + k);
 #pragma GCC unroll 4
-        for (size_t j = 0; j < nb; j++) vacc[r][j] = _mm512_dpbusd_epi32(vacc[r][j], vw[j], vx);
+        for (size_t j = 0; j < nb; j++) vacc[r][j] = q8nn_x86_dpbusd(vacc[r][j], vw[j], vx);
       }
       wk += 4 * NR;
     }
@@ -63,7 +63,7 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_block(
       for (size_t r = 0; r < MR; r++) {
         const __m512i vx = q8nn_x86_bcast_tail(p[r] + k, kc - k);
 #pragma GCC unroll 4
-        for (size_t j = 0; j < nb; j++) vacc[r][j] = _mm512_dpbusd_epi32(vacc[r][j], vw[j], vx);
+        for (size_t j = 0; j < nb; j++) vacc[r][j] = q8nn_x86_dpbusd(vacc[r][j], vw[j], vx);
       }
       wk += 4 * NR;
     }

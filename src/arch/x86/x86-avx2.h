@@ -40,6 +40,7 @@
 /* Requantization constants of 8 channels (lanes in accumulator order). */
 struct q8nn_x86_rq8 {
   __m256i lshift;          /* rdouble: left shift per int32 lane */
+  int lshift_any;          /* some lane has a left shift; 0: the shift is skipped (x << 0 = x) */
   __m256i m_even, m_odd;   /* multiplier in the low dword of each qword */
   __m256i np_even, np_odd; /* nudge + 2^62 for P >= 0 */
   __m256i nn_even, nn_odd; /* nudge + 2^62 for P < 0 (rdouble) */
@@ -67,6 +68,7 @@ Q8NN_X86_INLINE struct q8nn_x86_rq8 q8nn_x86_rq8_init_rdouble(__m256i vmult, __m
   const __m256i vzero = _mm256_setzero_si256();
   const __m256i ve = _mm256_max_epi32(_mm256_sub_epi32(vzero, vshift), vzero);
   p.lshift = _mm256_max_epi32(vshift, vzero);
+  p.lshift_any = !_mm256_testz_si256(p.lshift, p.lshift);
   p.m_even = vmult;
   p.m_odd = _mm256_srli_epi64(vmult, 32);
   const __m256i ve_even = _mm256_and_si256(ve, _mm256_set1_epi64x(0xFFFFFFFF));
@@ -90,6 +92,7 @@ Q8NN_X86_INLINE struct q8nn_x86_rq8 q8nn_x86_rq8_init_rdouble(__m256i vmult, __m
 Q8NN_X86_INLINE struct q8nn_x86_rq8 q8nn_x86_rq8_init_rsingle(__m256i vmult, __m256i vshift, int32_t output_zero_point) {
   struct q8nn_x86_rq8 p;
   p.lshift = _mm256_setzero_si256();
+  p.lshift_any = 0;
   p.m_even = vmult;
   p.m_odd = _mm256_srli_epi64(vmult, 32);
   const __m256i vs = _mm256_sub_epi32(_mm256_set1_epi32(31), vshift); /* [1, 62] */
@@ -107,7 +110,8 @@ Q8NN_X86_INLINE struct q8nn_x86_rq8 q8nn_x86_rq8_init_rsingle(__m256i vmult, __m
 
 /* Requantized int32 of 8 accumulators plus the output zero point (wrapping), merged lane order. */
 Q8NN_X86_INLINE __m256i q8nn_x86_requantize8(__m256i vacc, const struct q8nn_x86_rq8* p, const int single) {
-  const __m256i va = single ? vacc : _mm256_sllv_epi32(vacc, p->lshift);
+  /* blocks without a positive shift skip the VPSLLVD (x << 0 = x) */
+  const __m256i va = single || !p->lshift_any ? vacc : _mm256_sllv_epi32(vacc, p->lshift);
   const __m256i va_odd = _mm256_srli_epi64(va, 32);
   const __m256i vp_even = _mm256_mul_epi32(va, p->m_even);
   const __m256i vp_odd = _mm256_mul_epi32(va_odd, p->m_odd);

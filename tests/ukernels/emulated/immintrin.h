@@ -1,0 +1,98 @@
+/*
+ * Stand-in for <immintrin.h> when the AVX-512 VNNI kernels are compiled for the emulated test
+ * (test_ukernel_gemm_avx512_emulated): SIMDe's portable AVX-512 under the native intrinsic names,
+ * plus the few intrinsics SIMDe 0.7.4 lacks, written lane by lane from Intel's definitions. Lets
+ * every x86 host check the AVX-512 kernels' bytes; it says nothing about their speed.
+ */
+#ifndef Q8NN_TESTS_EMULATED_IMMINTRIN_H
+#define Q8NN_TESTS_EMULATED_IMMINTRIN_H
+
+#define SIMDE_ENABLE_NATIVE_ALIASES
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <simde/x86/avx512.h>
+
+/* SIMDe 0.7.4 aliases the vector types but not the mask types. */
+typedef simde__mmask8 __mmask8;
+typedef simde__mmask16 __mmask16;
+typedef simde__mmask32 __mmask32;
+typedef simde__mmask64 __mmask64;
+
+static inline int32_t q8nn_emu_mm512_reduce_add_epi32(__m512i a) {
+  uint32_t v[16], s = 0;
+  memcpy(v, &a, sizeof(v));
+  for (int i = 0; i < 16; i++) s += v[i];
+  return (int32_t) s;
+}
+#define _mm512_reduce_add_epi32 q8nn_emu_mm512_reduce_add_epi32
+
+/* Masked byte loads and stores touch only the selected bytes (as the hardware's fault suppression). */
+#define Q8NN_EMU_MASKED_BYTES(type, bytes, mtype)                                      \
+  static inline type q8nn_emu_maskz_loadu_epi8_##bytes(mtype k, const void* p) {       \
+    uint8_t v[bytes] = {0};                                                             \
+    for (int i = 0; i < (bytes); i++) {                                                 \
+      if ((k >> i) & 1) v[i] = ((const uint8_t*) p)[i];                                 \
+    }                                                                                   \
+    type r;                                                                             \
+    memcpy(&r, v, sizeof(r));                                                           \
+    return r;                                                                           \
+  }                                                                                     \
+  static inline void q8nn_emu_mask_storeu_epi8_##bytes(void* p, mtype k, type a) {      \
+    uint8_t v[bytes];                                                                   \
+    memcpy(v, &a, sizeof(v));                                                           \
+    for (int i = 0; i < (bytes); i++) {                                                 \
+      if ((k >> i) & 1) ((uint8_t*) p)[i] = v[i];                                       \
+    }                                                                                   \
+  }
+Q8NN_EMU_MASKED_BYTES(__m512i, 64, uint64_t)
+Q8NN_EMU_MASKED_BYTES(__m256i, 32, uint32_t)
+Q8NN_EMU_MASKED_BYTES(__m128i, 16, uint32_t)
+#define _mm512_maskz_loadu_epi8(k, p) q8nn_emu_maskz_loadu_epi8_64((uint64_t) (k), (p))
+#define _mm256_maskz_loadu_epi8(k, p) q8nn_emu_maskz_loadu_epi8_32((uint32_t) (k), (p))
+#define _mm_maskz_loadu_epi8(k, p) q8nn_emu_maskz_loadu_epi8_16((uint32_t) (k), (p))
+#define _mm512_mask_storeu_epi8(p, k, a) q8nn_emu_mask_storeu_epi8_64((p), (uint64_t) (k), (a))
+#define _mm256_mask_storeu_epi8(p, k, a) q8nn_emu_mask_storeu_epi8_32((p), (uint32_t) (k), (a))
+#define _mm_mask_storeu_epi8(p, k, a) q8nn_emu_mask_storeu_epi8_16((p), (uint32_t) (k), (a))
+
+/* VPSRAVQ: counts above 63 fill with the sign. */
+static inline __m512i q8nn_emu_mm512_srav_epi64(__m512i a, __m512i count) {
+  int64_t v[8];
+  uint64_t c[8];
+  memcpy(v, &a, sizeof(v));
+  memcpy(c, &count, sizeof(c));
+  for (int i = 0; i < 8; i++) v[i] = c[i] > 63 ? (v[i] < 0 ? -1 : 0) : v[i] >> c[i];
+  __m512i r;
+  memcpy(&r, v, sizeof(r));
+  return r;
+}
+#define _mm512_srav_epi64 q8nn_emu_mm512_srav_epi64
+
+/* VCVTDQ2PS and VCVTPS2DQ under the default MXCSR (round to nearest even); out of range or NaN
+   converts to INT32_MIN, the "integer indefinite" value. */
+static inline __m512 q8nn_emu_mm512_cvtepi32_ps(__m512i a) {
+  int32_t v[16];
+  float f[16];
+  memcpy(v, &a, sizeof(v));
+  for (int i = 0; i < 16; i++) f[i] = (float) v[i];
+  __m512 r;
+  memcpy(&r, f, sizeof(r));
+  return r;
+}
+static inline __m512i q8nn_emu_mm512_cvtps_epi32(__m512 a) {
+  float f[16];
+  int32_t v[16];
+  memcpy(f, &a, sizeof(f));
+  for (int i = 0; i < 16; i++) {
+    const float x = nearbyintf(f[i]);
+    v[i] = x >= -2147483648.0f && x < 2147483648.0f ? (int32_t) x : INT32_MIN;
+  }
+  __m512i r;
+  memcpy(&r, v, sizeof(r));
+  return r;
+}
+#define _mm512_cvtepi32_ps q8nn_emu_mm512_cvtepi32_ps
+#define _mm512_cvtps_epi32 q8nn_emu_mm512_cvtps_epi32
+
+#endif
