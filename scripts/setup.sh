@@ -6,7 +6,10 @@ packages=(build-essential cmake pkg-config libcpuinfo-dev libpthreadpool-dev lib
           libbenchmark-dev libxnnpack-dev libdnnl-dev
           # oneDNN's CMake package needs OpenCL's development files (only a Recommends of
           # libdnnl-dev, so --no-install-recommends leaves them out)
-          ocl-icd-opencl-dev)
+          ocl-icd-opencl-dev
+          # SIMDe: the AVX-512 VNNI kernels are also tested under emulation on x86 hosts
+          # without AVX-512 (tests/ukernels/CMakeLists.txt)
+          libsimde-dev)
 packages+=("$@")
 missing=()
 for p in "${packages[@]}"; do
