@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "accel/vta/vta-backend.h"
+#include "accel/vta/vta-lower-add.h"
 
 bool q8nn_vta_add_requant_of(const struct q8nn_operator* op, struct q8nn_vta_add_requant* r) {
   const struct q8nn_qs8_add_params* a = &op->add_params;
@@ -20,7 +20,7 @@ bool q8nn_vta_add_requant_of(const struct q8nn_operator* op, struct q8nn_vta_add
                                      a->output_zero_point, a->output_min, a->output_max, r);
 }
 
-bool q8nn_vta_add_supports(const struct q8nn_vta_backend* vta, const struct q8nn_operator* op) {
+bool q8nn_vta_add_supports(const struct q8nn_vta_target* vta, const struct q8nn_operator* op) {
   struct q8nn_vta_add_requant r;
   /* the VTA add derives from TFLite's add parameters, not XNNPACK's */
   if (op->add_arithmetic != q8nn_add_arithmetic_tflite) return false;
@@ -31,7 +31,7 @@ bool q8nn_vta_add_supports(const struct q8nn_vta_backend* vta, const struct q8nn
 
 #define CONST_ROWS 3
 
-enum q8nn_status q8nn_vta_add_prepare(struct q8nn_vta_backend* vta, struct q8nn_operator* op,
+enum q8nn_status q8nn_vta_add_prepare(struct q8nn_vta_target* vta, struct q8nn_operator* op,
                                       struct q8nn_vta_op_state* st) {
   const struct q8nn_vta_hw_config* cfg = &vta->config;
   if (!q8nn_vta_add_requant_of(op, &st->add)) {
@@ -160,7 +160,7 @@ static void materialize(const int8_t* x, const size_t* xs, const size_t* os, int
   }
 }
 
-enum q8nn_status q8nn_vta_add_run(struct q8nn_vta_backend* vta, struct q8nn_operator* op,
+enum q8nn_status q8nn_vta_add_run(struct q8nn_vta_target* vta, struct q8nn_operator* op,
                                   struct q8nn_vta_op_state* st) {
   int8_t* a = (int8_t*) q8nn_vta_dram_ptr(vta->device, st->in_addr, st->in_bytes);
   int8_t* b = (int8_t*) q8nn_vta_dram_ptr(vta->device, st->b_addr, st->b_bytes);

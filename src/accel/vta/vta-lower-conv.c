@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "accel/vta/vta-backend.h"
+#include "accel/vta/vta-lower-conv.h"
 
 enum { kind_gemm = 1, kind_reset = 2 }; /* 3: Q8NN_VTA_KIND_ALU */
 
@@ -232,7 +232,7 @@ static bool plan_conv(const struct q8nn_vta_hw_config* cfg, const struct conv_sh
 
 /* ---- support check ------------------------------------------------------------------------- */
 
-bool q8nn_vta_conv_supports(const struct q8nn_vta_backend* vta, const struct q8nn_operator* op) {
+bool q8nn_vta_conv_supports(const struct q8nn_vta_target* vta, const struct q8nn_operator* op) {
   const struct q8nn_vta_hw_config* cfg = &vta->config;
   if (op->kernel == NULL || op->bias == NULL || op->multiplier == NULL || op->shift == NULL) return false;
   /* VTA's requantization derives from TFLite's fixed-point multipliers; XNNPACK's fp32 has none */
@@ -396,7 +396,7 @@ static void requantize_exact(struct lower* lw, const struct q8nn_vta_conv_plan* 
     if (lw.status == q8nn_status_success) lw.status = (call); \
   } while (0)
 
-static enum q8nn_status record_program(struct q8nn_vta_backend* vta, const struct q8nn_operator* op,
+static enum q8nn_status record_program(struct q8nn_vta_target* vta, const struct q8nn_operator* op,
                                        const struct conv_shape* s, struct q8nn_vta_op_state* st) {
   const struct q8nn_vta_hw_config* cfg = &vta->config;
   const struct q8nn_vta_conv_plan* p = &st->plan;
@@ -558,12 +558,12 @@ static enum q8nn_status record_program(struct q8nn_vta_backend* vta, const struc
 
 /* ---- prepare / run ------------------------------------------------------------------------- */
 
-static enum q8nn_status alloc_image(struct q8nn_vta_backend* vta, size_t bytes, uint32_t* addr) {
+static enum q8nn_status alloc_image(struct q8nn_vta_target* vta, size_t bytes, uint32_t* addr) {
   if (bytes == 0 || bytes > (size_t) 1 << 31) return q8nn_status_unsupported_parameter;
   return q8nn_vta_dram_alloc(vta->device, bytes, addr);
 }
 
-enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_backend* vta, struct q8nn_operator* op,
+enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_target* vta, struct q8nn_operator* op,
                                        struct q8nn_vta_op_state* st) {
   const struct q8nn_vta_hw_config* cfg = &vta->config;
   struct conv_shape s;
@@ -686,7 +686,7 @@ enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_backend* vta, struct q8nn
   return q8nn_status_success;
 }
 
-enum q8nn_status q8nn_vta_conv_run(struct q8nn_vta_backend* vta, struct q8nn_operator* op,
+enum q8nn_status q8nn_vta_conv_run(struct q8nn_vta_target* vta, struct q8nn_operator* op,
                                    struct q8nn_vta_op_state* st) {
   const struct q8nn_vta_hw_config* cfg = &vta->config;
   const struct q8nn_vta_conv_plan* p = &st->plan;

@@ -229,7 +229,7 @@ static inline int vta_conv_check(q8nn_backend_t vta, const struct vta_conv_spec*
   else ref_conv2d(&p, input, kernel, bias, expected);
   /* oracle of the VTA arithmetic: GEMM sum over the zero-point-padded image, then requant */
   const bool on_vta = expect_vta && failures == 0;
-  const bool exact = q8nn_vta_backend_of(vta)->exact;
+  const bool exact = q8nn_vta_backend_of(vta)->target.exact;
   struct q8nn_vta_conv_requant* rq = NULL;
   struct q8nn_vta_conv_exact* rx = NULL;
   if (on_vta) {
