@@ -114,7 +114,7 @@ static enum q8nn_status make_op(const struct layer* l, q8nn_backend_t backend, c
   }
   if (st == q8nn_status_success && backend != NULL) {
     st = q8nn_operator_set_backend(op, backend);
-    /* refused (e.g. add in exact mode): the operator runs on the CPU, reported as (cpu) */
+    /* refused: the operator runs on the CPU, reported as (cpu) */
     if (st == q8nn_status_unsupported_parameter) st = q8nn_status_success;
   }
   if (st == q8nn_status_success) {
@@ -220,8 +220,13 @@ int main(int argc, char** argv) {
   }
   printf("VTA model, default config 1x16_i8w8a32_15_15_18_17 (8 B/cycle DRAM, 32-cycle latency), MobileNetV2 %zu layers\n\n",
          layer_count);
+  size_t on_vta[3] = {0, 0, 0};
+  for (int v = 0; v < 3; v++) {
+    for (size_t i = 0; i < layer_count; i++) on_vta[v] += res[v][i].on_vta != 0;
+  }
   printf("Exact = q8nn_vta_requant_exact (default, byte for byte TFLite); 16-bit = q8nn_vta_requant_16bit. "
-         "Adds stay on the CPU in exact mode (cpu).\n\n");
+         "Layers on VTA: exact %zu (1 vt) / %zu (2 vt), 16-bit %zu of %zu; (cpu) marks one left on the CPU.\n\n",
+         on_vta[0], on_vta[1], on_vta[2], layer_count);
   printf("| # | layer | in HxWxC | out C | MMAC | exact cycles 1 vt | exact cycles 2 vt | 16-bit cycles 2 vt | exact/16-bit | "
          "ALU uops exact | ALU uops 16-bit | GEMM util exact 2 vt | DRAM KiB | insns | sim ms | differ exact | "
          "differ 16-bit | max 16-bit |\n");

@@ -341,54 +341,15 @@ static void alu(struct lower* lw, uint32_t opcode, bool use_imm, int32_t imm, ui
   lw->status = q8nn_vta_push_alu(lw->cmd, &lw->kernels, &a);
 }
 
-/* dst region op= src region, element by element (regions of obg blocks x ppix rows). */
-static void alu_rr(struct lower* lw, uint32_t opcode, uint32_t dst, uint32_t src, uint32_t obg, uint32_t ppix) {
-  if (lw->status != q8nn_status_success) return;
-  const struct q8nn_vta_alu_op a = {opcode, false, 0, dst, src, obg, ppix, ppix, ppix, 1};
-  lw->status = q8nn_vta_push_alu(lw->cmd, &lw->kernels, &a);
-}
-
 /* The exact requantization of one tile (vta-requant.h): regions X (the accumulators), A, B, C, D
    of obg*ppix rows each, zeroed by the GEMM reset; constants k of block j at row k + 12*j. */
-enum { ex_c_bias, ex_lo, ex_hi, ex_neg_ls, ex_half, ex_mh, ex_ml, ex_mh2, ex_cm, ex_sg, ex_hh, ex_rs };
 static void requantize_exact(struct lower* lw, const struct q8nn_vta_conv_plan* p, const struct q8nn_operator* op,
                              uint32_t x, uint32_t obg, uint32_t ppix) {
-  const uint32_t n = obg * ppix, a = x + n, b = x + 2 * n, c = x + 3 * n, d = x + 4 * n;
-  alu(lw, q8nn_vta_alu_add, false, 0, x, ex_c_bias, obg, ppix);
-  if (p->clamp_needed) {
-    alu(lw, q8nn_vta_alu_max, false, 0, x, ex_lo, obg, ppix);
-    alu(lw, q8nn_vta_alu_min, false, 0, x, ex_hi, obg, ppix);
-  }
-  if (p->ls_needed) alu(lw, q8nn_vta_alu_shr, false, 0, x, ex_neg_ls, obg, ppix);
-  alu_rr(lw, q8nn_vta_alu_add, a, x, obg, ppix);                  /* A = t */
-  alu(lw, q8nn_vta_alu_shr, true, -16, a, 0, obg, ppix);
-  alu(lw, q8nn_vta_alu_shr, true, 16, a, 0, obg, ppix);           /* A = tl */
-  alu(lw, q8nn_vta_alu_add, false, 0, x, ex_half, obg, ppix);
-  alu(lw, q8nn_vta_alu_shr, true, 16, x, 0, obg, ppix);           /* X = th */
-  alu_rr(lw, q8nn_vta_alu_add, b, a, obg, ppix);                  /* B = tl */
-  alu_rr(lw, q8nn_vta_alu_add, c, x, obg, ppix);                  /* C = th */
-  alu(lw, q8nn_vta_alu_mul, false, 0, b, ex_ml, obg, ppix);
-  alu(lw, q8nn_vta_alu_shr, true, 16, b, 0, obg, ppix);           /* B = floor(tl*Ml / 2^16) */
-  alu(lw, q8nn_vta_alu_mul, false, 0, a, ex_mh, obg, ppix);
-  alu_rr(lw, q8nn_vta_alu_add, a, b, obg, ppix);
-  alu(lw, q8nn_vta_alu_mul, false, 0, c, ex_ml, obg, ppix);
-  alu_rr(lw, q8nn_vta_alu_add, a, c, obg, ppix);
-  alu(lw, q8nn_vta_alu_add, false, 0, a, ex_cm, obg, ppix);
-  alu(lw, q8nn_vta_alu_shr, true, 15, a, 0, obg, ppix);
-  alu(lw, q8nn_vta_alu_mul, false, 0, x, ex_mh2, obg, ppix);
-  alu_rr(lw, q8nn_vta_alu_add, x, a, obg, ppix);                  /* X = Y */
-  if (p->sign_needed) {
-    alu_rr(lw, q8nn_vta_alu_add, d, x, obg, ppix);
-    alu(lw, q8nn_vta_alu_shr, true, 31, d, 0, obg, ppix);
-    if (p->sign_mixed) alu(lw, q8nn_vta_alu_mul, false, 0, d, ex_sg, obg, ppix);
-    alu_rr(lw, q8nn_vta_alu_add, x, d, obg, ppix);
-  }
-  alu(lw, q8nn_vta_alu_add, false, 0, x, ex_hh, obg, ppix);
-  alu(lw, q8nn_vta_alu_shr, false, 0, x, ex_rs, obg, ppix);
-  if (p->final_clamp) {
-    alu(lw, q8nn_vta_alu_max, true, op->conv_params.output_min, x, 0, obg, ppix);
-    alu(lw, q8nn_vta_alu_min, true, op->conv_params.output_max, x, 0, obg, ppix);
-  }
+  if (lw->status != q8nn_status_success) return;
+  const struct q8nn_vta_exact_steps steps = {true, p->clamp_needed, p->ls_needed, p->sign_needed, p->sign_mixed,
+                                             p->final_clamp, op->conv_params.output_min,
+                                             op->conv_params.output_max, lw->const_rows};
+  lw->status = q8nn_vta_push_exact_requant(lw->cmd, &lw->kernels, &steps, x, x + obg * ppix, obg, ppix);
 }
 
 #define CHECK_CMD(call)                                       \

@@ -51,6 +51,25 @@ struct q8nn_vta_alu_op {
 Q8NN_INTERNAL enum q8nn_status q8nn_vta_push_alu(struct q8nn_vta_cmd* cmd, struct q8nn_vta_ktable* table,
                                                  const struct q8nn_vta_alu_op* alu);
 
+/* A GEMM reset of rows consecutive ACC rows from dst (1 cycle per row; rows < 2^14). */
+#define Q8NN_VTA_KIND_RESET 4u
+Q8NN_INTERNAL enum q8nn_status q8nn_vta_push_reset(struct q8nn_vta_cmd* cmd, struct q8nn_vta_ktable* table,
+                                                   uint32_t dst, uint32_t rows);
+
+/* The exact requantization's ALU steps (vta-requant.h, q8nn_vta_conv_exact) on regions X (the
+   values) and A, B, C, D (consecutive from scratch) of blocks x rows ACC rows each, A..D zeroed
+   beforehand. The constants of
+   block j are rows k + const_stride*j (k in the order of struct q8nn_vta_conv_exact). Optional
+   steps run when some block needs them. */
+struct q8nn_vta_exact_steps {
+  bool bias, clamp, ls, sign, sign_mixed, final_clamp;
+  int32_t out_min, out_max;
+  uint32_t const_stride;
+};
+Q8NN_INTERNAL enum q8nn_status q8nn_vta_push_exact_requant(struct q8nn_vta_cmd* cmd, struct q8nn_vta_ktable* table,
+                                                           const struct q8nn_vta_exact_steps* steps, uint32_t x,
+                                                           uint32_t scratch, uint32_t blocks, uint32_t rows);
+
 /* Conv / depthwise tiling (chosen at prepare, docs/vta-backend.md "Tiling"). */
 struct q8nn_vta_conv_plan {
   bool depthwise;                   /* block-diagonal mapping: output block k reads input block k */
@@ -81,7 +100,8 @@ struct q8nn_vta_op_state {
   struct q8nn_vta_conv_requant* requant; /* per output channel (padded to whole blocks), 16-bit mode */
   struct q8nn_vta_conv_exact* exact;     /* per output channel (padded to whole blocks), exact mode */
   /* add */
-  struct q8nn_vta_add_requant add;
+  struct q8nn_vta_add_requant add;     /* 16-bit mode */
+  struct q8nn_vta_add_exact add_exact; /* exact mode */
   size_t add_rows;       /* ACC rows per operand image */
   size_t add_elements;   /* output elements */
 };
