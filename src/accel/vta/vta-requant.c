@@ -201,6 +201,20 @@ bool q8nn_vta_conv_exact_derive(int32_t multiplier, int32_t shift, int rounding,
                                 int64_t sum_abs_w, int32_t zero_point, int32_t out_min, int32_t out_max,
                                 struct q8nn_vta_conv_exact* out) {
   const int64_t bound = 128 * sum_abs_w + (bias_prime < 0 ? -bias_prime : bias_prime);
+  if (sum_abs_w == 0 && bias_prime >= INT32_MIN && bias_prime <= INT32_MAX && shift >= -31 && shift <= 30 &&
+      (multiplier == 0 || multiplier >= (1 << 30))) {
+    /* All weights 0 (seen in real models with |bias| ~ 2^30): the accumulator is 0 and the output
+       is the constant TFLite gives for x = bias' (its own int32 arithmetic, wrap included), so
+       t = 0, all limbs 0 and X = hh = that byte; no bound on bias' is needed. */
+    memset(out, 0, sizeof(*out));
+    const int32_t v = (int32_t) ((uint32_t) (int32_t) tflite_value((int32_t) bias_prime, multiplier, shift, rounding) +
+                                 (uint32_t) zero_point);
+    out->half = 1 << 15;
+    out->hh = clamp32(v, out_min, out_max);
+    out->out_min = out_min;
+    out->out_max = out_max;
+    return true;
+  }
   if (sum_abs_w < 0 || bound >= (INT64_C(1) << 31) - (INT64_C(1) << 16)) return false;
   memset(out, 0, sizeof(*out));
   out->c_bias = (int32_t) bias_prime;
