@@ -171,6 +171,41 @@ static uint32_t alu_steps(const struct q8nn_vta_conv_plan* p) {
          (p->final_clamp ? 2 : 0);
 }
 
+/* The planner's cycle estimate: the three modules of one candidate tiling run through the
+   program's token protocol (vt credits between load and compute per chunk, vt between compute and
+   store per tile) for the first few tiles, and the steady-state time per tile extrapolates the
+   rest. A max(load, compute, store) estimate assumed perfect overlap; with the ALU phase at the end
+   of each tile and only vt chunks of prefetch, load-heavy GEMM phases and compute-heavy ALU phases
+   alternate and the slower one shows (the 7x7 and 14x14 layers lost 1.3-1.5x to this). */
+struct pipe_costs {
+  uint64_t load, reset, gemm, alu, store; /* cycles per chunk (load, gemm) or per tile */
+};
+static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static uint64_t simulate_pipeline(const struct pipe_costs* k, uint64_t tiles, uint64_t chunks, uint32_t vt) {
+  enum { max_vt = 2, sim_tiles = 12 };
+  uint64_t gemm_done[max_vt] = {0, 0}, store_done[max_vt] = {0, 0};
+  uint64_t t_load = 0, t_comp = 0, t_store = 0, at_half = 0;
+  const uint64_t n = tiles < sim_tiles ? tiles : sim_tiles;
+  uint64_t g = 0;
+  for (uint64_t t = 0; t < n; t++) {
+    if (t == n / 2) at_half = t_store;
+    for (uint64_t ch = 0; ch < chunks; ch++, g++) {
+      t_load = max_u64(t_load, gemm_done[g % vt]) + k->load;
+      uint64_t start = max_u64(t_comp, t_load);
+      if (ch == 0) start = max_u64(start, store_done[t % vt]) + k->reset;
+      t_comp = start + k->gemm;
+      gemm_done[g % vt] = t_comp;
+    }
+    t_comp += k->alu;
+    t_store = max_u64(t_store, t_comp) + k->store;
+    store_done[t % vt] = t_store;
+  }
+  if (n == tiles) return t_store;
+  /* steady state: the second half of the simulated tiles */
+  const uint64_t per_tile = (t_store - at_half) / (n - n / 2);
+  return t_store + (tiles - n) * per_tile;
+}
+
 /* best arrives with the requantization fields set (exact, flags, const_rows, regions). */
 static bool plan_conv(const struct q8nn_vta_hw_config* cfg, const struct conv_shape* s,
                       struct q8nn_vta_conv_plan* best) {
@@ -209,17 +244,12 @@ static bool plan_conv(const struct q8nn_vta_hw_config* cfg, const struct conv_sh
       const uint64_t in_bytes = (uint64_t) blocks * in_rows_of(s, rows) * in_cols_of(s, p.wp, cols) * inp_elem;
       const uint64_t load = lat + in_bytes / bw + (p.weights_resident ? 0 : lat + chunk_wgt * wgt_elem / bw);
       const uint64_t gemm = chunk_wgt * ppix + 2;
-      const uint64_t alu = 2 * alu_steps(&p) * obg * ppix + p.regions * obg * ppix;
-      const uint64_t store = lat + obg * pix * out_elem / bw;
-      const uint64_t l = tiles * chunks * load, c = tiles * (chunks * gemm + alu), st = tiles * store;
-      uint64_t est;
-      if (vt > 1) {
-        est = l > c ? l : c;
-        est = est > st ? est : st;
-        est += (l + c + st) / tiles;
-      } else {
-        est = l + c + st;
-      }
+      const uint64_t steps = alu_steps(&p);
+      const struct pipe_costs k = {load, (uint64_t) p.regions * obg * ppix + 1, gemm,
+                                   2 * steps * obg * ppix + steps, lat + obg * pix * out_elem / bw};
+      const uint64_t l = tiles * chunks * load, cc = tiles * (chunks * gemm + k.reset + k.alu), st = tiles * k.store;
+      const uint64_t overlap = max_u64(max_u64(l, cc), st) + (l + cc + st) / tiles;
+      const uint64_t est = max_u64(simulate_pipeline(&k, tiles, chunks, vt), vt > 1 ? overlap : l + cc + st);
       if (!found || est < best->est_cycles) {
         p.obg = obg, p.ibc = p.depthwise ? obg : ibc, p.rows = rows, p.cols = cols, p.est_cycles = est;
         *best = p;
@@ -368,15 +398,10 @@ static enum q8nn_status record_program(struct q8nn_vta_target* vta, const struct
   const uint32_t const_rows = R * p->obg;
   const uint32_t acc_half = (cfg->acc_depth - const_rows) / vt;
   const uint32_t n_groups = div_up(p->ob, p->obg);
-  const uint32_t wgt_total = p->ob * (p->depthwise ? 1 : p->ib) * taps;
   struct lower lw = {NULL, {NULL, 0, 0}, q8nn_status_success, R};
   enum q8nn_status status = q8nn_vta_cmd_create(vta->device, &lw.cmd);
   if (status != q8nn_status_success) return status;
 
-  if (p->weights_resident) {
-    CHECK_CMD(q8nn_vta_load_buffer_2d(lw.cmd, st->wgt_addr, 0, wgt_total, 1, wgt_total, 0, 0, 0, 0, 0,
-                                      q8nn_vta_mem_wgt));
-  }
   if (n_groups == 1) {
     CHECK_CMD(q8nn_vta_load_buffer_2d(lw.cmd, st->const_addr, 0, const_rows, 1, const_rows, 0, 0, 0, 0, 0,
                                       q8nn_vta_mem_acc));
@@ -427,8 +452,21 @@ static enum q8nn_status record_program(struct q8nn_vta_target* vta, const struct
             }
             uint32_t wgt_base, wf_ob;
             if (p->weights_resident) {
-              wgt_base = p->depthwise ? ob0 * taps : (ob0 * p->ib + ib0) * taps;
-              wf_ob = p->depthwise ? taps : p->ib * taps;
+              /* Resident weights stay in WGT for the whole program, laid out [group][chunk][obg][blocks]
+                 [taps], and each (group, chunk) part is loaded by the first tile that uses it: the
+                 first GEMM waits for its own weights only, not for the whole tensor (on the 7x7
+                 layers that load was most of the cycles). */
+              wgt_base = p->depthwise ? ob0 * taps : (ob0 * p->ib + ib0 * obg_t) * taps;
+              wf_ob = p->depthwise ? taps : blocks * taps;
+              if (nb == 0 && r0 == 0 && c0 == 0) {
+                if (p->depthwise) {
+                  CHECK_CMD(q8nn_vta_load_buffer_2d(lw.cmd, st->wgt_addr, ob0 * taps, obg_t * taps, 1, obg_t * taps,
+                                                    0, 0, 0, 0, wgt_base, q8nn_vta_mem_wgt));
+                } else {
+                  CHECK_CMD(q8nn_vta_load_buffer_2d(lw.cmd, st->wgt_addr, (ob0 * p->ib + ib0) * taps, blocks * taps,
+                                                    obg_t, p->ib * taps, 0, 0, 0, 0, wgt_base, q8nn_vta_mem_wgt));
+                }
+              }
             } else {
               wgt_base = h * wgt_half;
               if (p->depthwise) {
