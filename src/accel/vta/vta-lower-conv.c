@@ -48,6 +48,23 @@ static uint32_t div_up(uint32_t n, uint32_t d) { return (n + d - 1) / d; }
 static uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 static uint32_t max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
 
+/* A dense convolution with few input channels (the 3-channel first layer: 9 taps x 1 block of 16
+   lanes, 3 used) packs its taps into the input blocks instead: the host writes an im2col image
+   (per output pixel, lane k = tap * cin + c, padding = the input zero point) and the GEMM is a 1x1
+   convolution over ceil(taps * cin / 16) blocks. Returns that GEMM's shape when it issues fewer
+   GEMM micro-ops per pixel than the tap loop. */
+static bool packed_shape(const struct conv_shape* s, uint32_t bi, struct conv_shape* g) {
+  if (s->depthwise || s->groups != 1 || s->taps == 1 || s->cin >= bi) return false;
+  const uint32_t blocks = div_up(s->taps * s->cin, bi);
+  if (blocks >= s->taps * div_up(s->cin, bi) || blocks > 16) return false;
+  *g = *s;
+  g->cin = g->gic = blocks * bi;
+  g->kh = g->kw = g->sh = g->sw = g->dh = g->dw = g->taps = 1;
+  g->pt = g->pl = g->pb = g->pr = 0;
+  g->in_h = s->oh, g->in_w = s->ow;
+  return true;
+}
+
 /* Weight of output channel oc, input channel ic (both global), tap; 0 outside oc's group. */
 static int8_t weight_at(const struct q8nn_operator* op, const struct conv_shape* s, uint32_t oc, uint32_t ic,
                         uint32_t tap) {
@@ -597,7 +614,10 @@ enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_target* vta, struct q8nn_
     p->sign_mixed = signs != 0 && signs != s.cout;
     p->regions = p->sign_needed ? 5 : 4;
   }
-  if (!plan_conv(cfg, &s, p)) {
+  /* g: the shape the GEMM runs (s itself, or the 1x1 convolution over packed taps) */
+  struct conv_shape g = s;
+  p->packed = packed_shape(&s, bi, &g);
+  if (!plan_conv(cfg, &g, p)) {
     st->on_cpu = true;
     return q8nn_status_success;
   }
@@ -624,7 +644,7 @@ enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_target* vta, struct q8nn_
   }
   }
   const size_t in_bytes = (size_t) p->nb * p->ib * p->hp * p->wp * B * bi;
-  const size_t wgt_elems = (size_t) p->ob * (p->depthwise ? 1 : p->ib) * taps;
+  const size_t wgt_elems = (size_t) p->ob * (p->depthwise ? 1 : p->ib) * g.taps;
   const size_t wgt_bytes = wgt_elems * bo * bi;
   const uint32_t R = p->const_rows;
   const size_t const_bytes = (size_t) p->ob * R * B * bo * sizeof(int32_t);
@@ -646,12 +666,18 @@ enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_target* vta, struct q8nn_
   int8_t* w = (int8_t*) q8nn_vta_dram_ptr(vta->device, st->wgt_addr, wgt_bytes);
   for (uint32_t ob = 0; ob < p->ob; ob++) {
     for (uint32_t ib = 0; ib < (p->depthwise ? 1 : p->ib); ib++) {
-      for (uint32_t t = 0; t < taps; t++) {
-        int8_t* e = w + (((size_t) ob * (p->depthwise ? 1 : p->ib) + ib) * taps + t) * bo * bi;
+      for (uint32_t t = 0; t < g.taps; t++) {
+        int8_t* e = w + (((size_t) ob * (p->depthwise ? 1 : p->ib) + ib) * g.taps + t) * bo * bi;
         for (uint32_t o = 0; o < bo; o++) {
           const uint32_t oc = ob * bo + o;
           if (p->depthwise) {
             e[o * bi + o] = oc < s.cout ? op->kernel[(size_t) oc * taps + t] : 0;
+          } else if (p->packed) {
+            /* lane k of the packed input holds tap k / cin, channel k % cin */
+            for (uint32_t i = 0; i < bi; i++) {
+              const uint32_t k = ib * bi + i;
+              e[o * bi + i] = k < taps * s.cin ? weight_at(op, &s, oc, k % s.cin, k / s.cin) : 0;
+            }
           } else {
             for (uint32_t i = 0; i < bi; i++) e[o * bi + i] = weight_at(op, &s, oc, ib * bi + i, t);
           }
@@ -677,7 +703,7 @@ enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_target* vta, struct q8nn_
       }
     }
   }
-  const enum q8nn_status status = record_program(vta, op, &s, st);
+  const enum q8nn_status status = record_program(vta, op, &g, st);
   if (status != q8nn_status_success) {
     return Q8NN_ERROR(q8nn_status_backend_error, "VTA conv lowering failed: %s",
                       q8nn_vta_device_last_error(vta->device));
@@ -695,8 +721,33 @@ enum q8nn_status q8nn_vta_conv_run(struct q8nn_vta_target* vta, struct q8nn_oper
   int8_t* img = (int8_t*) q8nn_vta_dram_ptr(vta->device, st->in_addr, st->in_bytes);
   const int8_t* out_img = (const int8_t*) q8nn_vta_dram_ptr(vta->device, st->out_addr, st->out_bytes);
   if (img == NULL || out_img == NULL) return Q8NN_ERROR(q8nn_status_backend_error, "VTA DRAM images missing");
+  if (p->packed) {
+    /* im2col: per output pixel, lane k = tap * cin + c of block k / bi; out-of-image taps read the
+       input zero point, as the padding of the unpacked image does */
+    const int8_t zx = (int8_t) op->input_zero_point;
+    for (uint32_t n = 0; n < s.batch; n++) {
+      const uint32_t nb = n / B, lane = n % B;
+      for (uint32_t oy = 0; oy < p->oh; oy++) {
+        for (uint32_t ox = 0; ox < p->ow; ox++) {
+          for (uint32_t t = 0; t < s.taps; t++) {
+            const int64_t iy = (int64_t) oy * s.sh - s.pt + (int64_t) (t / s.kw) * s.dh;
+            const int64_t ix = (int64_t) ox * s.sw - s.pl + (int64_t) (t % s.kw) * s.dw;
+            const bool inside = iy >= 0 && iy < s.in_h && ix >= 0 && ix < s.in_w;
+            const int8_t* src =
+                inside ? op->input + (((size_t) n * s.in_h + (size_t) iy) * s.in_w + (size_t) ix) * op->input_pixel_stride
+                       : NULL;
+            for (uint32_t ch = 0; ch < s.cin; ch++) {
+              const uint32_t k = t * s.cin + ch;
+              img[((((size_t) nb * p->ib + k / bi) * p->hp + oy) * p->wp + ox) * B * bi + (size_t) lane * bi + k % bi] =
+                  inside ? src[ch] : zx;
+            }
+          }
+        }
+      }
+    }
+  }
   /* NHWC (pixel stride) -> [N/B][IB][Hp][Wp][B][bi], interior only */
-  for (uint32_t n = 0; n < s.batch; n++) {
+  for (uint32_t n = 0; n < s.batch && !p->packed; n++) {
     const uint32_t nb = n / B, lane = n % B;
     for (uint32_t y = 0; y < s.in_h; y++) {
       for (uint32_t x = 0; x < s.in_w; x++) {

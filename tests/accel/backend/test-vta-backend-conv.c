@@ -67,6 +67,42 @@ static void test_layers(void** state) {
   q8nn_delete_backend(vta);
 }
 
+/* Few input channels: taps packed into the input blocks (an im2col image, a 1x1 GEMM), in both
+   requantization modes, 1 and 2 virtual threads and BATCH 2: equal to TFLite / the oracle, and the
+   plan must be the packed one. Shapes of real first layers: 3x3/2 RGB with SAME padding, the
+   keyword-spotting 10x4/2 on one channel, a dilated 5x5 on two channels with odd strides. */
+static void test_packed_taps(void** state) {
+  (void) state;
+  struct vta_conv_spec shapes[3];
+  memset(shapes, 0, sizeof(shapes));
+  shapes[0] = (struct vta_conv_spec){.batch = 1, .in_h = 33, .in_w = 31, .groups = 1, .gic = 3, .goc = 24,
+                                     .kh = 3, .kw = 3, .sh = 2, .sw = 2, .dh = 1, .dw = 1, .pt = 1, .pl = 1, .pb = 1,
+                                     .pr = 1, .in_zp = 7, .out_zp = -128, .out_min = -128, .out_max = 127};
+  shapes[1] = (struct vta_conv_spec){.batch = 1, .in_h = 49, .in_w = 10, .groups = 1, .gic = 1, .goc = 64,
+                                     .kh = 10, .kw = 4, .sh = 2, .sw = 2, .dh = 1, .dw = 1, .pt = 4, .pl = 1, .pb = 5,
+                                     .pr = 1, .in_zp = -3, .out_zp = -128, .out_min = -128, .out_max = 127};
+  shapes[2] = (struct vta_conv_spec){.batch = 3, .in_h = 12, .in_w = 9, .groups = 1, .gic = 2, .goc = 17,
+                                     .kh = 5, .kw = 5, .sh = 1, .sw = 2, .dh = 2, .dw = 1, .pt = 2, .pl = 0, .pb = 3,
+                                     .pr = 2, .in_zp = -128, .out_zp = 5, .out_min = -100, .out_max = 100,
+                                     .in_extra = 3, .out_extra = 1, .rounding = 1};
+  for (int mode = 0; mode < 2; mode++) {
+    vta_test_requant = mode == 0 ? q8nn_vta_requant_exact : q8nn_vta_requant_16bit;
+    for (uint32_t v = 0; v < 3; v++) {
+      q8nn_backend_t vta = vta_backend(v == 2 ? 1 : 0, v == 0 ? 1 : 2, 0, 0, 0);
+      for (int i = 0; i < 3; i++) {
+        q8nn_operator_t op = NULL;
+        assert_int_equal(vta_conv_check(vta, &shapes[i], 1, &op), 0);
+        const struct q8nn_vta_op_state* st = q8nn_vta_op_state_of(op);
+        assert_non_null(st);
+        assert_true(st->plan.packed);
+        q8nn_delete_operator(op);
+      }
+      q8nn_delete_backend(vta);
+    }
+  }
+  vta_test_requant = q8nn_vta_requant_exact;
+}
+
 static void test_unsupported_stays_on_cpu(void** state) {
   (void) state;
   q8nn_backend_t vta = vta_backend(0, 2, 0, 0, 0);
@@ -155,6 +191,7 @@ int main(void) {
       cmocka_unit_test(test_sweep_small_sram),  cmocka_unit_test(test_batch_lanes),
       cmocka_unit_test(test_layers),            cmocka_unit_test(test_unsupported_stays_on_cpu),
       cmocka_unit_test(test_program_fault),     cmocka_unit_test(test_stats),
+      cmocka_unit_test(test_packed_taps),
   };
   return cmocka_run_group_tests_name("vta_backend_conv", tests, test_group_setup, teardown);
 }
