@@ -89,7 +89,44 @@ struct result {
   int on_vta;
   size_t outputs, differ; /* VTA outputs, and how many differ from the CPU's (TFLite-exact) */
   int max_diff;
+  double stock_steps[4]; /* exact conv: ALU steps per pixel row with MUL, estimated without; digits of Mh', Ml' */
 };
+
+static int popcount64(uint64_t x) {
+  int n = 0;
+  for (; x != 0; x &= x - 1) n++;
+  return n;
+}
+
+/* Stock HLS ALU (MIN, MAX, ADD, SHR with |shift| <= 15; no MUL) estimate for the exact conv stage
+   (docs/vta-backend.md "Stock hardware"): each of its 4 MULs by a per-channel constant becomes a
+   shift-and-add over the constant's binary digits, with M split into nonnegative 15-bit limbs
+   (Mh' = M >> 15, Ml' = M mod 2^15; no negation exists on the ALU, so no negative digits): one copy,
+   then per digit a per-lane SHR by the gap to the next digit (a constant row) and an ADD, so
+   2 * D + 1 steps with D the largest digit count over the layer's channels (lanes with fewer
+   digits split one: 2^k = 2^(k-1) + 2^(k-1)). When every channel's |t| < 2^15, th is in
+   {-1, 0, 1} and th * K is SHR, MAX, MIN: 3 steps. The 5 shifts by 16 or 31 and an rs > 15 are
+   split in two. */
+static void stock_estimate(const struct q8nn_vta_op_state* vs, uint32_t cout, double out[4]) {
+  const struct q8nn_vta_conv_plan* p = &vs->plan;
+  const double s = 19 + (p->clamp_needed ? 2 : 0) + p->ls_needed + (p->sign_needed ? 3 + p->sign_mixed : 0) +
+                   (p->final_clamp ? 2 : 0);
+  int dh = 0, dl = 0, rs = 0;
+  int64_t tmax = 0;
+  for (uint32_t oc = 0; oc < cout; oc++) {
+    const struct q8nn_vta_conv_exact* r = &vs->exact[oc];
+    const int64_t m = (int64_t) r->mh * 65536 + r->ml;
+    if (m <= 0) continue;
+    if (popcount64((uint64_t) m >> 15) > dh) dh = popcount64((uint64_t) m >> 15);
+    if (popcount64((uint64_t) m & 0x7FFF) > dl) dl = popcount64((uint64_t) m & 0x7FFF);
+    if (r->t_max > tmax) tmax = r->t_max;
+    if (r->rs > rs) rs = r->rs;
+  }
+  const bool small = tmax < (INT64_C(1) << 15);
+  const double stock = s - 4 + (2 * dh + 1) + (2 * dl + 1) + (small ? 3 : 2 * dl + 1) + (small ? 3 : 2 * dh + 1) + 5 +
+                       (rs > 15) + (p->sign_mixed ? 1 : 0);
+  out[0] = s, out[1] = stock, out[2] = dh, out[3] = dl;
+}
 
 /* One layer's operator from its parameters; backend NULL = CPU. */
 static enum q8nn_status make_op(const struct layer* l, q8nn_backend_t backend, const struct q8nn_conv_quantization* q,
@@ -172,6 +209,8 @@ static int run_layer(q8nn_backend_t vta, const struct layer* l, struct result* r
   if (st == q8nn_status_success) {
     const struct q8nn_vta_op_state* vs = q8nn_vta_op_state_of(op);
     r->on_vta = vs != NULL && !vs->on_cpu;
+    memset(r->stock_steps, 0, sizeof(r->stock_steps));
+    if (r->on_vta && l->kind != layer_add && vs->plan.exact && vs->exact != NULL) stock_estimate(vs, l->cout, r->stock_steps);
     q8nn_vta_reset_stats(vta);
     const double t0 = now();
     st = q8nn_run_operator(op, NULL);
@@ -329,5 +368,27 @@ int main(int argc, char** argv) {
   printf("16-bit mode vs CPU (TFLite-exact): %.0f of %.0f outputs differ (%.3f%%), max difference %d LSB\n", differ[1],
          outputs, 100.0 * differ[1] / outputs, max_diff[1]);
   print_bounds(res[1], res[2]);
+  /* stock HLS ALU estimate over the convolutions (exact, 2 virtual threads): the extra ALU steps
+     cost 2 cycles per pixel row each on the ALU-bound compute module */
+  double conv_cycles = 0, stock_cycles = 0, alu_mul = 0, alu_stock = 0, lo = 1e9, hi = 0, dmin = 99, dmax = 0;
+  for (size_t i = 0; i < layer_count; i++) {
+    const struct result* r = &res[1][i];
+    if (r->stock_steps[0] <= 0) continue;
+    const double rows = (double) r->s.alu_counter / r->stock_steps[0];
+    const double extra = 2.0 * rows * (r->stock_steps[1] - r->stock_steps[0]);
+    const double ratio = ((double) r->s.cycles + extra) / (double) r->s.cycles;
+    conv_cycles += (double) r->s.cycles, stock_cycles += (double) r->s.cycles + extra;
+    alu_mul += (double) r->s.alu_counter, alu_stock += rows * r->stock_steps[1];
+    for (int k = 2; k < 4; k++) {
+      if (r->stock_steps[k] < dmin) dmin = r->stock_steps[k];
+      if (r->stock_steps[k] > dmax) dmax = r->stock_steps[k];
+    }
+    if (ratio < lo) lo = ratio;
+    if (ratio > hi) hi = ratio;
+  }
+  printf("\nStock HLS ALU estimate (no MUL, shifts <= 15), exact convolutions, 2 vt: ALU micro-ops %.0f -> %.0f "
+         "(%.2fx), cycles %.0f -> %.0f (%.2fx; per layer %.2f-%.2fx); digits per 15/16-bit limb (layer max) %.0f-%.0f\n",
+         alu_mul, alu_stock, alu_stock / alu_mul, conv_cycles, stock_cycles, stock_cycles / conv_cycles, lo, hi, dmin,
+         dmax);
   return max_diff[0] == 0 && max_diff[1] <= 1 ? 0 : 1;
 }
