@@ -19,7 +19,8 @@
 enum { kind_gemm = 1, kind_reset = 2 }; /* 3: Q8NN_VTA_KIND_ALU */
 
 struct conv_shape {
-  bool depthwise;
+  bool depthwise; /* one input channel per group: output block k reads input block k / dm */
+  uint32_t dm;
   uint32_t batch, in_h, in_w, cin, cout, groups, gic, goc;
   uint32_t kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
   uint32_t oh, ow, taps;
@@ -34,6 +35,7 @@ static void shape_of(const struct q8nn_operator* op, struct conv_shape* s) {
   s->cin = s->groups * s->gic;
   s->cout = s->groups * s->goc;
   s->depthwise = s->gic == 1 && s->goc == 1;
+  s->dm = 1;
   s->kh = g->kernel_height, s->kw = g->kernel_width;
   s->sh = g->stride_height, s->sw = g->stride_width;
   s->dh = g->dilation_height, s->dw = g->dilation_width;
@@ -42,6 +44,17 @@ static void shape_of(const struct q8nn_operator* op, struct conv_shape* s) {
   s->batch = (uint32_t) op->batch_size;
   s->in_h = (uint32_t) op->input_height, s->in_w = (uint32_t) op->input_width;
   s->oh = (uint32_t) op->output_height, s->ow = (uint32_t) op->output_width;
+}
+
+/* Depth multiplier dm > 1 (one input channel per group, dm outputs each): when dm divides the
+   block and the output blocks (ob = ib * dm then), output block k reads only input block k / dm,
+   a banded weight element, instead of dense weights over all input blocks with zero blocks
+   (ib times the GEMM work). */
+static void banded_shape(struct conv_shape* s, uint32_t bo) {
+  if (s->gic != 1 || s->goc <= 1 || bo % s->goc != 0) return;
+  if (((s->cout + bo - 1) / bo) % s->goc != 0) return;
+  s->depthwise = true;
+  s->dm = s->goc;
 }
 
 static uint32_t div_up(uint32_t n, uint32_t d) { return (n + d - 1) / d; }
@@ -232,7 +245,8 @@ static bool plan_conv(const struct q8nn_vta_hw_config* cfg, const struct conv_sh
   p.vt = vt;
   p.ib = div_up(s->cin, bi);
   p.ob = div_up(s->cout, bo);
-  if (p.depthwise) p.ib = p.ob;
+  if (p.depthwise) p.ib = p.ob / s->dm;
+  p.dm = p.depthwise ? s->dm : 1;
   p.nb = div_up(s->batch, cfg->batch);
   p.hp = s->in_h + s->pt + s->pb;
   p.wp = s->in_w + s->pl + s->pr;
@@ -248,9 +262,10 @@ static bool plan_conv(const struct q8nn_vta_hw_config* cfg, const struct conv_sh
   for (uint32_t obg = 1; obg <= p.ob; obg++) {
     /* Only group sizes that split the blocks evenly or leave the fewest groups matter. */
     if (obg != p.ob && div_up(p.ob, obg) == div_up(p.ob, obg + 1)) continue;
+    if (obg % p.dm != 0) continue; /* banded: whole input blocks per group */
     for (uint32_t ibc = 1; ibc <= ibc_max; ibc++) {
       if (ibc != p.ib && !p.depthwise && div_up(p.ib, ibc) == div_up(p.ib, ibc + 1)) continue;
-      const uint32_t blocks = p.depthwise ? obg : ibc;
+      const uint32_t blocks = p.depthwise ? obg / p.dm : ibc;
       const uint64_t chunk_wgt = (uint64_t) obg * (p.depthwise ? 1 : ibc) * s->taps;
       if (!p.weights_resident && chunk_wgt > b.wgt) continue;
       uint32_t rows, cols;
@@ -338,10 +353,16 @@ static enum q8nn_status record_kernel(struct q8nn_vta_cmd* cmd, void* context) {
     case kind_gemm: {
       const uint32_t dst = v[0], src = v[1], wgt = v[2], pix = v[3], ppix = v[4], cols = v[5], in_cols = v[6],
                      in_rows = v[7], sh = v[8], sw = v[9], dh = v[10], dw = v[11], kh = v[12], kw = v[13],
-                     obg = v[14], ibc = v[15], wf_ob = v[16], depthwise = v[17];
+                     obg = v[14], ibc = v[15], wf_ob = v[16], depthwise = v[17], dm = v[18];
       const uint32_t block = in_rows * in_cols;
-      st = loop_begin(cmd, obg, ppix, depthwise ? block : 0, wf_ob);
-      if (st == q8nn_status_success && !depthwise) st = loop_begin(cmd, ibc, 0, block, kh * kw);
+      if (depthwise && dm > 1) {
+        /* banded: input blocks outer (dm output blocks each), their dm output blocks inner */
+        st = loop_begin(cmd, obg / dm, dm * ppix, block, dm * wf_ob);
+        if (st == q8nn_status_success) st = loop_begin(cmd, dm, ppix, 0, wf_ob);
+      } else {
+        st = loop_begin(cmd, obg, ppix, depthwise ? block : 0, wf_ob);
+        if (st == q8nn_status_success && !depthwise) st = loop_begin(cmd, ibc, 0, block, kh * kw);
+      }
       for (uint32_t y = 0; y < kh && st == q8nn_status_success; y++) {
         for (uint32_t x = 0; x < kw && st == q8nn_status_success; x++) {
           for (uint32_t p = 0; p < ppix && st == q8nn_status_success; p++) {
@@ -354,7 +375,7 @@ static enum q8nn_status record_kernel(struct q8nn_vta_cmd* cmd, void* context) {
         }
       }
       if (st == q8nn_status_success) st = q8nn_vta_uop_loop_end(cmd);
-      if (st == q8nn_status_success && !depthwise) st = q8nn_vta_uop_loop_end(cmd);
+      if (st == q8nn_status_success && (!depthwise || dm > 1)) st = q8nn_vta_uop_loop_end(cmd);
       return st;
     }
     case kind_reset:
@@ -450,8 +471,8 @@ static enum q8nn_status record_program(struct q8nn_vta_target* vta, const struct
           const uint32_t chunks = p->depthwise ? 1 : div_up(p->ib, p->ibc);
           for (uint32_t ch = 0; ch < chunks && lw.status == q8nn_status_success; ch++) {
             const uint32_t h = (uint32_t) (chunk_index % vt);
-            const uint32_t ib0 = p->depthwise ? ob0 : ch * p->ibc;
-            const uint32_t blocks = p->depthwise ? obg_t : min_u32(p->ibc, p->ib - ib0);
+            const uint32_t ib0 = p->depthwise ? ob0 / p->dm : ch * p->ibc;
+            const uint32_t blocks = p->depthwise ? obg_t / p->dm : min_u32(p->ibc, p->ib - ib0);
             const uint32_t inp_base = h * inp_half;
             /* load module */
             CHECK_CMD(q8nn_vta_dep_pop(lw.cmd, q8nn_vta_stage_compute, q8nn_vta_stage_load));
@@ -510,9 +531,9 @@ static enum q8nn_status record_program(struct q8nn_vta_target* vta, const struct
             }
             memset(&d, 0, sizeof(d));
             d.kind = kind_gemm;
-            const uint32_t g[18] = {acc_base, inp_base, wgt_base, pix, ppix, cols_t, in_cols, in_rows,
+            const uint32_t g[19] = {acc_base, inp_base, wgt_base, pix, ppix, cols_t, in_cols, in_rows,
                                     s->sh, s->sw, s->dh, s->dw, s->kh, s->kw, obg_t,
-                                    p->depthwise ? 0 : blocks, wf_ob, p->depthwise};
+                                    p->depthwise ? 0 : blocks, wf_ob, p->depthwise, p->dm};
             memcpy(d.v, g, sizeof(g));
             push_kernel(&lw, true, &d);
             CHECK_CMD(q8nn_vta_dep_push(lw.cmd, q8nn_vta_stage_compute, q8nn_vta_stage_load));
@@ -584,6 +605,7 @@ enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_target* vta, struct q8nn_
   const struct q8nn_vta_hw_config* cfg = &vta->config;
   struct conv_shape s;
   shape_of(op, &s);
+  banded_shape(&s, cfg->block_out);
   struct q8nn_vta_conv_plan* p = &st->plan;
   const uint32_t B = cfg->batch, bi = cfg->block_in, bo = cfg->block_out, taps = s.taps;
   const size_t padded_out = (size_t) div_up(s.cout, bo) * bo;
@@ -671,7 +693,8 @@ enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_target* vta, struct q8nn_
         for (uint32_t o = 0; o < bo; o++) {
           const uint32_t oc = ob * bo + o;
           if (p->depthwise) {
-            e[o * bi + o] = oc < s.cout ? op->kernel[(size_t) oc * taps + t] : 0;
+            /* output channel oc reads input channel oc / dm: lane (oc / dm) mod bi of block ob / dm */
+            if (oc < s.cout) e[o * bi + (oc / p->dm) % bi] = op->kernel[(size_t) oc * taps + t];
           } else if (p->packed) {
             /* lane k of the packed input holds tap k / cin, channel k % cin */
             for (uint32_t i = 0; i < bi; i++) {

@@ -72,7 +72,8 @@ Q8NN_INTERNAL enum q8nn_status q8nn_vta_push_exact_requant(struct q8nn_vta_cmd* 
 
 /* Conv / depthwise tiling (chosen at prepare, docs/vta-backend.md "Tiling"). */
 struct q8nn_vta_conv_plan {
-  bool depthwise;                   /* block-diagonal mapping: output block k reads input block k */
+  bool depthwise;                   /* banded mapping: output block k reads input block k / dm */
+  uint32_t dm;                      /* depth multiplier of that mapping (1: block-diagonal) */
   bool packed;                      /* taps packed into the input blocks: a 1x1 GEMM on an im2col image */
   uint32_t vt;                      /* virtual threads */
   uint32_t ib, ob, nb;              /* input / output / batch blocks */

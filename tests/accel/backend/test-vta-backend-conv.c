@@ -103,6 +103,39 @@ static void test_packed_taps(void** state) {
   vta_test_requant = q8nn_vta_requant_exact;
 }
 
+/* Depth multipliers dividing the block (2, 4, 8, 16) with whole output blocks per input block: the
+   banded mapping (output block k reads input block k / dm) instead of dense zero blocks, in both
+   modes, 1 and 2 virtual threads and BATCH 2. Equal to TFLite / the oracle, plan.dm = dm. */
+static void test_depth_multiplier_banded(void** state) {
+  (void) state;
+  const size_t channels[4] = {32, 16, 32, 16};
+  const size_t dms[4] = {2, 4, 8, 16};
+  for (int mode = 0; mode < 2; mode++) {
+    vta_test_requant = mode == 0 ? q8nn_vta_requant_exact : q8nn_vta_requant_16bit;
+    for (uint32_t v = 0; v < 3; v++) {
+      q8nn_backend_t vta = vta_backend(v == 2 ? 1 : 0, v == 0 ? 1 : 2, 0, 0, 0);
+      for (int i = 0; i < 4; i++) {
+        struct vta_conv_spec s;
+        memset(&s, 0, sizeof(s));
+        s.depthwise = 1, s.batch = v == 2 ? 3 : 1, s.in_h = 13, s.in_w = 11, s.groups = 1;
+        s.gic = channels[i], s.goc = dms[i];
+        s.kh = s.kw = 3, s.sh = (uint32_t) (1 + i % 2), s.sw = 1, s.dh = s.dw = 1, s.pt = s.pl = s.pb = s.pr = 1;
+        s.in_zp = 9 - 5 * i, s.out_zp = -128 + 40 * i, s.out_min = -128, s.out_max = 127, s.in_extra = (size_t) i;
+        s.rounding = i % 2;
+        q8nn_operator_t op = NULL;
+        assert_int_equal(vta_conv_check(vta, &s, 1, &op), 0);
+        const struct q8nn_vta_op_state* st = q8nn_vta_op_state_of(op);
+        assert_non_null(st);
+        assert_true(st->plan.depthwise);
+        assert_int_equal(st->plan.dm, dms[i]);
+        q8nn_delete_operator(op);
+      }
+      q8nn_delete_backend(vta);
+    }
+  }
+  vta_test_requant = q8nn_vta_requant_exact;
+}
+
 static void test_unsupported_stays_on_cpu(void** state) {
   (void) state;
   q8nn_backend_t vta = vta_backend(0, 2, 0, 0, 0);
@@ -191,7 +224,7 @@ int main(void) {
       cmocka_unit_test(test_sweep_small_sram),  cmocka_unit_test(test_batch_lanes),
       cmocka_unit_test(test_layers),            cmocka_unit_test(test_unsupported_stays_on_cpu),
       cmocka_unit_test(test_program_fault),     cmocka_unit_test(test_stats),
-      cmocka_unit_test(test_packed_taps),
+      cmocka_unit_test(test_packed_taps),       cmocka_unit_test(test_depth_multiplier_banded),
   };
   return cmocka_run_group_tests_name("vta_backend_conv", tests, test_group_setup, teardown);
 }
