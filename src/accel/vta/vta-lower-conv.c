@@ -247,24 +247,29 @@ static bool plan_conv(const struct q8nn_vta_hw_config* cfg, const struct conv_sh
   p.ob = div_up(s->cout, bo);
   if (p.depthwise) p.ib = p.ob / s->dm;
   p.dm = p.depthwise ? s->dm : 1;
+  /* Groups of whole blocks (Cin/G and Cout/G multiples of 16) run as per-group convolutions: an
+     output block reads only its group's input blocks. Otherwise dense weights with zero blocks. */
+  const bool grouped = !p.depthwise && s->groups > 1 && s->gic % bi == 0 && s->goc % bo == 0;
+  p.wib = grouped ? s->gic / bi : p.ib;
+  p.gob = grouped ? s->goc / bo : p.ob;
   p.nb = div_up(s->batch, cfg->batch);
   p.hp = s->in_h + s->pt + s->pb;
   p.wp = s->in_w + s->pl + s->pr;
   p.oh = s->oh, p.ow = s->ow;
-  const uint64_t total_wgt = (uint64_t) p.ob * (p.depthwise ? 1 : p.ib) * s->taps;
+  const uint64_t total_wgt = (uint64_t) p.ob * (p.depthwise ? 1 : p.wib) * s->taps;
   p.weights_resident = total_wgt <= cfg->wgt_depth;
   struct budgets b = {cfg->inp_depth / vt, p.weights_resident ? cfg->wgt_depth : cfg->wgt_depth / vt,
                       cfg->acc_depth, cfg->uop_depth / 4, p.const_rows, p.regions};
   const uint64_t inp_elem = cfg->inp_elem_bytes, out_elem = cfg->out_elem_bytes, wgt_elem = cfg->wgt_elem_bytes;
   const uint64_t bw = cfg->dram_bytes_per_cycle, lat = cfg->dram_latency_cycles;
   bool found = false;
-  const uint32_t ibc_max = p.depthwise ? 1 : p.ib;
+  const uint32_t ibc_max = p.depthwise ? 1 : p.wib;
   for (uint32_t obg = 1; obg <= p.ob; obg++) {
     /* Only group sizes that split the blocks evenly or leave the fewest groups matter. */
-    if (obg != p.ob && div_up(p.ob, obg) == div_up(p.ob, obg + 1)) continue;
+    if (grouped ? p.gob % obg != 0 : obg != p.ob && div_up(p.ob, obg) == div_up(p.ob, obg + 1)) continue;
     if (obg % p.dm != 0) continue; /* banded: whole input blocks per group */
     for (uint32_t ibc = 1; ibc <= ibc_max; ibc++) {
-      if (ibc != p.ib && !p.depthwise && div_up(p.ib, ibc) == div_up(p.ib, ibc + 1)) continue;
+      if (ibc != p.wib && !p.depthwise && div_up(p.wib, ibc) == div_up(p.wib, ibc + 1)) continue;
       const uint32_t blocks = p.depthwise ? obg / p.dm : ibc;
       const uint64_t chunk_wgt = (uint64_t) obg * (p.depthwise ? 1 : ibc) * s->taps;
       if (!p.weights_resident && chunk_wgt > b.wgt) continue;
@@ -272,7 +277,7 @@ static bool plan_conv(const struct q8nn_vta_hw_config* cfg, const struct conv_sh
       if (!fit_tile(s, &b, p.wp, vt, obg, blocks, &rows, &cols)) continue;
       const uint64_t pix = (uint64_t) rows * cols, ppix = pix < 3 ? 3 : pix;
       const uint64_t tiles = (uint64_t) p.nb * div_up(p.ob, obg) * div_up(s->oh, rows) * div_up(s->ow, cols);
-      const uint64_t chunks = p.depthwise ? 1 : div_up(p.ib, ibc);
+      const uint64_t chunks = p.depthwise ? 1 : div_up(p.wib, ibc);
       const uint64_t in_bytes = (uint64_t) blocks * in_rows_of(s, rows) * in_cols_of(s, p.wp, cols) * inp_elem;
       const uint64_t load = lat + in_bytes / bw + (p.weights_resident ? 0 : lat + chunk_wgt * wgt_elem / bw);
       const uint64_t gemm = chunk_wgt * ppix + 2;
@@ -300,15 +305,17 @@ bool q8nn_vta_conv_supports(const struct q8nn_vta_target* vta, const struct q8nn
   /* VTA's requantization derives from TFLite's fixed-point multipliers; XNNPACK's fp32 has none */
   if (op->rounding == q8nn_rounding_fp32) return false;
   if (cfg->block_in != cfg->block_out) return false;
-  struct conv_shape s;
+  struct conv_shape s, g;
   shape_of(op, &s);
-  /* The smallest tile must fit: one output block, one input block, 3 pixels of one column. */
+  /* The smallest tile of the GEMM's shape (packed taps where prepare packs them) must fit: one
+     output block, one input block, 3 pixels of one column. */
+  if (!packed_shape(&s, cfg->block_in, &g)) g = s;
   const uint32_t vt = cfg->virtual_threads;
-  const uint64_t in_rows = (uint64_t) s.dh * (s.kh - 1) + 1, in_cols = (uint64_t) s.dw * (s.kw - 1) + 1;
+  const uint64_t in_rows = (uint64_t) g.dh * (g.kh - 1) + 1, in_cols = (uint64_t) g.dw * (g.kw - 1) + 1;
   const uint32_t const_rows = vta->exact ? Q8NN_VTA_CONV_EXACT_ROWS : Q8NN_VTA_CONV_REQUANT_ROWS;
   const uint32_t regions = vta->exact ? 5 : 1;
-  if (in_rows * in_cols > cfg->inp_depth / vt || s.taps * 3 > cfg->uop_depth / 4 ||
-      s.taps > cfg->wgt_depth / vt || const_rows + 3 * vt * regions > cfg->acc_depth) {
+  if (in_rows * in_cols > cfg->inp_depth / vt || g.taps * 3 > cfg->uop_depth / 4 ||
+      g.taps > cfg->wgt_depth / vt || const_rows + 3 * vt * regions > cfg->acc_depth) {
     return false;
   }
   const size_t padded = (size_t) div_up(s.cout, cfg->block_out) * cfg->block_out;
@@ -468,11 +475,13 @@ static enum q8nn_status record_program(struct q8nn_vta_target* vta, const struct
           const uint32_t in_cols = p->cols == p->ow ? p->wp : (cols_t - 1) * s->sw + s->dw * (s->kw - 1) + 1;
           const uint32_t y0 = r0 * s->sh, x0 = c0 * s->sw;
           const uint32_t acc_base = const_rows + (uint32_t) (tile_index % vt) * acc_half;
-          const uint32_t chunks = p->depthwise ? 1 : div_up(p->ib, p->ibc);
+          const uint32_t chunks = p->depthwise ? 1 : div_up(p->wib, p->ibc);
           for (uint32_t ch = 0; ch < chunks && lw.status == q8nn_status_success; ch++) {
             const uint32_t h = (uint32_t) (chunk_index % vt);
-            const uint32_t ib0 = p->depthwise ? ob0 / p->dm : ch * p->ibc;
-            const uint32_t blocks = p->depthwise ? obg_t / p->dm : min_u32(p->ibc, p->ib - ib0);
+            /* cib: the chunk's first block within an output block's weights; ib0: in the image */
+            const uint32_t cib = ch * p->ibc;
+            const uint32_t ib0 = p->depthwise ? ob0 / p->dm : (ob0 / p->gob) * p->wib + cib;
+            const uint32_t blocks = p->depthwise ? obg_t / p->dm : min_u32(p->ibc, p->wib - cib);
             const uint32_t inp_base = h * inp_half;
             /* load module */
             CHECK_CMD(q8nn_vta_dep_pop(lw.cmd, q8nn_vta_stage_compute, q8nn_vta_stage_load));
@@ -494,15 +503,15 @@ static enum q8nn_status record_program(struct q8nn_vta_target* vta, const struct
                  [taps], and each (group, chunk) part is loaded by the first tile that uses it: the
                  first GEMM waits for its own weights only, not for the whole tensor (on the 7x7
                  layers that load was most of the cycles). */
-              wgt_base = p->depthwise ? ob0 * taps : (ob0 * p->ib + ib0 * obg_t) * taps;
+              wgt_base = p->depthwise ? ob0 * taps : (ob0 * p->wib + cib * obg_t) * taps;
               wf_ob = p->depthwise ? taps : blocks * taps;
               if (nb == 0 && r0 == 0 && c0 == 0) {
                 if (p->depthwise) {
                   CHECK_CMD(q8nn_vta_load_buffer_2d(lw.cmd, st->wgt_addr, ob0 * taps, obg_t * taps, 1, obg_t * taps,
                                                     0, 0, 0, 0, wgt_base, q8nn_vta_mem_wgt));
                 } else {
-                  CHECK_CMD(q8nn_vta_load_buffer_2d(lw.cmd, st->wgt_addr, (ob0 * p->ib + ib0) * taps, blocks * taps,
-                                                    obg_t, p->ib * taps, 0, 0, 0, 0, wgt_base, q8nn_vta_mem_wgt));
+                  CHECK_CMD(q8nn_vta_load_buffer_2d(lw.cmd, st->wgt_addr, (ob0 * p->wib + cib) * taps, blocks * taps,
+                                                    obg_t, p->wib * taps, 0, 0, 0, 0, wgt_base, q8nn_vta_mem_wgt));
                 }
               }
             } else {
@@ -513,8 +522,8 @@ static enum q8nn_status record_program(struct q8nn_vta_target* vta, const struct
                                                   0, 0, 0, 0, wgt_base, q8nn_vta_mem_wgt));
               } else {
                 wf_ob = blocks * taps;
-                CHECK_CMD(q8nn_vta_load_buffer_2d(lw.cmd, st->wgt_addr, (ob0 * p->ib + ib0) * taps, blocks * taps,
-                                                  obg_t, p->ib * taps, 0, 0, 0, 0, wgt_base, q8nn_vta_mem_wgt));
+                CHECK_CMD(q8nn_vta_load_buffer_2d(lw.cmd, st->wgt_addr, (ob0 * p->wib + cib) * taps, blocks * taps,
+                                                  obg_t, p->wib * taps, 0, 0, 0, 0, wgt_base, q8nn_vta_mem_wgt));
               }
             }
             CHECK_CMD(q8nn_vta_dep_push(lw.cmd, q8nn_vta_stage_load, q8nn_vta_stage_compute));
@@ -639,7 +648,16 @@ enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_target* vta, struct q8nn_
   /* g: the shape the GEMM runs (s itself, or the 1x1 convolution over packed taps) */
   struct conv_shape g = s;
   p->packed = packed_shape(&s, bi, &g);
-  if (!plan_conv(cfg, &g, p)) {
+  bool planned = plan_conv(cfg, &g, p);
+  if (!planned && s.dm > 1) {
+    /* the banded mapping needs dm output blocks per tile; a small configuration may fit only one:
+       the dense mapping then */
+    shape_of(op, &s);
+    g = s;
+    p->packed = packed_shape(&s, bi, &g);
+    planned = plan_conv(cfg, &g, p);
+  }
+  if (!planned) {
     st->on_cpu = true;
     return q8nn_status_success;
   }
@@ -666,7 +684,7 @@ enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_target* vta, struct q8nn_
   }
   }
   const size_t in_bytes = (size_t) p->nb * p->ib * p->hp * p->wp * B * bi;
-  const size_t wgt_elems = (size_t) p->ob * (p->depthwise ? 1 : p->ib) * g.taps;
+  const size_t wgt_elems = (size_t) p->ob * (p->depthwise ? 1 : p->wib) * g.taps;
   const size_t wgt_bytes = wgt_elems * bo * bi;
   const uint32_t R = p->const_rows;
   const size_t const_bytes = (size_t) p->ob * R * B * bo * sizeof(int32_t);
@@ -687,9 +705,11 @@ enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_target* vta, struct q8nn_
   /* Weights */
   int8_t* w = (int8_t*) q8nn_vta_dram_ptr(vta->device, st->wgt_addr, wgt_bytes);
   for (uint32_t ob = 0; ob < p->ob; ob++) {
-    for (uint32_t ib = 0; ib < (p->depthwise ? 1 : p->ib); ib++) {
+    /* an output block's weights: its group's wib input blocks (all IB when dense) */
+    const uint32_t ib_first = p->depthwise ? 0 : (ob / p->gob) * p->wib;
+    for (uint32_t ib = 0; ib < (p->depthwise ? 1 : p->wib); ib++) {
       for (uint32_t t = 0; t < g.taps; t++) {
-        int8_t* e = w + (((size_t) ob * (p->depthwise ? 1 : p->ib) + ib) * g.taps + t) * bo * bi;
+        int8_t* e = w + (((size_t) ob * (p->depthwise ? 1 : p->wib) + ib) * g.taps + t) * bo * bi;
         for (uint32_t o = 0; o < bo; o++) {
           const uint32_t oc = ob * bo + o;
           if (p->depthwise) {
@@ -702,7 +722,7 @@ enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_target* vta, struct q8nn_
               e[o * bi + i] = k < taps * s.cin ? weight_at(op, &s, oc, k % s.cin, k / s.cin) : 0;
             }
           } else {
-            for (uint32_t i = 0; i < bi; i++) e[o * bi + i] = weight_at(op, &s, oc, ib * bi + i, t);
+            for (uint32_t i = 0; i < bi; i++) e[o * bi + i] = weight_at(op, &s, oc, (ib_first + ib) * bi + i, t);
           }
         }
       }

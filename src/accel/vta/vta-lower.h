@@ -74,6 +74,8 @@ Q8NN_INTERNAL enum q8nn_status q8nn_vta_push_exact_requant(struct q8nn_vta_cmd* 
 struct q8nn_vta_conv_plan {
   bool depthwise;                   /* banded mapping: output block k reads input block k / dm */
   uint32_t dm;                      /* depth multiplier of that mapping (1: block-diagonal) */
+  uint32_t wib, gob;                /* input blocks an output block reads (IB, or per group) and
+                                       output blocks per group (OB when dense) */
   bool packed;                      /* taps packed into the input blocks: a 1x1 GEMM on an im2col image */
   uint32_t vt;                      /* virtual threads */
   uint32_t ib, ob, nb;              /* input / output / batch blocks */
