@@ -67,6 +67,7 @@ static void test_models_on_vta(void** state) {
       {"cfu_mlcommons_imgc", "cfu_mlcommons_imgc/pretrainedResnet_quant.tflite", 0},
       {"cfu_mlcommons_kws", "cfu_mlcommons_kws/kws_ref_model.tflite", 0},
   };
+  const int emulated = getenv("Q8NN_TEST_EMULATED") != NULL;
   q8nn_backend_t vta = NULL;
   assert_int_equal(q8nn_create_vta_backend(NULL, &vta), q8nn_status_success);
   size_t inputs = 0, layers = 0, on_vta = 0, bytes = 0, differ = 0;
@@ -95,8 +96,11 @@ static void test_models_on_vta(void** state) {
     snprintf(path, sizeof(path), "%s/%s", dir, models[i].folder);
     DIR* d = opendir(path);
     assert_non_null(d);
+    size_t taken = 0;
     for (struct dirent* e = readdir(d); e != NULL; e = readdir(d)) {
       if (!is_input_file(e->d_name)) continue;
+      /* under qemu (cross builds) one input per model: the simulation is slow there */
+      if (emulated && taken++ > 0) continue;
       snprintf(path, sizeof(path), "%s/%s", models[i].folder, e->d_name);
       size_t input_size;
       uint8_t* input = (uint8_t*) test_read_file(dir, path, &input_size);
@@ -132,7 +136,7 @@ static void test_models_on_vta(void** state) {
   q8nn_delete_backend(vta);
   print_message("VTA (exact) vs CPU on %zu model inputs: %zu operator runs (%zu on VTA), %zu of %zu output bytes "
                 "differ\n", inputs, layers, on_vta, differ, bytes);
-  assert_true(inputs >= 30);
+  assert_true(inputs >= (emulated ? 6u : 30u));
   assert_int_equal(differ, 0);
 }
 
