@@ -56,8 +56,10 @@ enum q8nn_model_numerics {
 
 /** Load options. Zero-filled (or NULL) = every operator on the CPU, TFLite numerics. */
 struct q8nn_model_options {
-  /** Optional backend: every operator it supports() runs there, the rest on the CPU. Not owned;
-      must outlive the model. NULL = CPU. */
+  /** Optional backend: every operator it supports() is set up there, the rest on the CPU; an
+      operator whose setup fails on the backend (or that the backend's setup leaves on the CPU)
+      runs on the CPU (q8nn_model_operator_info.placement says which). Not owned; must outlive
+      the model. NULL = CPU. */
   q8nn_backend_t backend;
   /** Record the time of every operator during run (see q8nn_model_get_operator_info). */
   bool profile;
@@ -79,11 +81,18 @@ struct q8nn_model_tensor_info {
 /** One operator of the loaded graph, in execution order. */
 struct q8nn_model_operator_info {
   const char* type;                  /**< TFLite builtin name ("CONV_2D", ...); static */
-  const char* placement;             /**< "cpu" or the backend's name; static */
+  const char* placement;             /**< where it runs: the backend's name, or "cpu" (the backend
+                                          declined it, its setup failed or left it on the CPU); static */
   size_t num_output_dims;
   size_t output_dims[Q8NN_MODEL_MAX_DIMS];
   uint64_t macs;                     /**< multiply-accumulates per run (0 for data movement) */
   uint64_t last_run_ns;              /**< time of the operator in the last profiled run, else 0 */
+  /** SIZE_MAX, or the index of the later operator that does this one's work: operators fused at
+      load (a MUL or SUB by a constant whose output only feeds another one, as in an input
+      preprocessing x * s - t, become one lookup). A fused operator does nothing at run time
+      (last_run_ns 0, its time is in the other's) and its output tensor never exists
+      (q8nn_model_debug_tensor gives NULL data for it). */
+  size_t fused_into;
 };
 
 /**
@@ -164,7 +173,8 @@ Q8NN_API enum q8nn_status q8nn_model_set_debug_callback(q8nn_model_t model, q8nn
  * file's order, Q8NN_MODEL_DEBUG_OUTPUT = its output) and gives its current bytes.
  * @param info   receives the description (scale/zero point: the first ones of the tensor).
  * @param data   receives the tensor's memory, or NULL for a constant the model did not keep
- *               (filters and biases, which q8nn packed at load) and for an absent optional input.
+ *               (filters and biases, which q8nn packed at load), for an absent optional input and
+ *               for the output of a fused operator (see q8nn_model_operator_info.fused_into).
  *               Arena tensors share memory with others: their bytes are meaningful only from the
  *               end of the operator that writes them to the end of the last one that reads them,
  *               i.e. inside the debug callback of operator_index for its inputs and output.

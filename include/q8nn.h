@@ -366,6 +366,13 @@ Q8NN_API bool q8nn_backend_supports(q8nn_backend_t backend, q8nn_operator_t op);
  * @return invalid_state after setup (set the backend first, then set up again).
  */
 Q8NN_API enum q8nn_status q8nn_operator_set_backend(q8nn_operator_t op, q8nn_backend_t backend);
+/**
+ * The backend that runs op as it is set up: NULL (the CPU) for a NULL op, before a successful
+ * setup, without a backend, and when the backend's setup left op on the CPU (VTA: shapes beyond
+ * its instruction fields or simulated DRAM). Where an operator really runs, unlike
+ * q8nn_backend_supports, which only looks at its parameters.
+ */
+Q8NN_API q8nn_backend_t q8nn_operator_get_backend(q8nn_operator_t op);
 Q8NN_API enum q8nn_status q8nn_vta_get_stats(q8nn_backend_t vta, struct q8nn_vta_stats* stats);
 Q8NN_API enum q8nn_status q8nn_vta_reset_stats(q8nn_backend_t vta);
 

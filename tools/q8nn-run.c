@@ -9,7 +9,9 @@
    --input copies the file's bytes into the int8 input tensor; --input-uint8 subtracts 128 from
    each byte first (uint8 images for an int8 model); --zero-input runs on all-zero bytes. The file
    must have exactly the input tensor's size. Prints the output tensor (int8 values, dequantized
-   scores, top-k), the median time per run, and with --profile a per-operator table. --json prints
+   scores, top-k), the median time per run, and with --profile a per-operator table. With
+   --backend vta: the share of operators and of MACs placed on VTA, the VTA model's cycles, and the
+   largest distance of the output from the same model run on the CPU alone. --json prints
    one JSON object on stdout instead. Errors go to stderr; exit status 1 on a model or run error,
    2 on bad usage or input. */
 #include <inttypes.h>
@@ -211,13 +213,40 @@ int main(int argc, char** argv) {
   const size_t n = out_info.type == q8nn_model_type_int8 ? out_info.num_bytes : 0;
   const uint64_t median_ns = median(times, (size_t) repeat);
   size_t on_backend = 0;
-  uint64_t total_macs = 0;
+  uint64_t total_macs = 0, backend_macs = 0;
   for (size_t k = 0; k < num_ops; k++) {
     struct q8nn_model_operator_info oi;
     q8nn_model_get_operator_info(model, k, &oi);
     on_backend += strcmp(oi.placement, "cpu") != 0;
+    backend_macs += strcmp(oi.placement, "cpu") != 0 ? oi.macs : 0;
     total_macs += oi.macs;
   }
+  /* With a backend: the same model on the CPU alone, on the same input; the largest distance of
+     the final output from it (int8 steps). */
+  int max_distance = 0;
+  if (backend != NULL) {
+    const struct q8nn_model_options cpu_options = {.numerics = options.numerics};
+    q8nn_model_t cpu = NULL;
+    status = q8nn_model_load_file(model_path, &cpu_options, &cpu, error, sizeof(error));
+    if (status == q8nn_status_success) {
+      memcpy(q8nn_model_input_data(cpu, 0), input, in_info.num_bytes);
+      status = q8nn_model_run(cpu, pool);
+    }
+    if (status != q8nn_status_success) {
+      fprintf(stderr, "q8nn-run: the CPU run for comparison failed: %s\n", q8nn_status_string(status));
+      q8nn_model_delete(cpu);
+      rc = 1;
+      goto cleanup;
+    }
+    const int8_t* cpu_output = (const int8_t*) q8nn_model_output_data(cpu, 0);
+    for (size_t i = 0; i < n; i++) {
+      const int d = abs((int) output[i] - (int) cpu_output[i]);
+      if (d > max_distance) max_distance = d;
+    }
+    q8nn_model_delete(cpu);
+  }
+  const double op_share = num_ops != 0 ? 100.0 * (double) on_backend / (double) num_ops : 0.0;
+  const double mac_share = total_macs != 0 ? 100.0 * (double) backend_macs / (double) total_macs : 0.0;
   /* top-k by value, ties by index */
   size_t k_top = (size_t) top < n ? (size_t) top : n;
   size_t* order = (size_t*) malloc((n + 1) * sizeof(size_t));
@@ -247,6 +276,11 @@ int main(int argc, char** argv) {
     printf("],\n \"time_ms_median\": %.6f, \"times_ms\": [", (double) median_ns / 1e6);
     for (long r = 0; r < repeat; r++) printf(r ? ", %.6f" : "%.6f", (double) times[r] / 1e6);
     printf("],\n \"macs\": %" PRIu64 ", \"operators_on_backend\": %zu,", total_macs, on_backend);
+    if (backend != NULL) {
+      printf(" \"operator_share_pct\": %.2f, \"macs_on_backend\": %" PRIu64 ", \"mac_share_pct\": %.2f,"
+             " \"max_distance_from_cpu\": %d,",
+             op_share, backend_macs, mac_share, max_distance);
+    }
     struct q8nn_vta_stats vs;
     if (backend != NULL && q8nn_vta_get_stats(backend, &vs) == q8nn_status_success) {
       printf(" \"vta_cycles_per_run\": %" PRIu64 ", \"vta_instructions_per_run\": %" PRIu64 ",",
@@ -260,6 +294,7 @@ int main(int argc, char** argv) {
              oi.placement);
       print_shape(stdout, oi.output_dims, oi.num_output_dims, 1);
       printf(", \"macs\": %" PRIu64, oi.macs);
+      if (oi.fused_into != SIZE_MAX) printf(", \"fused_into\": %zu", oi.fused_into);
       if (profile) printf(", \"time_ms\": %.6f", (double) median(op_times + k * (size_t) repeat, (size_t) repeat) / 1e6);
       printf("}");
     }
@@ -286,6 +321,10 @@ int main(int argc, char** argv) {
            strcmp(numerics_name, "fp32") == 0 ? ", XNNPACK numerics (not TFLite-exact)" : "");
     struct q8nn_vta_stats vs;
     if (backend != NULL && q8nn_vta_get_stats(backend, &vs) == q8nn_status_success) {
+      printf("on %s: %zu of %zu operators (%.1f%%), %.2f of %.2f MMAC (%.1f%%); largest distance of the output "
+             "from the CPU's: %d\n",
+             backend_name, on_backend, num_ops, op_share, (double) backend_macs / 1e6, (double) total_macs / 1e6,
+             mac_share, max_distance);
       printf("VTA model per run: %" PRIu64 " cycles, %" PRIu64 " instructions, %" PRIu64 " GEMM micro-ops\n",
              vs.cycles / (uint64_t) repeat, vs.instructions / (uint64_t) repeat, vs.gemm_counter / (uint64_t) repeat);
     }
@@ -301,8 +340,11 @@ int main(int argc, char** argv) {
           len += (size_t) snprintf(shape + len, sizeof(shape) - len, i ? "x%zu" : "%zu", oi.output_dims[i]);
         }
         shape[len] = '\0';
+        char placement[48];
+        if (oi.fused_into != SIZE_MAX) snprintf(placement, sizeof(placement), "%s, fused into %zu", oi.placement, oi.fused_into);
+        else snprintf(placement, sizeof(placement), "%s", oi.placement);
         printf("%4zu  %-18s %-16s %12" PRIu64 " %10.4f %8.2f  %s\n", k, oi.type, shape, oi.macs, (double) t / 1e6,
-               t != 0 ? (double) oi.macs / (double) t : 0.0, oi.placement);
+               t != 0 ? (double) oi.macs / (double) t : 0.0, placement);
       }
     }
   }

@@ -39,6 +39,12 @@ enum q8nn_status q8nn_operator_set_backend(q8nn_operator_t op, q8nn_backend_t ba
   return q8nn_status_success;
 }
 
+q8nn_backend_t q8nn_operator_get_backend(q8nn_operator_t op) {
+  if (op == NULL || op->backend == NULL || !op->is_setup) return NULL;
+  if (op->backend->ops->runs != NULL && !op->backend->ops->runs(op->backend, op)) return NULL;
+  return op->backend;
+}
+
 enum q8nn_status q8nn_delete_backend(q8nn_backend_t backend) {
   if (backend == NULL) return q8nn_status_success;
   backend->ops->destroy(backend);

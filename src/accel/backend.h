@@ -24,6 +24,9 @@ struct q8nn_backend_ops {
   void (*release)(struct q8nn_backend* backend, struct q8nn_operator* op);
   /* Free the backend itself. */
   void (*destroy)(struct q8nn_backend* backend);
+  /* After a successful prepare: does the backend run op itself (false: prepare left it on the CPU)?
+     NULL = always. */
+  bool (*runs)(const struct q8nn_backend* backend, const struct q8nn_operator* op);
 };
 
 struct q8nn_backend {

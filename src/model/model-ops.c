@@ -200,12 +200,32 @@ void q8nn_model_average_pool_s8(const struct q8nn_model_pool_params* p, const in
               for (size_t c = 0; c < cn; c++) sums[c] += pixel[c];
             }
           }
-          for (size_t c = 0; c < cn; c++) {
-            int32_t acc = sums[c];
-            /* count 0 cannot happen: the loader checks every window overlaps the image */
-            acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
-            acc = acc < p->output_min ? p->output_min : acc > p->output_max ? p->output_max : acc;
-            out[c0 + c] = (int8_t) acc;
+          if (count < (1 << 22)) {
+            /* TFLite's rounded division, with |sum| + count / 2 < 2^31 as a multiply and shift
+               (Granlund-Montgomery: floor(x / count) = (x * m) >> s for every 0 <= x < 2^31
+               with s = 31 + ceil(log2 count), m = ceil(2^s / count) <= 2^32): a divide per
+               channel cost more than the sums */
+            unsigned log2_count = 0;
+            while (((uint32_t) 1 << log2_count) < (uint32_t) count) log2_count++;
+            const unsigned s = 31 + log2_count;
+            const uint64_t m = (((uint64_t) 1 << s) + (uint64_t) count - 1) / (uint64_t) count;
+            const uint32_t half = (uint32_t) (count / 2);
+            for (size_t c = 0; c < cn; c++) {
+              const int32_t sum = sums[c];
+              const uint32_t magnitude = (sum > 0 ? (uint32_t) sum : 0u - (uint32_t) sum) + half;
+              const int32_t quotient = (int32_t) (((uint64_t) magnitude * m) >> s);
+              int32_t acc = sum > 0 ? quotient : -quotient;
+              acc = acc < p->output_min ? p->output_min : acc > p->output_max ? p->output_max : acc;
+              out[c0 + c] = (int8_t) acc;
+            }
+          } else {
+            for (size_t c = 0; c < cn; c++) {
+              int32_t acc = sums[c];
+              /* count 0 cannot happen: the loader checks every window overlaps the image */
+              acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
+              acc = acc < p->output_min ? p->output_min : acc > p->output_max ? p->output_max : acc;
+              out[c0 + c] = (int8_t) acc;
+            }
           }
         }
       }

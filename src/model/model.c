@@ -105,6 +105,9 @@ struct op {
   const int8_t** concat_inputs;  /* input data pointers (arena or constants) */
   int8_t* table;                 /* MUL/SUB by a constant: 256 outputs per constant value */
   size_t table_values;
+  int32_t table_input;           /* tensor the table reads: inputs[0], or a fused producer's input */
+  int32_t fused_from;            /* op whose table this one's composes (-1: none) */
+  int32_t fused_into;            /* op that does this one's work (-1: none): this op does nothing */
   int requantize;                /* QUANTIZE: 8-bit input (requantize), not float */
   int32_t rq_multiplier;
   int rq_shift;
@@ -314,12 +317,24 @@ static int expect_options(const struct op* op, uint8_t type) {
   return op->options.pos == 0 || op->options_type == type;
 }
 
-static const char* place_op(struct q8nn_model* m, struct op* op) {
-  if (m->backend != NULL && q8nn_backend_supports(m->backend, op->qop) &&
-      q8nn_operator_set_backend(op->qop, m->backend) == q8nn_status_success) {
-    return q8nn_backend_name(m->backend);
-  }
-  return "cpu";
+/* Every operator the backend supports() is set to it before setup; returns 1 when it was. */
+static int try_backend(const struct q8nn_model* m, struct op* op) {
+  return m->backend != NULL && q8nn_backend_supports(m->backend, op->qop) &&
+         q8nn_operator_set_backend(op->qop, m->backend) == q8nn_status_success;
+}
+
+/* After a setup: when it failed on the backend (VTA: shapes beyond its instruction fields), the
+   operator goes back to the CPU and returns 1: set it up again. */
+static int retry_on_cpu(struct op* op, enum q8nn_status status, int* on_backend) {
+  if (status == q8nn_status_success || !*on_backend) return 0;
+  *on_backend = 0;
+  return q8nn_operator_set_backend(op->qop, NULL) == q8nn_status_success;
+}
+
+/* Where the operator really runs once set up: the backend, or "cpu" when it declined it, its
+   setup failed, or its setup left the operator on the CPU (q8nn_operator_get_backend). */
+static const char* placement_of(const struct op* op) {
+  return q8nn_backend_name(q8nn_operator_get_backend(op->qop));
 }
 
 /* TFLite's output size and SAME padding for one spatial dimension. */
@@ -473,13 +488,16 @@ static enum q8nn_status prepare_conv(struct loader* l, struct op* op) {
   if (status != q8nn_status_success) {
     return op_fail(l, op, status, "q8nn create failed (%s)", q8nn_status_string(status));
   }
-  op->placement = place_op(l->m, op);
-  size_t oh, ow;
-  status = depthwise
-      ? q8nn_setup_depthwise_convolution2d_nhwc_s8(op->qop, N, H, W, (const int8_t*) in->data, C,
-                                                   (int8_t*) out->data, OC, &oh, &ow)
-      : q8nn_setup_convolution2d_nhwc_s8(op->qop, N, H, W, (const int8_t*) in->data, C, (int8_t*) out->data, OC,
-                                         &oh, &ow);
+  int on_backend = try_backend(l->m, op);
+  size_t oh = 0, ow = 0;
+  do {
+    status = depthwise
+        ? q8nn_setup_depthwise_convolution2d_nhwc_s8(op->qop, N, H, W, (const int8_t*) in->data, C,
+                                                     (int8_t*) out->data, OC, &oh, &ow)
+        : q8nn_setup_convolution2d_nhwc_s8(op->qop, N, H, W, (const int8_t*) in->data, C, (int8_t*) out->data, OC,
+                                           &oh, &ow);
+  } while (retry_on_cpu(op, status, &on_backend));
+  op->placement = placement_of(op);
   if (status != q8nn_status_success || oh != OH || ow != OW) {
     return op_fail(l, op, status != q8nn_status_success ? status : q8nn_status_invalid_parameter,
                    "q8nn setup failed (%s)", q8nn_status_string(status));
@@ -505,9 +523,6 @@ static enum q8nn_status prepare_fully_connected(struct loader* l, struct op* op)
     return op_fail(l, op, q8nn_status_unsupported_parameter,
                    "needs int8 input/output with one scale and a constant int8 [units, depth] filter");
   }
-  if (filter->scales.length != 1 || !isfinite(filter->scale) || filter->scale <= 0.0f || filter->zero_point != 0) {
-    return op_fail(l, op, q8nn_status_unsupported_parameter, "needs a per-tensor symmetric filter");
-  }
   const size_t units = filter->dims[0], depth = filter->dims[1];
   if (in->elements % depth != 0 || out->elements != in->elements / depth * units || out->num_dims == 0 ||
       out->dims[out->num_dims - 1] != units) {
@@ -519,42 +534,84 @@ static enum q8nn_status prepare_fully_connected(struct loader* l, struct op* op)
   if (!activation_range(activation, out, &out_min, &out_max)) {
     return op_fail(l, op, q8nn_status_unsupported_parameter, "fused activation %d not supported", activation);
   }
-  /* TFLite GetQuantizedConvolutionMultipler: the scale product is a float, then double. */
-  const double real = (double) (in->scale * filter->scale) / (double) out->scale;
-  int32_t multiplier;
-  int shift;
-  if (!q8nn_model_quantize_multiplier(real, &multiplier, &shift)) {
-    return op_fail(l, op, q8nn_status_unsupported_parameter, "output multiplier %g out of range", real);
+  /* Per-tensor or per-channel (one scale per unit, quantized dimension 0) symmetric filter, as
+     TFLite Micro's CalculateOpDataFullyConnected takes them. */
+  float* scales = NULL;
+  uint32_t flags = 0;
+  enum q8nn_status status = read_scales(l, op, filter, units, 0, &scales, &flags);
+  if (status != q8nn_status_success) return status;
+  for (size_t i = 0; i < filter->scales.length; i++) {
+    if (!isfinite(scales[i]) || scales[i] <= 0.0f) {
+      free(scales);
+      return op_fail(l, op, q8nn_status_unsupported_parameter, "filter scale %zu is %g", i, (double) scales[i]);
+    }
+  }
+  /* Per tensor: TFLite GetQuantizedConvolutionMultipler (the scale product is a float, then
+     double), given to q8nn as the multiplier. Per channel: PopulateConvolutionQuantizationParams'
+     double product per unit, which is how q8nn derives it from the float scales (as for CONV_2D);
+     reference_integer_ops::FullyConnectedPerChannel is then a 1x1 convolution. */
+  int32_t multiplier = 0, shift32 = 0;
+  struct q8nn_conv_quantization quant = {
+      .input_zero_point = in->zero_point, .input_scale = in->scale, .kernel_scale = scales,
+      .output_zero_point = out->zero_point, .output_scale = out->scale, .output_min = (int8_t) out_min,
+      .output_max = (int8_t) out_max, .rounding = q8nn_rounding_double};
+  if (l->m->numerics == q8nn_model_numerics_xnnpack_fp32) {
+    quant.rounding = q8nn_rounding_fp32; /* XNNPACK: the fp32 scale from the float scales */
+  } else if (flags & Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE) {
+    const double real = (double) (in->scale * scales[0]) / (double) out->scale;
+    int shift;
+    if (!q8nn_model_quantize_multiplier(real, &multiplier, &shift)) {
+      free(scales);
+      return op_fail(l, op, q8nn_status_unsupported_parameter, "output multiplier %g out of range", real);
+    }
+    shift32 = shift;
+    quant.kernel_scale = NULL;
+    quant.output_multiplier = &multiplier;
+    quant.output_shift = &shift32;
   }
   int32_t* b = NULL;
-  enum q8nn_status status = read_bias(l, op, bias, units, &b);
-  if (status != q8nn_status_success) return status;
-  const int32_t shift32 = shift;
-  struct q8nn_conv_quantization quant = {
-      .input_zero_point = in->zero_point, .input_scale = in->scale, .kernel_scale = NULL,
-      .output_zero_point = out->zero_point, .output_scale = out->scale, .output_min = (int8_t) out_min,
-      .output_max = (int8_t) out_max, .rounding = q8nn_rounding_double, .output_multiplier = &multiplier,
-      .output_shift = &shift32};
-  if (l->m->numerics == q8nn_model_numerics_xnnpack_fp32) {
-    /* XNNPACK's fully connected: the fp32 scale from the float scales, no fixed-point multiplier */
-    quant.rounding = q8nn_rounding_fp32;
-    quant.kernel_scale = &filter->scale;
-    quant.output_multiplier = NULL;
-    quant.output_shift = NULL;
+  status = read_bias(l, op, bias, units, &b);
+  if (status != q8nn_status_success) {
+    free(scales);
+    return status;
   }
   const struct q8nn_convolution2d_desc desc = {
       .kernel_height = 1, .kernel_width = 1, .stride_height = 1, .stride_width = 1, .dilation_height = 1,
       .dilation_width = 1, .groups = 1, .group_input_channels = depth, .group_output_channels = units};
-  status = q8nn_create_convolution2d_nhwc_s8(&desc, &quant, (const int8_t*) filter->constant, b,
-                                             Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE, &op->qop);
+  status = q8nn_create_convolution2d_nhwc_s8(&desc, &quant, (const int8_t*) filter->constant, b, flags, &op->qop);
+  free(scales);
   free(b);
   if (status != q8nn_status_success) return op_fail(l, op, status, "q8nn create failed (%s)", q8nn_status_string(status));
-  op->placement = place_op(l->m, op);
-  status = q8nn_setup_convolution2d_nhwc_s8(op->qop, 1, 1, rows, (const int8_t*) in->data, depth,
-                                            (int8_t*) out->data, units, NULL, NULL);
+  int on_backend = try_backend(l->m, op);
+  do {
+    status = q8nn_setup_convolution2d_nhwc_s8(op->qop, 1, 1, rows, (const int8_t*) in->data, depth,
+                                              (int8_t*) out->data, units, NULL, NULL);
+  } while (retry_on_cpu(op, status, &on_backend));
+  op->placement = placement_of(op);
   if (status != q8nn_status_success) return op_fail(l, op, status, "q8nn setup failed (%s)", q8nn_status_string(status));
   op->macs = (uint64_t) rows * units * depth;
   return q8nn_status_success;
+}
+
+/* MUL or SUB by a constant b that is a scalar or varies along the innermost dimension only
+   (preprocessing layers: x * s - t, per channel), with a of the output's shape: every output is a
+   function of (a, b[i % nb]), so a table of 256 results per b value built from the same element
+   arithmetic replaces the fixed-point work (exact by construction). Returns nb, or 0 when the op
+   is not of that form. Shapes only: callable before the operator is prepared. */
+static size_t table_values(const struct q8nn_model* m, const struct op* op) {
+  if ((op->kind != K_MUL && op->kind != K_SUB) || op->num_inputs != 2 || op->inputs[1] < 0) return 0;
+  const struct tensor* a = &m->tensors[op->inputs[0]];
+  const struct tensor* b = &m->tensors[op->inputs[1]];
+  const struct tensor* out = &m->tensors[op->output];
+  if (b->constant == NULL || a->elements != out->elements || b->elements > 64) return 0;
+  struct q8nn_model_binary_params p;
+  if (!q8nn_model_binary_broadcast(a->num_dims, a->dims, b->num_dims, b->dims, out->num_dims, out->dims, &p)) return 0;
+  const size_t R = Q8NN_MODEL_OPS_MAX_DIMS;
+  for (size_t i = 0; i + 1 < R; i++) {
+    if (p.b_stride[i] != 0 && p.out_shape[i] != 1) return 0;
+  }
+  if (b->elements != 1 && (p.b_stride[R - 1] != 1 || b->elements != p.out_shape[R - 1])) return 0;
+  return b->elements;
 }
 
 static enum q8nn_status prepare_binary(struct loader* l, struct op* op) {
@@ -585,9 +642,12 @@ static enum q8nn_status prepare_binary(struct loader* l, struct op* op) {
     const uint32_t flags = l->m->numerics == q8nn_model_numerics_xnnpack_fp32 ? Q8NN_FLAG_XNNPACK_ADD : 0;
     enum q8nn_status status = q8nn_create_add_nd_s8(&quant, flags, &op->qop);
     if (status != q8nn_status_success) return op_fail(l, op, status, "q8nn create failed (%s)", q8nn_status_string(status));
-    op->placement = place_op(l->m, op);
-    status = q8nn_setup_add_nd_s8(op->qop, a->num_dims, a->dims, b->num_dims, b->dims, (const int8_t*) a->data,
-                                  (const int8_t*) b->data, (int8_t*) out->data);
+    int on_backend = try_backend(l->m, op);
+    do {
+      status = q8nn_setup_add_nd_s8(op->qop, a->num_dims, a->dims, b->num_dims, b->dims, (const int8_t*) a->data,
+                                    (const int8_t*) b->data, (int8_t*) out->data);
+    } while (retry_on_cpu(op, status, &on_backend));
+    op->placement = placement_of(op);
     if (status != q8nn_status_success) return op_fail(l, op, status, "q8nn setup failed (%s)", q8nn_status_string(status));
     return q8nn_status_success;
   }
@@ -621,19 +681,31 @@ static enum q8nn_status prepare_binary(struct loader* l, struct op* op) {
     p->b_shift = sb;
     p->output_shift = so;
   }
-  /* A constant b that is a scalar or varies along the innermost dimension only (preprocessing
-     layers: x * s - t, per channel), with a of the output's shape: every output is a function of
-     (a, b[i % nb]), so a table of 256 results per b value built from the same element arithmetic
-     replaces the fixed-point work (exact by construction). */
-  const size_t R = Q8NN_MODEL_OPS_MAX_DIMS;
-  int table_ok = b->constant != NULL && b->data != NULL && a->elements == out->elements && b->elements <= 64;
-  for (size_t i = 0; i + 1 < R && table_ok; i++) table_ok = p->b_stride[i] == 0 || p->out_shape[i] == 1;
-  if (table_ok && b->elements != 1) table_ok = p->b_stride[R - 1] == 1 && b->elements == p->out_shape[R - 1];
-  if (table_ok) {
-    op->table_values = b->elements;
-    op->table = (int8_t*) malloc(b->elements * 256);
+  if (table_values(l->m, op) != 0) {
+    op->table_values = table_values(l->m, op);
+    op->table = (int8_t*) malloc(op->table_values * 256);
     if (op->table == NULL) return fail(l, q8nn_status_out_of_memory, "out of memory");
     q8nn_model_binary_table(p, op->builtin == OP_MUL, (const int8_t*) b->data, b->elements, op->table);
+  }
+  if (op->fused_from >= 0) {
+    /* compose with the fused producer's table: this op's input byte is the producer's output */
+    struct op* producer = &l->m->ops[op->fused_from];
+    if (op->table == NULL || producer->table == NULL) {
+      return op_fail(l, op, q8nn_status_invalid_parameter, "internal error: fused lookup without a table");
+    }
+    const size_t nb = op->table_values > producer->table_values ? op->table_values : producer->table_values;
+    int8_t* composed = (int8_t*) malloc(nb * 256);
+    if (composed == NULL) return fail(l, q8nn_status_out_of_memory, "out of memory");
+    for (size_t j = 0; j < nb; j++) {
+      const int8_t* first = producer->table + (j % producer->table_values) * 256;
+      const int8_t* second = op->table + (j % op->table_values) * 256;
+      for (size_t x = 0; x < 256; x++) composed[j * 256 + x] = second[(uint8_t) first[x]];
+    }
+    free(op->table);
+    free(producer->table);
+    producer->table = NULL;
+    op->table = composed;
+    op->table_values = nb;
   }
   return q8nn_status_success;
 }
@@ -922,6 +994,8 @@ static enum q8nn_status parse_op(struct loader* l, size_t index, const struct fb
   struct op* op = &m->ops[index];
   op->index = index;
   op->placement = "cpu";
+  op->fused_from = -1;
+  op->fused_into = -1;
   const uint32_t opcode = fb_u32(r, t, 0, 0);
   const struct fb_vector inputs = fb_vector_field(r, t, 1, 4);
   const struct fb_vector outputs = fb_vector_field(r, t, 2, 4);
@@ -952,11 +1026,51 @@ static enum q8nn_status parse_op(struct loader* l, size_t index, const struct fb
     }
     op->inputs[i] = v;
   }
+  op->table_input = op->inputs[0];
   op->output = fb_vec_i32(r, &outputs, 0);
   if (op->output < 0 || (size_t) op->output >= m->num_tensors) {
     return fail(l, q8nn_status_invalid_parameter, "operator %zu (%s): output is tensor %d of %zu", index,
                 builtin_name(op->builtin), (int) op->output, m->num_tensors);
   }
+  return q8nn_status_success;
+}
+
+/* Two lookups in a row become one: a MUL/SUB by a constant (table_values) whose input is the
+   output of another such op, read by nothing else and not a graph output, composes that op's
+   table at load (exact: the same bytes, one pass instead of two; MobileNetV2's input
+   preprocessing). The producer then does nothing at run time and its output tensor never exists. */
+static enum q8nn_status fuse_lookups(struct loader* l) {
+  struct q8nn_model* m = l->m;
+  int32_t* producer = (int32_t*) malloc((m->num_tensors + 1) * sizeof(int32_t));
+  uint32_t* readers = (uint32_t*) calloc(m->num_tensors + 1, sizeof(uint32_t));
+  if (producer == NULL || readers == NULL) {
+    free(producer);
+    free(readers);
+    return fail(l, q8nn_status_out_of_memory, "out of memory");
+  }
+  for (size_t i = 0; i < m->num_tensors; i++) producer[i] = -1;
+  for (size_t i = 0; i < m->num_outputs; i++) readers[m->outputs[i]]++;
+  for (size_t k = 0; k < m->num_ops; k++) {
+    const struct op* op = &m->ops[k];
+    for (size_t i = 0; i < op->num_inputs; i++) {
+      if (op->inputs[i] >= 0) readers[op->inputs[i]]++;
+    }
+    if (producer[op->output] == -1) producer[op->output] = (int32_t) k;
+  }
+  for (size_t k = 0; k < m->num_ops; k++) {
+    struct op* op = &m->ops[k];
+    const size_t nb = table_values(m, op);
+    const int32_t j = nb != 0 ? producer[op->inputs[0]] : -1;
+    if (j < 0 || (size_t) j >= k || readers[op->inputs[0]] != 1) continue;
+    struct op* first = &m->ops[j];
+    const size_t first_nb = table_values(m, first);
+    if (first_nb == 0 || (first_nb != nb && first_nb != 1 && nb != 1)) continue;
+    first->fused_into = (int32_t) k;
+    op->fused_from = j;
+    op->table_input = first->table_input;
+  }
+  free(producer);
+  free(readers);
   return q8nn_status_success;
 }
 
@@ -974,16 +1088,17 @@ static enum q8nn_status compute_lifetimes(struct loader* l) {
   }
   for (size_t k = 0; k < m->num_ops; k++) {
     struct op* op = &m->ops[k];
-    for (size_t i = 0; i < op->num_inputs; i++) {
-      if (op->inputs[i] < 0) continue;
-      struct tensor* t = &m->tensors[op->inputs[i]];
+    for (size_t i = 0; i < op->num_inputs && op->fused_into < 0; i++) {
+      const int32_t index = i == 0 ? op->table_input : op->inputs[i]; /* what run reads */
+      if (index < 0) continue;
+      struct tensor* t = &m->tensors[index];
       if (t->constant != NULL) continue;
       if (i >= op->num_data_inputs) {
         return op_fail(l, op, q8nn_status_unsupported_parameter, "input %zu must be a constant", i);
       }
       if (t->producer == -1) {
         return op_fail(l, op, q8nn_status_invalid_parameter, "input tensor %d is read before it is written",
-                       (int) op->inputs[i]);
+                       (int) index);
       }
       if (t->last < (int) k) t->last = (int) k;
     }
@@ -993,6 +1108,7 @@ static enum q8nn_status compute_lifetimes(struct loader* l) {
                      (int) op->output);
     }
     out->producer = (int) k;
+    if (op->fused_into >= 0) continue; /* never written: not in the arena */
     out->first = (int) k;
     out->last = (int) k;
   }
@@ -1160,6 +1276,7 @@ static enum q8nn_status load(struct loader* l) {
     const struct fb_table t = fb_vec_table(r, &operators, i);
     status = fb_failed(r) ? reader_fail(l) : parse_op(l, i, &t, builtin, codes.length);
   }
+  if (status == q8nn_status_success) status = fuse_lookups(l);
   if (status == q8nn_status_success) status = compute_lifetimes(l);
   if (status == q8nn_status_success) status = plan_arena(l);
   if (status == q8nn_status_success) status = copy_runtime_constants(l);
@@ -1298,6 +1415,7 @@ enum q8nn_status q8nn_model_get_operator_info(q8nn_model_t m, size_t index, stru
   for (size_t i = 0; i < out->num_dims; i++) info->output_dims[i] = out->dims[i];
   info->macs = op->macs;
   info->last_run_ns = op->last_ns;
+  info->fused_into = op->fused_into >= 0 ? (size_t) op->fused_into : SIZE_MAX;
   return q8nn_status_success;
 }
 
@@ -1305,6 +1423,34 @@ static uint64_t now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+/* A lookup (MUL/SUB by a constant) over the caller's threads, in tiles of whole rows of
+   table_values bytes; small ones stay on the calling thread. */
+struct lookup_context {
+  const struct op* op;
+  const int8_t* input;
+  int8_t* output;
+};
+
+static void lookup_tile(void* context, size_t start, size_t rows) {
+  const struct lookup_context* c = (const struct lookup_context*) context;
+  const size_t nb = c->op->table_values;
+  q8nn_model_table_s8(rows * nb, nb, c->op->table, c->input + start * nb, c->output + start * nb);
+}
+
+#define LOOKUP_TILE_BYTES 16384
+
+static void run_lookup(const struct q8nn_model* m, const struct op* op, pthreadpool_t threadpool) {
+  const struct tensor* out = &m->tensors[op->output];
+  struct lookup_context context = {op, (const int8_t*) m->tensors[op->table_input].data, (int8_t*) out->data};
+  const size_t rows = out->elements / op->table_values;
+  const size_t tile = LOOKUP_TILE_BYTES / op->table_values + 1;
+  if (rows > tile && pthreadpool_get_threads_count(threadpool) > 1) {
+    pthreadpool_parallelize_1d_tile_1d(threadpool, lookup_tile, &context, rows, tile, 0);
+  } else {
+    lookup_tile(&context, 0, rows);
+  }
 }
 
 static enum q8nn_status run_op(struct q8nn_model* m, struct op* op, pthreadpool_t threadpool) {
@@ -1325,7 +1471,7 @@ static enum q8nn_status run_op(struct q8nn_model* m, struct op* op, pthreadpool_
     case K_MUL:
     case K_SUB:
       if (op->table != NULL) {
-        q8nn_model_table_s8(out->elements, op->table_values, op->table, (const int8_t*) in->data, (int8_t*) out->data);
+        run_lookup(m, op, threadpool);
       } else if (op->kind == K_MUL) {
         q8nn_model_mul_s8(&op->binary, (const int8_t*) in->data, (const int8_t*) m->tensors[op->inputs[1]].data,
                         (int8_t*) out->data);
@@ -1369,10 +1515,12 @@ enum q8nn_status q8nn_model_run(q8nn_model_t m, pthreadpool_t threadpool) {
   }
   for (size_t k = 0; k < m->num_ops; k++) {
     struct op* op = &m->ops[k];
-    const uint64_t start = m->profile ? now_ns() : 0;
-    const enum q8nn_status status = run_op(m, op, threadpool);
-    if (status != q8nn_status_success) return status;
-    if (m->profile) op->last_ns = now_ns() - start;
+    if (op->fused_into < 0) { /* a fused op's work is done by the op it was fused into */
+      const uint64_t start = m->profile ? now_ns() : 0;
+      const enum q8nn_status status = run_op(m, op, threadpool);
+      if (status != q8nn_status_success) return status;
+      if (m->profile) op->last_ns = now_ns() - start;
+    }
     if (m->debug != NULL) m->debug(m->debug_context, m, k);
   }
   for (size_t i = 0; i < m->num_outputs; i++) {

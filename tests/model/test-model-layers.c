@@ -4,7 +4,9 @@
  * the whole graph) equals tests/reference's naive TFLite-reference loop run on the same input
  * tensors. The operator parameters (padding, strides, dilation, activation, per-channel scales,
  * filters, biases) are read from the .tflite here with the flatbuffer reader and turned into
- * TFLite's multipliers by tests/reference, independently of src/model/model.c.
+ * TFLite's multipliers by tests/reference, independently of src/model/model.c. Each CONV_2D,
+ * DEPTHWISE_CONV_2D and ADD output also equals the standalone q8nn operator's, created from the
+ * file's float scales and run on the same input tensors.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -21,16 +23,18 @@
 #include <q8nn.h>
 
 #include "flatbuffer.h"
+#include "reference/reference-model.h"
 #include "reference/reference.h"
 #include "testers/test-util.h"
 
-enum { OP_ADD = 0, OP_CONV_2D = 3, OP_DEPTHWISE_CONV_2D = 4 };
+enum { OP_ADD = 0, OP_CONV_2D = 3, OP_DEPTHWISE_CONV_2D = 4, OP_FULLY_CONNECTED = 9, OP_MUL = 18, OP_SUB = 41 };
 
 struct checker {
   struct fb_reader r;
   struct fb_vector tensors, operators, buffers;
   int32_t* builtin; /* per opcode index */
-  size_t checked[5];
+  size_t checked[42];
+  size_t fused;       /* MUL/SUB checked through a fused chain */
   const char* name;
 };
 
@@ -57,19 +61,13 @@ static struct tensor_view view(struct checker* c, int32_t index) {
   return v;
 }
 
-/* TFLite CalculateActivationRangeQuantized for int8 (NONE, RELU, RELU_N1_TO_1, RELU6). */
-static void activation(int act, float scale, int32_t zp, int32_t* lo, int32_t* hi) {
-  *lo = -128;
-  *hi = 127;
-  const float bounds[4][2] = {{0, 0}, {0.0f, INFINITY}, {-1.0f, 1.0f}, {0.0f, 6.0f}};
-  if (act == 0) return;
-  assert_true(act >= 1 && act <= 3);
-  const int32_t qlo = zp + (int32_t) roundf(bounds[act][0] / scale);
-  if (qlo > *lo) *lo = qlo;
-  if (isfinite(bounds[act][1])) {
-    const int32_t qhi = zp + (int32_t) roundf(bounds[act][1] / scale);
-    if (qhi < *hi) *hi = qhi;
-  }
+/* The first input and the output of operator k, both present. */
+static void io_tensors(q8nn_model_t m, size_t k, struct q8nn_model_tensor_info* in, const void** x,
+                       struct q8nn_model_tensor_info* out, const void** y) {
+  assert_int_equal(q8nn_model_debug_tensor(m, k, 0, in, x), q8nn_status_success);
+  assert_int_equal(q8nn_model_debug_tensor(m, k, Q8NN_MODEL_DEBUG_OUTPUT, out, y), q8nn_status_success);
+  assert_non_null(*x);
+  assert_non_null(*y);
 }
 
 static void check_conv(struct checker* c, q8nn_model_t m, size_t k, const struct fb_table* op, int32_t builtin) {
@@ -84,10 +82,7 @@ static void check_conv(struct checker* c, q8nn_model_t m, size_t k, const struct
   const int32_t bias_index = inputs.length > 2 ? fb_vec_i32(&c->r, &inputs, 2) : -1;
   struct q8nn_model_tensor_info in, out;
   const void *x, *y;
-  assert_int_equal(q8nn_model_debug_tensor(m, k, 0, &in, &x), q8nn_status_success);
-  assert_int_equal(q8nn_model_debug_tensor(m, k, Q8NN_MODEL_DEBUG_OUTPUT, &out, &y), q8nn_status_success);
-  assert_non_null(x);
-  assert_non_null(y);
+  io_tensors(m, k, &in, &x, &out, &y);
   struct ref_conv_params p;
   memset(&p, 0, sizeof(p));
   p.batch = in.dims[0];
@@ -116,7 +111,8 @@ static void check_conv(struct checker* c, q8nn_model_t m, size_t k, const struct
   p.out_pixel_stride = OC;
   p.in_zp = in.zero_point;
   p.out_zp = out.zero_point;
-  activation(act, out.scale, out.zero_point, &p.out_min, &p.out_max);
+  assert_true(act >= 0 && act <= 3);
+  ref_activation_range_s8(act, out.scale, out.zero_point, &p.out_min, &p.out_max);
   int32_t* multiplier = malloc(OC * sizeof(int32_t));
   int32_t* shift = malloc(OC * sizeof(int32_t));
   for (size_t oc = 0; oc < OC; oc++) {
@@ -140,10 +136,96 @@ static void check_conv(struct checker* c, q8nn_model_t m, size_t k, const struct
     fail_msg("%s operator %zu (%s): [%zu] %d, reference %d", c->name, k, depthwise ? "DEPTHWISE_CONV_2D" : "CONV_2D",
              bad, ((const int8_t*) y)[bad], expected[bad]);
   }
+  /* the standalone q8nn operator, created from the file's float scales as a user would create it */
+  float* kernel_scale = malloc(filter.scales.length * sizeof(float));
+  for (size_t i = 0; i < filter.scales.length; i++) kernel_scale[i] = fb_vec_f32(&c->r, &filter.scales, i);
+  const struct q8nn_conv_quantization q = {
+      .input_zero_point = in.zero_point, .input_scale = in.scale, .kernel_scale = kernel_scale,
+      .output_zero_point = out.zero_point, .output_scale = out.scale, .output_min = (int8_t) p.out_min,
+      .output_max = (int8_t) p.out_max, .rounding = q8nn_rounding_double};
+  const uint32_t flags = filter.scales.length == 1 ? Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE : 0;
+  q8nn_operator_t standalone = NULL;
+  if (depthwise) {
+    const struct q8nn_depthwise_convolution2d_desc d = {
+        .padding_top = (uint32_t) p.pad_top, .padding_right = (uint32_t) p.pad_right,
+        .padding_bottom = (uint32_t) p.pad_bottom, .padding_left = (uint32_t) p.pad_left,
+        .kernel_height = (uint32_t) p.k_h, .kernel_width = (uint32_t) p.k_w, .stride_height = (uint32_t) p.stride_h,
+        .stride_width = (uint32_t) p.stride_w, .dilation_height = (uint32_t) p.dil_h,
+        .dilation_width = (uint32_t) p.dil_w, .channels = C, .depth_multiplier = p.out_c};
+    assert_int_equal(q8nn_create_depthwise_convolution2d_nhwc_s8(&d, &q, (const int8_t*) filter.data, bias, flags,
+                                                                 &standalone), q8nn_status_success);
+    assert_int_equal(q8nn_setup_depthwise_convolution2d_nhwc_s8(standalone, p.batch, p.in_h, p.in_w, x, C, expected,
+                                                                OC, NULL, NULL), q8nn_status_success);
+  } else {
+    const struct q8nn_convolution2d_desc d = {
+        .padding_top = (uint32_t) p.pad_top, .padding_right = (uint32_t) p.pad_right,
+        .padding_bottom = (uint32_t) p.pad_bottom, .padding_left = (uint32_t) p.pad_left,
+        .kernel_height = (uint32_t) p.k_h, .kernel_width = (uint32_t) p.k_w, .stride_height = (uint32_t) p.stride_h,
+        .stride_width = (uint32_t) p.stride_w, .dilation_height = (uint32_t) p.dil_h,
+        .dilation_width = (uint32_t) p.dil_w, .groups = (uint32_t) p.groups, .group_input_channels = p.in_c,
+        .group_output_channels = p.out_c};
+    assert_int_equal(q8nn_create_convolution2d_nhwc_s8(&d, &q, (const int8_t*) filter.data, bias, flags, &standalone),
+                     q8nn_status_success);
+    assert_int_equal(q8nn_setup_convolution2d_nhwc_s8(standalone, p.batch, p.in_h, p.in_w, x, C, expected, OC, NULL,
+                                                      NULL), q8nn_status_success);
+  }
+  memset(expected, 0x5A, out.num_bytes);
+  assert_int_equal(q8nn_run_operator(standalone, NULL), q8nn_status_success);
+  q8nn_delete_operator(standalone);
+  free(kernel_scale);
+  if (memcmp(y, expected, out.num_bytes) != 0) {
+    fail_msg("%s operator %zu: the model's output differs from the standalone q8nn operator's", c->name, k);
+  }
   free(expected);
   free(bias);
   free(multiplier);
   free(shift);
+}
+
+/* FULLY_CONNECTED (per tensor or per channel) against TFLite Micro's reference loop. */
+static void check_fully_connected(struct checker* c, q8nn_model_t m, size_t k, const struct fb_table* op) {
+  const struct fb_vector inputs = fb_vector_field(&c->r, op, 1, 4);
+  const struct fb_table o = fb_table_field(&c->r, op, 4);
+  const int act = fb_u8(&c->r, &o, 0, 0);
+  const struct tensor_view filter = view(c, fb_vec_i32(&c->r, &inputs, 1));
+  const int32_t bias_index = inputs.length > 2 ? fb_vec_i32(&c->r, &inputs, 2) : -1;
+  struct q8nn_model_tensor_info in, out;
+  const void *x, *y;
+  io_tensors(m, k, &in, &x, &out, &y);
+  const size_t units = filter.dims[0], depth = filter.dims[1];
+  float* scales = malloc(filter.scales.length * sizeof(float));
+  for (size_t i = 0; i < filter.scales.length; i++) scales[i] = fb_vec_f32(&c->r, &filter.scales, i);
+  int32_t* bias = NULL;
+  if (bias_index >= 0) {
+    bias = malloc(units * sizeof(int32_t));
+    memcpy(bias, view(c, bias_index).data, units * sizeof(int32_t));
+  }
+  int32_t lo, hi;
+  assert_true(act >= 0 && act <= 3);
+  ref_activation_range_s8(act, out.scale, out.zero_point, &lo, &hi);
+  int8_t* expected = malloc(out.num_bytes);
+  assert_true(ref_fully_connected_s8(in.num_bytes / depth, depth, units, (const int8_t*) x, in.scale, in.zero_point,
+                                     (const int8_t*) filter.data, filter.scales.length, scales, bias, out.scale,
+                                     out.zero_point, lo, hi, expected));
+  const size_t bad = test_first_mismatch((const int8_t*) y, expected, out.num_bytes);
+  if (bad != SIZE_MAX) {
+    fail_msg("%s operator %zu (FULLY_CONNECTED): [%zu] %d, reference %d", c->name, k, bad, ((const int8_t*) y)[bad],
+             expected[bad]);
+  }
+  free(expected);
+  free(bias);
+  free(scales);
+}
+
+/* The two inputs and the output of a binary operator; the second input is always there (an
+   activation or a constant the model kept). */
+static void binary_tensors(q8nn_model_t m, size_t k, struct q8nn_model_tensor_info* a, const void** xa,
+                           struct q8nn_model_tensor_info* b, const void** xb, struct q8nn_model_tensor_info* out,
+                           const void** y) {
+  assert_int_equal(q8nn_model_debug_tensor(m, k, 0, a, xa), q8nn_status_success);
+  assert_int_equal(q8nn_model_debug_tensor(m, k, 1, b, xb), q8nn_status_success);
+  assert_int_equal(q8nn_model_debug_tensor(m, k, Q8NN_MODEL_DEBUG_OUTPUT, out, y), q8nn_status_success);
+  assert_non_null(*xb);
 }
 
 static void check_add(struct checker* c, q8nn_model_t m, size_t k, const struct fb_table* op) {
@@ -151,13 +233,11 @@ static void check_add(struct checker* c, q8nn_model_t m, size_t k, const struct 
   const int act = fb_u8(&c->r, &o, 0, 0);
   struct q8nn_model_tensor_info a, b, out;
   const void *xa, *xb, *y;
-  assert_int_equal(q8nn_model_debug_tensor(m, k, 0, &a, &xa), q8nn_status_success);
-  assert_int_equal(q8nn_model_debug_tensor(m, k, 1, &b, &xb), q8nn_status_success);
-  assert_int_equal(q8nn_model_debug_tensor(m, k, Q8NN_MODEL_DEBUG_OUTPUT, &out, &y), q8nn_status_success);
+  binary_tensors(m, k, &a, &xa, &b, &xb, &out, &y);
   assert_non_null(xa);
-  assert_non_null(xb);
   int32_t lo, hi;
-  activation(act, out.scale, out.zero_point, &lo, &hi);
+  assert_true(act >= 0 && act <= 3);
+  ref_activation_range_s8(act, out.scale, out.zero_point, &lo, &hi);
   struct ref_add_params p;
   assert_true(ref_add_params_from_scales(a.scale, a.zero_point, b.scale, b.zero_point, out.scale, out.zero_point, lo,
                                          hi, &p));
@@ -166,6 +246,75 @@ static void check_add(struct checker* c, q8nn_model_t m, size_t k, const struct 
   const size_t bad = test_first_mismatch((const int8_t*) y, expected, out.num_bytes);
   if (bad != SIZE_MAX) {
     fail_msg("%s operator %zu (ADD): [%zu] %d, reference %d", c->name, k, bad, ((const int8_t*) y)[bad], expected[bad]);
+  }
+  /* the standalone q8nn operator on the same inputs */
+  const struct q8nn_add_quantization q = {
+      .a_zero_point = a.zero_point, .a_scale = a.scale, .b_zero_point = b.zero_point, .b_scale = b.scale,
+      .output_zero_point = out.zero_point, .output_scale = out.scale, .output_min = (int8_t) lo,
+      .output_max = (int8_t) hi};
+  q8nn_operator_t standalone = NULL;
+  assert_int_equal(q8nn_create_add_nd_s8(&q, 0, &standalone), q8nn_status_success);
+  memset(expected, 0x5A, out.num_bytes);
+  assert_int_equal(q8nn_setup_add_nd_s8(standalone, a.num_dims, a.dims, b.num_dims, b.dims, (const int8_t*) xa,
+                                        (const int8_t*) xb, expected), q8nn_status_success);
+  assert_int_equal(q8nn_run_operator(standalone, NULL), q8nn_status_success);
+  q8nn_delete_operator(standalone);
+  if (memcmp(y, expected, out.num_bytes) != 0) {
+    fail_msg("%s operator %zu: the model's output differs from the standalone q8nn operator's", c->name, k);
+  }
+  free(expected);
+}
+
+/* MUL or SUB (int8, broadcasting) against tests/reference. An operator fused into a later one
+   (q8nn_model_operator_info.fused_into) has no output tensor: it is checked at the later operator,
+   whose reference input is then the fused one's reference output (the whole chain against
+   TFLite's arithmetic, op by op). */
+static void reference_mul_sub(struct checker* c, q8nn_model_t m, size_t k, int8_t* expected,
+                              struct q8nn_model_tensor_info* out_info) {
+  const struct fb_table op = fb_vec_table(&c->r, &c->operators, k);
+  const int32_t builtin = c->builtin[fb_u32(&c->r, &op, 0, 0)];
+  assert_true(builtin == OP_MUL || builtin == OP_SUB);
+  const struct fb_table o = fb_table_field(&c->r, &op, 4);
+  const int act = fb_u8(&c->r, &o, 0, 0);
+  struct q8nn_model_tensor_info a, b, out;
+  const void *xa, *xb, *y;
+  binary_tensors(m, k, &a, &xa, &b, &xb, &out, &y);
+  int8_t* a_ref = NULL;
+  if (xa == NULL) { /* the output of an operator fused into this one */
+    size_t j = k;
+    struct q8nn_model_operator_info producer;
+    do {
+      assert_true(j > 0);
+      assert_int_equal(q8nn_model_get_operator_info(m, --j, &producer), q8nn_status_success);
+    } while (producer.fused_into != k);
+    a_ref = malloc(a.num_bytes);
+    struct q8nn_model_tensor_info produced;
+    reference_mul_sub(c, m, j, a_ref, &produced);
+    assert_int_equal(produced.num_bytes, a.num_bytes);
+    xa = a_ref;
+    c->fused++;
+  }
+  int32_t lo, hi;
+  assert_true(act >= 0 && act <= 3);
+  ref_activation_range_s8(act, out.scale, out.zero_point, &lo, &hi);
+  assert_true(ref_mul_sub_s8(builtin == OP_MUL, a.num_dims, a.dims, (const int8_t*) xa, a.scale, a.zero_point,
+                             b.num_dims, b.dims, (const int8_t*) xb, b.scale, b.zero_point, out.scale,
+                             out.zero_point, lo, hi, expected));
+  free(a_ref);
+  *out_info = out;
+}
+
+static void check_mul_sub(struct checker* c, q8nn_model_t m, size_t k) {
+  struct q8nn_model_tensor_info out;
+  const void* y;
+  assert_int_equal(q8nn_model_debug_tensor(m, k, Q8NN_MODEL_DEBUG_OUTPUT, &out, &y), q8nn_status_success);
+  assert_non_null(y);
+  int8_t* expected = malloc(out.num_bytes);
+  reference_mul_sub(c, m, k, expected, &out);
+  const size_t bad = test_first_mismatch((const int8_t*) y, expected, out.num_bytes);
+  if (bad != SIZE_MAX) {
+    fail_msg("%s operator %zu (MUL/SUB): [%zu] %d, reference %d", c->name, k, bad, ((const int8_t*) y)[bad],
+             expected[bad]);
   }
   free(expected);
 }
@@ -183,6 +332,12 @@ static void after_operator(void* context, q8nn_model_t m, size_t k) {
   } else if (builtin == OP_ADD) {
     check_add(c, m, k, &op);
     c->checked[OP_ADD]++;
+  } else if (builtin == OP_FULLY_CONNECTED) {
+    check_fully_connected(c, m, k, &op);
+    c->checked[builtin]++;
+  } else if (builtin == OP_MUL || builtin == OP_SUB) {
+    if (info.fused_into == SIZE_MAX) check_mul_sub(c, m, k); /* else checked with the operator it is fused into */
+    c->checked[builtin]++;
   }
 }
 
@@ -240,8 +395,11 @@ static void test_every_layer(void** state) {
     assert_int_equal(q8nn_model_debug_tensor(m, 0, 99, &info, &data), q8nn_status_invalid_parameter);
     assert_int_equal(q8nn_model_set_debug_callback(m, NULL, NULL), q8nn_status_success);
     assert_int_equal(q8nn_model_run(m, NULL), q8nn_status_success);
-    print_message("%s: %zu CONV_2D, %zu DEPTHWISE_CONV_2D, %zu ADD equal to the reference\n", c.name,
-                  c.checked[OP_CONV_2D], c.checked[OP_DEPTHWISE_CONV_2D], c.checked[OP_ADD]);
+    print_message("%s: %zu CONV_2D, %zu DEPTHWISE_CONV_2D, %zu ADD, %zu FULLY_CONNECTED, %zu MUL, %zu SUB (%zu through a "
+                  "fused lookup) equal to the reference\n", c.name, c.checked[OP_CONV_2D],
+                  c.checked[OP_DEPTHWISE_CONV_2D], c.checked[OP_ADD], c.checked[OP_FULLY_CONNECTED],
+                  c.checked[OP_MUL], c.checked[OP_SUB], c.fused);
+    if (i == 1) assert_int_equal(c.fused, 1); /* MobileNetV2's MUL + SUB preprocessing: one lookup */
     assert_true(c.checked[OP_CONV_2D] > 0);
     total_checked += c.checked[OP_CONV_2D] + c.checked[OP_DEPTHWISE_CONV_2D] + c.checked[OP_ADD];
     q8nn_model_delete(m);

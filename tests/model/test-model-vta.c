@@ -33,8 +33,10 @@ static void capture_output(void* context, q8nn_model_t m, size_t k) {
   struct q8nn_model_tensor_info info;
   const void* data = NULL;
   assert_int_equal(q8nn_model_debug_tensor(m, k, Q8NN_MODEL_DEBUG_OUTPUT, &info, &data), q8nn_status_success);
-  assert_non_null(data);
   free(c->bytes[k]);
+  c->bytes[k] = NULL;
+  c->sizes[k] = 0;
+  if (data == NULL) return; /* not materialized (e.g. a MUL/SUB fused into the next one): nothing to compare */
   c->bytes[k] = malloc(info.num_bytes);
   memcpy(c->bytes[k], data, info.num_bytes);
   c->sizes[k] = info.num_bytes;

@@ -316,3 +316,42 @@ void ref_dequantize_8(size_t n, int in_unsigned, float scale, int32_t zp, const 
     out[i] = (float) (s * (x - zp));
   }
 }
+
+int ref_fully_connected_s8(size_t rows, size_t depth, size_t units, const int8_t* in, float in_scale, int32_t in_zp,
+                           const int8_t* filter, size_t num_scales, const float* filter_scales, const int32_t* bias,
+                           float out_scale, int32_t out_zp, int32_t act_min, int32_t act_max, int8_t* out) {
+  int32_t* multiplier = (int32_t*) malloc((units + 1) * sizeof(int32_t));
+  int32_t* shift = (int32_t*) malloc((units + 1) * sizeof(int32_t));
+  int ok = multiplier != NULL && shift != NULL;
+  for (size_t c = 0; c < units && ok; c++) {
+    const double real = num_scales == 1 ? (double) (in_scale * filter_scales[0]) / (double) out_scale
+                                        : (double) in_scale * (double) filter_scales[c] / (double) out_scale;
+    ok = ref_quantize_multiplier(real, &multiplier[c], &shift[c]);
+  }
+  for (size_t b = 0; b < rows && ok; b++) {
+    for (size_t c = 0; c < units; c++) {
+      int32_t acc = 0;
+      for (size_t d = 0; d < depth; d++) acc += (int32_t) filter[c * depth + d] * ((int32_t) in[b * depth + d] - in_zp);
+      if (bias != NULL) acc += bias[c];
+      acc = ref_multiply_by_quantized_multiplier(acc, multiplier[c], shift[c], 0) + out_zp;
+      acc = acc < act_min ? act_min : acc > act_max ? act_max : acc;
+      out[b * units + c] = (int8_t) acc;
+    }
+  }
+  free(multiplier);
+  free(shift);
+  return ok;
+}
+
+void ref_activation_range_s8(int act, float scale, int32_t zp, int32_t* lo, int32_t* hi) {
+  static const float bounds[4][2] = {{0.0f, 0.0f}, {0.0f, INFINITY}, {-1.0f, 1.0f}, {0.0f, 6.0f}};
+  *lo = -128;
+  *hi = 127;
+  if (act <= 0 || act > 3) return;
+  const int32_t qlo = zp + (int32_t) roundf(bounds[act][0] / scale);
+  if (qlo > *lo) *lo = qlo;
+  if (isfinite(bounds[act][1])) {
+    const int32_t qhi = zp + (int32_t) roundf(bounds[act][1] / scale);
+    if (qhi < *hi) *hi = qhi;
+  }
+}

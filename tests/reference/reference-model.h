@@ -51,4 +51,17 @@ int ref_requantize_8(size_t n, int in_unsigned, float in_scale, int32_t in_zp, i
 /** reference_ops::Dequantize: (float) (double scale * (x - zp)). */
 void ref_dequantize_8(size_t n, int in_unsigned, float scale, int32_t zp, const void* in, float* out);
 
+/** TFLite Micro's int8 FULLY_CONNECTED: reference_integer_ops::FullyConnected (per tensor) or
+    FullyConnectedPerChannel (num_scales == units), for `rows` input rows of `depth` values and a
+    [units][depth] filter with zero point 0; bias NULL or `units` values. Multipliers as
+    CalculateOpDataFullyConnected derives them: per tensor GetQuantizedConvolutionMultipler (the
+    product input_scale * filter_scale in float, then double), per channel the double product
+    (double) input_scale * filter_scale[c] / output_scale. Returns 0 when one is unrepresentable. */
+int ref_fully_connected_s8(size_t rows, size_t depth, size_t units, const int8_t* in, float in_scale, int32_t in_zp,
+                           const int8_t* filter, size_t num_scales, const float* filter_scales, const int32_t* bias,
+                           float out_scale, int32_t out_zp, int32_t act_min, int32_t act_max, int8_t* out);
+
+/** TFLite CalculateActivationRangeQuantized for int8: act 0 NONE, 1 RELU, 2 RELU_N1_TO_1, 3 RELU6. */
+void ref_activation_range_s8(int act, float scale, int32_t zp, int32_t* lo, int32_t* hi);
+
 #endif

@@ -61,6 +61,12 @@ static enum q8nn_status vta_run(struct q8nn_backend* backend, struct q8nn_operat
   return op->type == q8nn_operator_type_add ? q8nn_vta_add_run(vta, op, state) : q8nn_vta_conv_run(vta, op, state);
 }
 
+static bool vta_runs(const struct q8nn_backend* backend, const struct q8nn_operator* op) {
+  (void) backend;
+  const struct q8nn_vta_op_state* state = op->backend_state;
+  return state != NULL && !state->on_cpu;
+}
+
 static void vta_destroy(struct q8nn_backend* backend) {
   struct q8nn_vta_backend* vta = q8nn_vta_backend_of(backend);
   q8nn_vta_device_delete(vta->target.device);
@@ -74,6 +80,7 @@ static const struct q8nn_backend_ops vta_ops = {
     .run = vta_run,
     .release = vta_release,
     .destroy = vta_destroy,
+    .runs = vta_runs,
 };
 
 static bool is_vta(q8nn_backend_t backend) { return backend != NULL && backend->ops == &vta_ops; }

@@ -75,6 +75,7 @@ static void test_declined_and_exact_on_cpu(void** state) {
     for (size_t pool = 0; pool < 3; pool++) { /* NULL, 1 and 2 threads */
       memset(output, TEST_GUARD_BYTE, c->out_size + DECLINE_GUARD);
       assert_int_equal(setup(op, c, output), q8nn_status_success);
+      assert_null(q8nn_operator_get_backend(op)); /* placed on the CPU */
       assert_int_equal(q8nn_run_operator(op, test_threadpool(pool)), q8nn_status_success);
       if (memcmp(output, c->expected, c->out_size) != 0) {
         fprintf(stderr, "%s: output differs from XNNPACK's after the declined set_backend (threads %zu)\n", c->id,
@@ -102,9 +103,57 @@ static void test_declined_and_exact_on_cpu(void** state) {
   assert_int_equal(failures, 0);
 }
 
+/* q8nn_operator_get_backend says where an operator really runs: NULL (the CPU) without a backend,
+   before setup, and when the backend's setup failed (a 1x70000 image: the widths do not fit VTA's
+   instruction fields, backend_error) until the operator is moved back and set up on the CPU;
+   the backend once its setup succeeded. */
+static void test_get_backend_is_where_it_runs(void** state) {
+  (void) state;
+  q8nn_backend_t vta = vta_backend(0, 2, 0, 0, 0);
+  int8_t kernel[16 * 16];
+  int32_t bias[16] = {0};
+  test_fill_s8(kernel, sizeof(kernel));
+  const float kernel_scale = 0.01f;
+  const struct q8nn_conv_quantization q = {.input_scale = 0.05f, .kernel_scale = &kernel_scale, .output_scale = 0.1f,
+                                           .output_min = -128, .output_max = 127};
+  const struct q8nn_convolution2d_desc d = {.kernel_height = 1, .kernel_width = 1, .stride_height = 1,
+                                            .stride_width = 1, .dilation_height = 1, .dilation_width = 1,
+                                            .groups = 1, .group_input_channels = 16, .group_output_channels = 16};
+  const size_t widths[2] = {8, 70000};
+  int8_t* input = calloc(widths[1] * 16, 1);
+  int8_t* output = calloc(widths[1] * 16, 1);
+  assert_null(q8nn_operator_get_backend(NULL));
+  for (int k = 0; k < 2; k++) {
+    q8nn_operator_t op = NULL;
+    assert_int_equal(q8nn_create_convolution2d_nhwc_s8(&d, &q, kernel, bias, Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE, &op),
+                     q8nn_status_success);
+    assert_null(q8nn_operator_get_backend(op));
+    assert_int_equal(q8nn_operator_set_backend(op, vta), q8nn_status_success);
+    assert_null(q8nn_operator_get_backend(op)); /* not set up yet */
+    const enum q8nn_status st = q8nn_setup_convolution2d_nhwc_s8(op, 1, 1, widths[k], input, 16, output, 16, NULL, NULL);
+    if (k == 0) {
+      assert_int_equal(st, q8nn_status_success);
+      assert_ptr_equal(q8nn_operator_get_backend(op), vta);
+    } else {
+      assert_int_not_equal(st, q8nn_status_success);
+      assert_null(q8nn_operator_get_backend(op));
+      assert_int_equal(q8nn_operator_set_backend(op, NULL), q8nn_status_success);
+      assert_int_equal(q8nn_setup_convolution2d_nhwc_s8(op, 1, 1, widths[k], input, 16, output, 16, NULL, NULL),
+                       q8nn_status_success);
+      assert_null(q8nn_operator_get_backend(op));
+    }
+    assert_int_equal(q8nn_run_operator(op, NULL), q8nn_status_success);
+    q8nn_delete_operator(op);
+  }
+  free(input);
+  free(output);
+  q8nn_delete_backend(vta);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_declined_and_exact_on_cpu),
+      cmocka_unit_test(test_get_backend_is_where_it_runs),
   };
   return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
 }
