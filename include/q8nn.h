@@ -326,12 +326,12 @@ struct q8nn_vta_config {
   uint32_t log_batch, log_block, log_uop_buff_size, log_inp_buff_size,
            log_wgt_buff_size, log_acc_buff_size;
   uint32_t virtual_threads; /**< 1 or 2 (latency hiding); 0 = default */
-  /** How convolution and depthwise requantize on the accelerator (fields appended, never reordered):
-      q8nn_vta_requant_exact (0, the default, also for a NULL config): byte for byte TFLite's double
-      or single rounding, with the 31-bit multiplier built from 16-bit limbs (more ALU work);
-      q8nn_vta_requant_16bit (1): 15-bit multipliers, within 1 LSB of TFLite, fewer ALU steps.
-      Both use ALU MUL and shifts above 15 (functional-simulator semantics). Add always uses the
-      16-bit scheme (exact add is not implemented yet). See docs/vta-backend.md. */
+  /** How convolution, depthwise and add requantize on the accelerator (fields appended, never
+      reordered): q8nn_vta_requant_exact (0, the default, also for a NULL config): byte for byte
+      TFLite's double or single rounding (add: TFLite's AddElementwise), with 31-bit multipliers
+      built from limbs (more ALU work); q8nn_vta_requant_16bit (1): 15-bit multipliers, within
+      1 LSB of TFLite, fewer ALU steps. Both use ALU MUL and shifts above 15 (functional-simulator
+      semantics). Other values: q8nn_status_invalid_parameter. See docs/vta-backend.md. */
   uint32_t requantization;
 };
 

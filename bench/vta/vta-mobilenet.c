@@ -84,11 +84,49 @@ static double now(void) {
 
 struct result {
   struct q8nn_vta_stats s;
+  struct q8nn_vta_run_info info; /* busy cycles per module */
   double wall;
   int on_vta;
   size_t outputs, differ; /* VTA outputs, and how many differ from the CPU's (TFLite-exact) */
   int max_diff;
+  double stock_steps[4]; /* exact conv: ALU steps per pixel row with MUL, estimated without; digits of Mh', Ml' */
 };
+
+static int popcount64(uint64_t x) {
+  int n = 0;
+  for (; x != 0; x &= x - 1) n++;
+  return n;
+}
+
+/* Stock HLS ALU (MIN, MAX, ADD, SHR with |shift| <= 15; no MUL) estimate for the exact conv stage
+   (docs/vta-backend.md "Stock hardware"): each of its 4 MULs by a per-channel constant becomes a
+   shift-and-add over the constant's binary digits, with M split into nonnegative 15-bit limbs
+   (Mh' = M >> 15, Ml' = M mod 2^15; no negation exists on the ALU, so no negative digits): one copy,
+   then per digit a per-lane SHR by the gap to the next digit (a constant row) and an ADD, so
+   2 * D + 1 steps with D the largest digit count over the layer's channels (lanes with fewer
+   digits split one: 2^k = 2^(k-1) + 2^(k-1)). When every channel's |t| < 2^15, th is in
+   {-1, 0, 1} and th * K is SHR, MAX, MIN: 3 steps. The 5 shifts by 16 or 31 and an rs > 15 are
+   split in two. */
+static void stock_estimate(const struct q8nn_vta_op_state* vs, uint32_t cout, double out[4]) {
+  const struct q8nn_vta_conv_plan* p = &vs->plan;
+  const double s = 19 + (p->clamp_needed ? 2 : 0) + p->ls_needed + (p->sign_needed ? 3 + p->sign_mixed : 0) +
+                   (p->final_clamp ? 2 : 0);
+  int dh = 0, dl = 0, rs = 0;
+  int64_t tmax = 0;
+  for (uint32_t oc = 0; oc < cout; oc++) {
+    const struct q8nn_vta_conv_exact* r = &vs->exact[oc];
+    const int64_t m = (int64_t) r->mh * 65536 + r->ml;
+    if (m <= 0) continue;
+    if (popcount64((uint64_t) m >> 15) > dh) dh = popcount64((uint64_t) m >> 15);
+    if (popcount64((uint64_t) m & 0x7FFF) > dl) dl = popcount64((uint64_t) m & 0x7FFF);
+    if (r->t_max > tmax) tmax = r->t_max;
+    if (r->rs > rs) rs = r->rs;
+  }
+  const bool small = tmax < (INT64_C(1) << 15);
+  const double stock = s - 4 + (2 * dh + 1) + (2 * dl + 1) + (small ? 3 : 2 * dl + 1) + (small ? 3 : 2 * dh + 1) + 5 +
+                       (rs > 15) + (p->sign_mixed ? 1 : 0);
+  out[0] = s, out[1] = stock, out[2] = dh, out[3] = dl;
+}
 
 /* One layer's operator from its parameters; backend NULL = CPU. */
 static enum q8nn_status make_op(const struct layer* l, q8nn_backend_t backend, const struct q8nn_conv_quantization* q,
@@ -114,7 +152,7 @@ static enum q8nn_status make_op(const struct layer* l, q8nn_backend_t backend, c
   }
   if (st == q8nn_status_success && backend != NULL) {
     st = q8nn_operator_set_backend(op, backend);
-    /* refused (e.g. add in exact mode): the operator runs on the CPU, reported as (cpu) */
+    /* refused: the operator runs on the CPU, reported as (cpu) */
     if (st == q8nn_status_unsupported_parameter) st = q8nn_status_success;
   }
   if (st == q8nn_status_success) {
@@ -171,11 +209,15 @@ static int run_layer(q8nn_backend_t vta, const struct layer* l, struct result* r
   if (st == q8nn_status_success) {
     const struct q8nn_vta_op_state* vs = q8nn_vta_op_state_of(op);
     r->on_vta = vs != NULL && !vs->on_cpu;
+    memset(r->stock_steps, 0, sizeof(r->stock_steps));
+    if (r->on_vta && l->kind != layer_add && vs->plan.exact && vs->exact != NULL) stock_estimate(vs, l->cout, r->stock_steps);
     q8nn_vta_reset_stats(vta);
     const double t0 = now();
     st = q8nn_run_operator(op, NULL);
     r->wall = now() - t0;
     q8nn_vta_get_stats(vta, &r->s);
+    const struct q8nn_vta_run_info* info = q8nn_vta_last_run(vta);
+    if (info != NULL) r->info = *info;
   }
   if (st == q8nn_status_success) st = q8nn_run_operator(cpu, NULL);
   if (st == q8nn_status_success) {
@@ -191,6 +233,54 @@ static int run_layer(q8nn_backend_t vta, const struct layer* l, struct result* r
   q8nn_delete_operator(cpu);
   free(x), free(x2), free(y), free(y_cpu), free(kernel), free(bias), free(ks);
   return st == q8nn_status_success;
+}
+
+/* Per layer, the cycle bound of its program: max(GEMM micro-ops, ALU cycles = 2 per ALU micro-op,
+   DRAM bytes / 8 B per cycle) as issue 13 defines it, and the compute-module floor GEMM + ALU
+   cycles (both run on the compute module, one after the other, spec §4.1). The gap between the
+   simulated cycles and the floor splits into: compute busy with other work (ACC / UOP loads, the
+   cycle of overhead per instruction) and compute idle (waiting for a dependency token: a LOAD of
+   INP/WGT or a STORE that has not finished). */
+static void print_bounds(const struct result* exact, const struct result* bit16) {
+  printf("\n## Cycle bound per layer (2 virtual threads)\n\n");
+  printf("| # | layer | mode | cycles | GEMM uops | ALU cycles | DRAM cycles | bound | cycles/bound | GEMM+ALU | "
+         "cycles/(GEMM+ALU) | compute other | compute idle | insns | UOP KiB | ACC KiB |\n");
+  printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  double tot[2][5];
+  memset(tot, 0, sizeof(tot));
+  double worst[2][2] = {{0, 0}, {0, 0}};
+  for (size_t i = 0; i < layer_count; i++) {
+    const struct layer* l = &layers[i];
+    for (int m = 0; m < 2; m++) {
+      const struct result* r = m == 0 ? &exact[i] : &bit16[i];
+      const double gemm = (double) r->s.gemm_counter, alu = 2.0 * (double) r->s.alu_counter;
+      const double bytes = (double) (r->s.inp_load_nbytes + r->s.wgt_load_nbytes + r->s.acc_load_nbytes +
+                                     r->s.uop_load_nbytes + r->s.out_store_nbytes);
+      const double dram = bytes / 8.0;
+      double bound = gemm > alu ? gemm : alu;
+      if (dram > bound) bound = dram;
+      const double floor = gemm + alu > dram ? gemm + alu : dram;
+      const double cycles = (double) r->s.cycles, busy = (double) r->info.busy_cycles[1];
+      char name[32];
+      snprintf(name, sizeof(name), "%s %ux%u/%u", l->kind == layer_add ? "add" : l->kind == layer_dw ? "dw" : "conv",
+               l->k, l->k, l->stride);
+      if (l->kind == layer_add) snprintf(name, sizeof(name), "add");
+      printf("| %zu | %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.0f | %.2f | %.0f | %.0f | %llu | %.1f | %.1f |\n",
+             i, name, m == 0 ? "exact" : "16-bit", cycles, gemm, alu, dram, bound, cycles / bound, gemm + alu,
+             cycles / floor, busy - gemm - alu, cycles - busy, (unsigned long long) r->s.instructions,
+             (double) r->s.uop_load_nbytes / 1024.0, (double) r->s.acc_load_nbytes / 1024.0);
+      tot[m][0] += cycles, tot[m][1] += bound, tot[m][2] += floor, tot[m][3] += busy - gemm - alu;
+      tot[m][4] += cycles - busy;
+      if (cycles / bound > worst[m][0]) worst[m][0] = cycles / bound;
+      if (cycles / floor > worst[m][1]) worst[m][1] = cycles / floor;
+    }
+  }
+  for (int m = 0; m < 2; m++) {
+    printf("\n%s: cycles %.0f, sum of bounds %.0f (%.2fx; worst layer %.2fx), sum of GEMM+ALU floors %.0f (%.2fx; worst "
+           "layer %.2fx); compute busy with other work %.0f, compute idle %.0f\n",
+           m == 0 ? "exact" : "16-bit", tot[m][0], tot[m][1], tot[m][0] / tot[m][1], worst[m][0], tot[m][2],
+           tot[m][0] / tot[m][2], worst[m][1], tot[m][3], tot[m][4]);
+  }
 }
 
 int main(int argc, char** argv) {
@@ -220,12 +310,17 @@ int main(int argc, char** argv) {
   }
   printf("VTA model, default config 1x16_i8w8a32_15_15_18_17 (8 B/cycle DRAM, 32-cycle latency), MobileNetV2 %zu layers\n\n",
          layer_count);
+  size_t on_vta[3] = {0, 0, 0};
+  for (int v = 0; v < 3; v++) {
+    for (size_t i = 0; i < layer_count; i++) on_vta[v] += res[v][i].on_vta != 0;
+  }
   printf("Exact = q8nn_vta_requant_exact (default, byte for byte TFLite); 16-bit = q8nn_vta_requant_16bit. "
-         "Adds stay on the CPU in exact mode (cpu).\n\n");
+         "Layers on VTA: exact %zu (1 vt) / %zu (2 vt), 16-bit %zu of %zu; (cpu) marks one left on the CPU.\n\n",
+         on_vta[0], on_vta[1], on_vta[2], layer_count);
   printf("| # | layer | in HxWxC | out C | MMAC | exact cycles 1 vt | exact cycles 2 vt | 16-bit cycles 2 vt | exact/16-bit | "
-         "ALU uops exact | ALU uops 16-bit | GEMM util exact 2 vt | DRAM KiB | insns | sim ms | differ exact | "
-         "differ 16-bit | max 16-bit |\n");
-  printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+         "ALU uops exact | ALU uops 16-bit | GEMM util exact 2 vt | MACs issued/useful | DRAM KiB | insns | sim ms | "
+         "differ exact | differ 16-bit | max 16-bit |\n");
+  printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   double tot[3] = {0, 0, 0}, alu[2] = {0, 0}, gemm = 0, bytes = 0, wall = 0, macs = 0, outputs = 0;
   double differ[2] = {0, 0};
   int max_diff[2] = {0, 0};
@@ -243,12 +338,15 @@ int main(int argc, char** argv) {
     snprintf(name, sizeof(name), "%s %ux%u/%u", l->kind == layer_add ? "add" : l->kind == layer_dw ? "dw" : "conv",
              l->k, l->k, l->stride);
     if (l->kind == layer_add) snprintf(name, sizeof(name), "add");
-    printf("| %zu | %s%s | %ux%ux%u | %u | %.2f | %llu | %llu | %llu | %.2fx | %llu | %llu | %.3f | %.1f | %llu | %.2f | "
-           "%zu | %.2f%% | %d |\n", i, name, b->on_vta ? "" : " (cpu)", l->h, l->w, l->cin, l->cout, mac * 1e-6,
+    /* a GEMM micro-op is BATCH x BLOCK_IN x BLOCK_OUT = 256 MACs on the default configuration */
+    char waste[16] = "-";
+    if (mac > 0) snprintf(waste, sizeof(waste), "%.2f", (double) b->s.gemm_counter * 256.0 / mac);
+    printf("| %zu | %s%s | %ux%ux%u | %u | %.2f | %llu | %llu | %llu | %.2fx | %llu | %llu | %.3f | %s | %.1f | %llu | "
+           "%.2f | %zu | %.2f%% | %d |\n", i, name, b->on_vta ? "" : " (cpu)", l->h, l->w, l->cin, l->cout, mac * 1e-6,
            (unsigned long long) a->s.cycles, (unsigned long long) b->s.cycles, (unsigned long long) h->s.cycles,
            (double) b->s.cycles / (double) (h->s.cycles ? h->s.cycles : 1), (unsigned long long) b->s.alu_counter,
            (unsigned long long) h->s.alu_counter, (double) b->s.gemm_counter / (double) (b->s.cycles ? b->s.cycles : 1),
-           dram / 1024.0, (unsigned long long) b->s.instructions, b->wall * 1e3, b->differ,
+           waste, dram / 1024.0, (unsigned long long) b->s.instructions, b->wall * 1e3, b->differ,
            100.0 * (double) h->differ / (double) h->outputs, h->max_diff);
     tot[0] += (double) a->s.cycles, tot[1] += (double) b->s.cycles, tot[2] += (double) h->s.cycles;
     alu[0] += (double) b->s.alu_counter, alu[1] += (double) h->s.alu_counter;
@@ -259,8 +357,9 @@ int main(int argc, char** argv) {
       if (d > max_diff[m]) max_diff[m] = d;
     }
   }
-  printf("| | **total** | | | %.1f | %.0f | %.0f | %.0f | %.2fx | %.0f | %.0f | %.3f | %.0f | | %.1f | %.0f | %.2f%% | %d |\n",
-         macs * 1e-6, tot[0], tot[1], tot[2], tot[1] / tot[2], alu[0], alu[1], gemm / tot[1], bytes / 1024.0,
+  printf("| | **total** | | | %.1f | %.0f | %.0f | %.0f | %.2fx | %.0f | %.0f | %.3f | %.2f | %.0f | | %.1f | %.0f | %.2f%% | "
+         "%d |\n", macs * 1e-6, tot[0], tot[1], tot[2], tot[1] / tot[2], alu[0], alu[1], gemm / tot[1],
+         gemm * 256.0 / macs, bytes / 1024.0,
          wall * 1e3, differ[0], 100.0 * differ[1] / outputs, max_diff[1]);
   printf("\nGEMM micro-ops (exact) %.0f (256 MACs each; %.0f MMAC issued incl. channel padding), %.2f GMAC of the model\n",
          gemm, gemm * 256e-6, macs * 1e-9);
@@ -268,5 +367,28 @@ int main(int argc, char** argv) {
          max_diff[0]);
   printf("16-bit mode vs CPU (TFLite-exact): %.0f of %.0f outputs differ (%.3f%%), max difference %d LSB\n", differ[1],
          outputs, 100.0 * differ[1] / outputs, max_diff[1]);
+  print_bounds(res[1], res[2]);
+  /* stock HLS ALU estimate over the convolutions (exact, 2 virtual threads): the extra ALU steps
+     cost 2 cycles per pixel row each on the ALU-bound compute module */
+  double conv_cycles = 0, stock_cycles = 0, alu_mul = 0, alu_stock = 0, lo = 1e9, hi = 0, dmin = 99, dmax = 0;
+  for (size_t i = 0; i < layer_count; i++) {
+    const struct result* r = &res[1][i];
+    if (r->stock_steps[0] <= 0) continue;
+    const double rows = (double) r->s.alu_counter / r->stock_steps[0];
+    const double extra = 2.0 * rows * (r->stock_steps[1] - r->stock_steps[0]);
+    const double ratio = ((double) r->s.cycles + extra) / (double) r->s.cycles;
+    conv_cycles += (double) r->s.cycles, stock_cycles += (double) r->s.cycles + extra;
+    alu_mul += (double) r->s.alu_counter, alu_stock += rows * r->stock_steps[1];
+    for (int k = 2; k < 4; k++) {
+      if (r->stock_steps[k] < dmin) dmin = r->stock_steps[k];
+      if (r->stock_steps[k] > dmax) dmax = r->stock_steps[k];
+    }
+    if (ratio < lo) lo = ratio;
+    if (ratio > hi) hi = ratio;
+  }
+  printf("\nStock HLS ALU estimate (no MUL, shifts <= 15), exact convolutions, 2 vt: ALU micro-ops %.0f -> %.0f "
+         "(%.2fx), cycles %.0f -> %.0f (%.2fx; per layer %.2f-%.2fx); digits per 15/16-bit limb (layer max) %.0f-%.0f\n",
+         alu_mul, alu_stock, alu_stock / alu_mul, conv_cycles, stock_cycles, stock_cycles / conv_cycles, lo, hi, dmin,
+         dmax);
   return max_diff[0] == 0 && max_diff[1] <= 1 ? 0 : 1;
 }

@@ -127,6 +127,23 @@ static void test_edges(void** state) {
   }
 }
 
+/* All weights 0 (as in some channels of the shared vww and MobileNetV2 models, with |bias| ~ 2^30,
+   beyond the limb proof's range): the accumulator is 0 and the output TFLite's constant for
+   x = bias'. Derived for any int32 bias', both roundings, clamps, zero points. */
+static void test_zero_weight_channels(void** state) {
+  (void) state;
+  const int64_t biases[6] = {1073741824, -1073741824, 1073741760, INT32_MAX, INT32_MIN, 0};
+  for (int i = 0; i < 400; i++) {
+    const int64_t bias = i < 6 ? biases[i] : (int64_t) (int32_t) test_rand();
+    const int32_t m = random_multiplier(), shift = test_rand_range(-31, 2), rounding = i & 1;
+    const int32_t zp = test_rand_range(-128, 127), omin = test_rand_range(-128, 0), omax = test_rand_range(0, 127);
+    struct q8nn_vta_conv_exact r;
+    assert_true(q8nn_vta_conv_exact_derive(m, shift, rounding, bias, 0, zp, omin, omax, &r));
+    assert_int_equal(q8nn_vta_conv_exact_apply(&r, 0), tflite((int32_t) bias, m, shift, rounding, zp, omin, omax));
+    checked++;
+  }
+}
+
 static int teardown(void** state) {
   printf("exact requantization oracle: %llu accumulators equal TFLite, %llu channels refused\n",
          (unsigned long long) checked, (unsigned long long) refused);
@@ -139,6 +156,7 @@ int main(void) {
       cmocka_unit_test(test_large_ranges),
       cmocka_unit_test(test_left_shifts_and_zero),
       cmocka_unit_test(test_edges),
+      cmocka_unit_test(test_zero_weight_channels),
   };
   return cmocka_run_group_tests_name("vta_requant_exact", tests, test_group_setup, teardown);
 }

@@ -390,7 +390,7 @@ static void fuzz_add(struct fuzz_reader* r, q8nn_backend_t vta, pthreadpool_t th
   int8_t* expected = xmalloc(n);
   int8_t* oracle = xmalloc(n);
   ref_add(&rp, a_rank, a_shape, a_copy, b_rank, b_shape, b, expected);
-  if (on_vta && backend_requant != q8nn_vta_requant_exact) {
+  if (on_vta) {
     size_t sa[6], sb[6], so[6];
     for (size_t i = 0; i < 6; i++) sa[i] = sb[i] = so[i] = 1;
     for (size_t i = 0; i < a_rank; i++) sa[6 - a_rank + i] = a_shape[i];
@@ -406,7 +406,9 @@ static void fuzz_add(struct fuzz_reader* r, q8nn_backend_t vta, pthreadpool_t th
         stride_a *= sa[d];
         stride_b *= sb[d];
       }
-      oracle[i] = q8nn_vta_add_requant_apply(&state->add, a_copy[ia], b[ib]);
+      oracle[i] = backend_requant == q8nn_vta_requant_exact
+                      ? q8nn_vta_add_exact_apply(&state->add_exact, a_copy[ia], b[ib])
+                      : q8nn_vta_add_requant_apply(&state->add, a_copy[ia], b[ib]);
     }
   }
   /* In place, a second run would read its own output. */
@@ -417,9 +419,10 @@ static void fuzz_add(struct fuzz_reader* r, q8nn_backend_t vta, pthreadpool_t th
                q8nn_status_string(status));
     for (size_t i = 0; i < n; i++) {
       if (!on_vta || backend_requant == q8nn_vta_requant_exact) {
-        /* the CPU, or VTA in exact mode (adds are not lowered there yet: they stay on the CPU) */
+        /* the CPU, or VTA in exact mode: TFLite's bytes (and the exact oracle's) */
         FUZZ_CHECK(out[i] == expected[i], "%s add byte %zu: got %d, reference %d",
                    on_vta ? "vta exact" : "cpu", i, out[i], expected[i]);
+        if (on_vta) FUZZ_CHECK(out[i] == oracle[i], "vta exact add byte %zu: got %d, oracle %d", i, out[i], oracle[i]);
       } else {
         FUZZ_CHECK(out[i] == oracle[i], "vta add byte %zu: got %d, oracle %d, reference %d", i,
                    out[i], oracle[i], expected[i]);

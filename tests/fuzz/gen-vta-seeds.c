@@ -40,7 +40,7 @@ static int export_op(q8nn_backend_t backend, q8nn_operator_t op, const char* dir
   }
   char path[1024];
   snprintf(path, sizeof(path), "%s/%s.q8vta", dir, name);
-  struct q8nn_vta_device* device = q8nn_vta_backend_of(backend)->device;
+  struct q8nn_vta_device* device = q8nn_vta_backend_of(backend)->target.device;
   if (q8nn_vta_export_program_path(path, device, &state->program) != q8nn_status_success) {
     fprintf(stderr, "%s: export failed: %s\n", path, q8nn_vta_device_last_error(device));
     return 1;

@@ -1,70 +1,15 @@
 /* The VTA backend object: q8nn_create_vta_backend, the backend hooks and the counters. One
    simulated device (DRAM + scratchpads) per backend; every operator on it owns DRAM images and a
-   program recorded once at setup. Not thread-safe across operators of one backend. */
+   program recorded once at setup. Not thread-safe across operators of one backend. The top of the
+   accel/vta ladder: it dispatches to the lowerings (vta-lower-conv.h, vta-lower-add.h), which
+   never call back. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "accel/vta/vta-backend.h"
 
-uint64_t q8nn_vta_ktable_key(struct q8nn_vta_ktable* table, const struct q8nn_vta_kdesc* desc) {
-  for (size_t i = 0; i < table->count; i++) {
-    if (memcmp(&table->items[i], desc, sizeof(*desc)) == 0) return i;
-  }
-  if (table->count == table->capacity) {
-    const size_t capacity = table->capacity == 0 ? 16 : 2 * table->capacity;
-    struct q8nn_vta_kdesc* items = realloc(table->items, capacity * sizeof(*items));
-    if (items == NULL) return UINT64_MAX;
-    table->items = items;
-    table->capacity = capacity;
-  }
-  table->items[table->count] = *desc;
-  return table->count++;
-}
-
-void q8nn_vta_ktable_free(struct q8nn_vta_ktable* table) {
-  free(table->items);
-  memset(table, 0, sizeof(*table));
-}
-
-static enum q8nn_status record_alu(struct q8nn_vta_cmd* cmd, void* context) {
-  const struct q8nn_vta_kdesc* d = context;
-  const uint32_t* v = d->v;
-  enum q8nn_status st = q8nn_vta_uop_loop_begin(cmd, v[5], v[6], v[7], 0);
-  if (st == q8nn_status_success) st = q8nn_vta_uop_loop_begin(cmd, v[8], 1, v[9], 0);
-  if (st == q8nn_status_success) st = q8nn_vta_uop_push(cmd, 1, 0, v[3], v[4], 0, v[0], v[1], (int32_t) v[2]);
-  if (st == q8nn_status_success) st = q8nn_vta_uop_loop_end(cmd);
-  if (st == q8nn_status_success) st = q8nn_vta_uop_loop_end(cmd);
-  return st;
-}
-
-enum q8nn_status q8nn_vta_push_alu(struct q8nn_vta_cmd* cmd, struct q8nn_vta_ktable* table,
-                                   const struct q8nn_vta_alu_op* alu) {
-  struct q8nn_vta_kdesc d;
-  memset(&d, 0, sizeof(d));
-  d.kind = Q8NN_VTA_KIND_ALU;
-  /* With an immediate the source index is never read: use dst so it is in range. */
-  const uint32_t v[10] = {alu->opcode, alu->use_imm, (uint32_t) alu->imm, alu->dst, alu->use_imm ? alu->dst : alu->src,
-                          alu->outer, alu->dst_outer, alu->use_imm ? 0 : alu->src_outer, alu->inner,
-                          alu->use_imm ? 0 : alu->src_inner};
-  memcpy(d.v, v, sizeof(v));
-  const uint64_t key = q8nn_vta_ktable_key(table, &d);
-  if (key == UINT64_MAX) return q8nn_status_out_of_memory;
-  return q8nn_vta_push_alu_op(cmd, key, record_alu, &d);
-}
-
-enum q8nn_status q8nn_vta_run_program(struct q8nn_vta_backend* vta, struct q8nn_vta_op_state* state) {
-  struct q8nn_vta_run_info info;
-  memset(&info, 0, sizeof(info));
-  const enum q8nn_status status = q8nn_vta_program_run(vta->device, &state->program, &info);
-  if (status != q8nn_status_success) {
-    return Q8NN_ERROR(q8nn_status_backend_error, "VTA program fault: %s", q8nn_vta_device_last_error(vta->device));
-  }
-  vta->last_run = info; /* the device accumulates the counters of successful runs */
-  return q8nn_status_success;
-}
-
 static bool vta_supports(struct q8nn_backend* backend, const struct q8nn_operator* op) {
-  const struct q8nn_vta_backend* vta = q8nn_vta_backend_of(backend);
+  const struct q8nn_vta_target* vta = &q8nn_vta_backend_of(backend)->target;
   switch (op->type) {
     case q8nn_operator_type_convolution:
     case q8nn_operator_type_depthwise: return q8nn_vta_conv_supports(vta, op);
@@ -73,7 +18,7 @@ static bool vta_supports(struct q8nn_backend* backend, const struct q8nn_operato
   return false;
 }
 
-static void free_state(struct q8nn_vta_backend* vta, struct q8nn_vta_op_state* state) {
+static void free_state(struct q8nn_vta_target* vta, struct q8nn_vta_op_state* state) {
   if (state == NULL) return;
   if (state->has_program) q8nn_vta_program_release(vta->device, &state->program);
   const uint32_t addrs[5] = {state->in_addr, state->wgt_addr, state->const_addr, state->out_addr, state->b_addr};
@@ -86,12 +31,12 @@ static void free_state(struct q8nn_vta_backend* vta, struct q8nn_vta_op_state* s
 }
 
 static void vta_release(struct q8nn_backend* backend, struct q8nn_operator* op) {
-  free_state(q8nn_vta_backend_of(backend), op->backend_state);
+  free_state(&q8nn_vta_backend_of(backend)->target, op->backend_state);
   op->backend_state = NULL;
 }
 
 static enum q8nn_status vta_prepare(struct q8nn_backend* backend, struct q8nn_operator* op) {
-  struct q8nn_vta_backend* vta = q8nn_vta_backend_of(backend);
+  struct q8nn_vta_target* vta = &q8nn_vta_backend_of(backend)->target;
   /* Re-setup: a new shape or new pointers get a new program. */
   vta_release(backend, op);
   struct q8nn_vta_op_state* state = calloc(1, sizeof(*state));
@@ -107,7 +52,7 @@ static enum q8nn_status vta_prepare(struct q8nn_backend* backend, struct q8nn_op
 }
 
 static enum q8nn_status vta_run(struct q8nn_backend* backend, struct q8nn_operator* op, pthreadpool_t threadpool) {
-  struct q8nn_vta_backend* vta = q8nn_vta_backend_of(backend);
+  struct q8nn_vta_target* vta = &q8nn_vta_backend_of(backend)->target;
   struct q8nn_vta_op_state* state = op->backend_state;
   if (state == NULL) return Q8NN_ERROR(q8nn_status_invalid_state, "operator was not prepared for VTA");
   if (state->on_cpu) {
@@ -124,7 +69,7 @@ static bool vta_runs(const struct q8nn_backend* backend, const struct q8nn_opera
 
 static void vta_destroy(struct q8nn_backend* backend) {
   struct q8nn_vta_backend* vta = q8nn_vta_backend_of(backend);
-  q8nn_vta_device_delete(vta->device);
+  q8nn_vta_device_delete(vta->target.device);
   free(vta);
 }
 
@@ -149,22 +94,23 @@ enum q8nn_status q8nn_create_vta_backend(const struct q8nn_vta_config* config, q
   struct q8nn_vta_backend* vta = calloc(1, sizeof(*vta));
   if (vta == NULL) return Q8NN_ERROR(q8nn_status_out_of_memory, "VTA backend");
   char why[256] = "";
-  enum q8nn_status status = q8nn_vta_config_from_public(&vta->config, config, why, sizeof(why));
+  enum q8nn_status status = q8nn_vta_config_from_public(&vta->target.config, config, why, sizeof(why));
   if (status != q8nn_status_success) {
     free(vta);
     return Q8NN_ERROR(status, "VTA configuration: %s", why);
   }
-  if (vta->config.virtual_threads == 0) vta->config.virtual_threads = 2;
+  if (vta->target.config.virtual_threads == 0) vta->target.config.virtual_threads = 2;
   if (config != NULL && config->requantization > q8nn_vta_requant_16bit) {
     free(vta);
     return Q8NN_ERROR(q8nn_status_invalid_parameter, "requantization must be q8nn_vta_requant_exact or _16bit");
   }
-  vta->exact = config == NULL || config->requantization == q8nn_vta_requant_exact;
-  if (vta->config.log_inp_width != 3 || vta->config.log_wgt_width != 3 || vta->config.log_acc_width != 5) {
+  vta->target.exact = config == NULL || config->requantization == q8nn_vta_requant_exact;
+  const struct q8nn_vta_hw_config* cfg = &vta->target.config;
+  if (cfg->log_inp_width != 3 || cfg->log_wgt_width != 3 || cfg->log_acc_width != 5) {
     free(vta);
     return Q8NN_ERROR(q8nn_status_unsupported_parameter, "the lowerings need int8 INP/WGT and int32 ACC");
   }
-  status = q8nn_vta_device_create(&vta->config, &vta->device);
+  status = q8nn_vta_device_create(&vta->target.config, &vta->target.device);
   if (status != q8nn_status_success) {
     free(vta);
     return Q8NN_ERROR(status, "VTA device");
@@ -178,7 +124,7 @@ enum q8nn_status q8nn_create_vta_backend(const struct q8nn_vta_config* config, q
 enum q8nn_status q8nn_vta_get_stats(q8nn_backend_t backend, struct q8nn_vta_stats* stats) {
   if (backend == NULL || stats == NULL) return Q8NN_ERROR(q8nn_status_invalid_parameter, "backend or stats is NULL");
   if (!is_vta(backend)) return Q8NN_ERROR(q8nn_status_invalid_parameter, "not a VTA backend");
-  q8nn_vta_device_get_stats(q8nn_vta_backend_of(backend)->device, stats);
+  q8nn_vta_device_get_stats(q8nn_vta_backend_of(backend)->target.device, stats);
   return q8nn_status_success;
 }
 
@@ -186,8 +132,8 @@ enum q8nn_status q8nn_vta_reset_stats(q8nn_backend_t backend) {
   if (backend == NULL) return Q8NN_ERROR(q8nn_status_invalid_parameter, "backend is NULL");
   if (!is_vta(backend)) return Q8NN_ERROR(q8nn_status_invalid_parameter, "not a VTA backend");
   struct q8nn_vta_backend* vta = q8nn_vta_backend_of(backend);
-  q8nn_vta_device_reset_stats(vta->device);
-  memset(&vta->last_run, 0, sizeof(vta->last_run));
+  q8nn_vta_device_reset_stats(vta->target.device);
+  memset(&vta->target.last_run, 0, sizeof(vta->target.last_run));
   return q8nn_status_success;
 }
 
@@ -196,5 +142,5 @@ struct q8nn_vta_op_state* q8nn_vta_op_state_of(struct q8nn_operator* op) {
 }
 
 const struct q8nn_vta_run_info* q8nn_vta_last_run(q8nn_backend_t backend) {
-  return is_vta(backend) ? &q8nn_vta_backend_of(backend)->last_run : NULL;
+  return is_vta(backend) ? &q8nn_vta_backend_of(backend)->target.last_run : NULL;
 }

@@ -8,108 +8,18 @@
 #include <stdint.h>
 
 #include "accel/backend.h"
-#include "accel/vta/vta-requant.h"
-#include "accel/vta/vta-runtime.h"
-#include "operator.h"
+#include "accel/vta/vta-lower-add.h"
+#include "accel/vta/vta-lower-conv.h"
+#include "accel/vta/vta-lower.h"
 
 struct q8nn_vta_backend {
-  struct q8nn_backend base; /* first: a q8nn_backend_t points here */
-  struct q8nn_vta_hw_config config;
-  struct q8nn_vta_device* device;
-  struct q8nn_vta_run_info last_run;  /* counters of the most recent program run */
-  bool exact;                         /* conv/depthwise requantize exactly (q8nn_vta_requant_exact) */
-};
-
-/* Micro-op kernels are keyed by their descriptor: equal descriptors are equal kernels. */
-#define Q8NN_VTA_KDESC_WORDS 24
-struct q8nn_vta_kdesc {
-  uint32_t kind;
-  uint32_t v[Q8NN_VTA_KDESC_WORDS];
-};
-struct q8nn_vta_ktable {
-  struct q8nn_vta_kdesc* items;
-  size_t count, capacity;
-};
-/* Index of desc in the table (added when new); UINT64_MAX when out of memory. */
-Q8NN_INTERNAL uint64_t q8nn_vta_ktable_key(struct q8nn_vta_ktable* table, const struct q8nn_vta_kdesc* desc);
-Q8NN_INTERNAL void q8nn_vta_ktable_free(struct q8nn_vta_ktable* table);
-
-/* One ALU instruction of a single micro-op (dst, src) with two loops: outer (extent, dst factor,
-   src factor) and inner (extent, dst factor 1, src factor src_inner). use_imm: src is ignored. */
-#define Q8NN_VTA_KIND_ALU 3u
-struct q8nn_vta_alu_op {
-  uint32_t opcode;
-  bool use_imm;
-  int32_t imm;
-  uint32_t dst, src;
-  uint32_t outer, dst_outer, src_outer;
-  uint32_t inner, src_inner;
-};
-Q8NN_INTERNAL enum q8nn_status q8nn_vta_push_alu(struct q8nn_vta_cmd* cmd, struct q8nn_vta_ktable* table,
-                                                 const struct q8nn_vta_alu_op* alu);
-
-/* Conv / depthwise tiling (chosen at prepare, docs/vta-backend.md "Tiling"). */
-struct q8nn_vta_conv_plan {
-  bool depthwise;                   /* block-diagonal mapping: output block k reads input block k */
-  uint32_t vt;                      /* virtual threads */
-  uint32_t ib, ob, nb;              /* input / output / batch blocks */
-  uint32_t hp, wp;                  /* padded input image */
-  uint32_t oh, ow;
-  uint32_t obg, ibc, rows, cols;    /* tile: output blocks, input blocks, output rows, output cols */
-  bool weights_resident;            /* all weights loaded once */
-  bool clamp_needed, s1_needed;     /* some channel needs the pre-clamp / pre-shift */
-  bool final_clamp;                 /* some channel needs the output clamp as separate ALU steps */
-  bool exact;                       /* exact requantization (vta-requant.h), else 16-bit */
-  bool ls_needed, sign_needed, sign_mixed; /* exact: some channel shifts left / needs the sign step / not all do */
-  uint32_t const_rows;              /* constant ACC rows per output block (7 or 12) */
-  uint32_t regions;                 /* ACC rows per output pixel-block: 1 (16-bit), 4 or 5 (exact) */
-  uint64_t est_cycles;              /* the planner's estimate */
-};
-
-struct q8nn_vta_op_state {
-  struct q8nn_vta_program program;
-  bool has_program;
-  bool on_cpu; /* prepare found the shape beyond the lowering's limits: the CPU plan runs */
-  /* DRAM images (physical addresses, 0 = none) */
-  uint32_t in_addr, wgt_addr, const_addr, out_addr, b_addr;
-  size_t in_bytes, out_bytes, b_bytes;
-  /* conv */
-  struct q8nn_vta_conv_plan plan;
-  struct q8nn_vta_conv_requant* requant; /* per output channel (padded to whole blocks), 16-bit mode */
-  struct q8nn_vta_conv_exact* exact;     /* per output channel (padded to whole blocks), exact mode */
-  /* add */
-  struct q8nn_vta_add_requant add;
-  size_t add_rows;       /* ACC rows per operand image */
-  size_t add_elements;   /* output elements */
+  struct q8nn_backend base;      /* first: a q8nn_backend_t points here */
+  struct q8nn_vta_target target; /* what the lowerings record for */
 };
 
 static inline struct q8nn_vta_backend* q8nn_vta_backend_of(struct q8nn_backend* backend) {
   return (struct q8nn_vta_backend*) backend;
 }
-
-/* Lowerings (vta-lower-conv.c, vta-lower-add.c). supports: a pure check on the created operator.
-   prepare: fills state (DRAM images, program). run: relayout in, run, relayout out. */
-Q8NN_INTERNAL bool q8nn_vta_conv_supports(const struct q8nn_vta_backend* vta, const struct q8nn_operator* op);
-Q8NN_INTERNAL enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_backend* vta, struct q8nn_operator* op,
-                                                     struct q8nn_vta_op_state* state);
-Q8NN_INTERNAL enum q8nn_status q8nn_vta_conv_run(struct q8nn_vta_backend* vta, struct q8nn_operator* op,
-                                                 struct q8nn_vta_op_state* state);
-/* The per-channel constants of an operator (supports and the tests' oracle). requant holds
-   round_up(channels, block_out) entries. false when unsupported. */
-Q8NN_INTERNAL bool q8nn_vta_conv_requant_table(const struct q8nn_operator* op, size_t padded_channels,
-                                               struct q8nn_vta_conv_requant* requant);
-Q8NN_INTERNAL bool q8nn_vta_conv_exact_table(const struct q8nn_operator* op, size_t padded_channels,
-                                             struct q8nn_vta_conv_exact* exact);
-
-Q8NN_INTERNAL bool q8nn_vta_add_supports(const struct q8nn_vta_backend* vta, const struct q8nn_operator* op);
-Q8NN_INTERNAL bool q8nn_vta_add_requant_of(const struct q8nn_operator* op, struct q8nn_vta_add_requant* r);
-Q8NN_INTERNAL enum q8nn_status q8nn_vta_add_prepare(struct q8nn_vta_backend* vta, struct q8nn_operator* op,
-                                                    struct q8nn_vta_op_state* state);
-Q8NN_INTERNAL enum q8nn_status q8nn_vta_add_run(struct q8nn_vta_backend* vta, struct q8nn_operator* op,
-                                                struct q8nn_vta_op_state* state);
-
-/* Runs state->program and accumulates the counters; backend_error on a program fault. */
-Q8NN_INTERNAL enum q8nn_status q8nn_vta_run_program(struct q8nn_vta_backend* vta, struct q8nn_vta_op_state* state);
 
 /* For tests and benchmarks: the state of an operator on the VTA backend (NULL otherwise), and
    the counters of the last program run. */

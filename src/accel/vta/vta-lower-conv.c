@@ -14,12 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "accel/vta/vta-backend.h"
+#include "accel/vta/vta-lower-conv.h"
 
 enum { kind_gemm = 1, kind_reset = 2 }; /* 3: Q8NN_VTA_KIND_ALU */
 
 struct conv_shape {
-  bool depthwise;
+  bool depthwise; /* one input channel per group: output block k reads input block k / dm */
+  uint32_t dm;
   uint32_t batch, in_h, in_w, cin, cout, groups, gic, goc;
   uint32_t kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
   uint32_t oh, ow, taps;
@@ -34,6 +35,7 @@ static void shape_of(const struct q8nn_operator* op, struct conv_shape* s) {
   s->cin = s->groups * s->gic;
   s->cout = s->groups * s->goc;
   s->depthwise = s->gic == 1 && s->goc == 1;
+  s->dm = 1;
   s->kh = g->kernel_height, s->kw = g->kernel_width;
   s->sh = g->stride_height, s->sw = g->stride_width;
   s->dh = g->dilation_height, s->dw = g->dilation_width;
@@ -44,9 +46,37 @@ static void shape_of(const struct q8nn_operator* op, struct conv_shape* s) {
   s->oh = (uint32_t) op->output_height, s->ow = (uint32_t) op->output_width;
 }
 
+/* Depth multiplier dm > 1 (one input channel per group, dm outputs each): when dm divides the
+   block and the output blocks (ob = ib * dm then), output block k reads only input block k / dm,
+   a banded weight element, instead of dense weights over all input blocks with zero blocks
+   (ib times the GEMM work). */
+static void banded_shape(struct conv_shape* s, uint32_t bo) {
+  if (s->gic != 1 || s->goc <= 1 || bo % s->goc != 0) return;
+  if (((s->cout + bo - 1) / bo) % s->goc != 0) return;
+  s->depthwise = true;
+  s->dm = s->goc;
+}
+
 static uint32_t div_up(uint32_t n, uint32_t d) { return (n + d - 1) / d; }
 static uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 static uint32_t max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
+
+/* A dense convolution with few input channels (the 3-channel first layer: 9 taps x 1 block of 16
+   lanes, 3 used) packs its taps into the input blocks instead: the host writes an im2col image
+   (per output pixel, lane k = tap * cin + c, padding = the input zero point) and the GEMM is a 1x1
+   convolution over ceil(taps * cin / 16) blocks. Returns that GEMM's shape when it issues fewer
+   GEMM micro-ops per pixel than the tap loop. */
+static bool packed_shape(const struct conv_shape* s, uint32_t bi, struct conv_shape* g) {
+  if (s->depthwise || s->groups != 1 || s->taps == 1 || s->cin >= bi) return false;
+  const uint32_t blocks = div_up(s->taps * s->cin, bi);
+  if (blocks >= s->taps * div_up(s->cin, bi) || blocks > 16) return false;
+  *g = *s;
+  g->cin = g->gic = blocks * bi;
+  g->kh = g->kw = g->sh = g->sw = g->dh = g->dw = g->taps = 1;
+  g->pt = g->pl = g->pb = g->pr = 0;
+  g->in_h = s->oh, g->in_w = s->ow;
+  return true;
+}
 
 /* Weight of output channel oc, input channel ic (both global), tap; 0 outside oc's group. */
 static int8_t weight_at(const struct q8nn_operator* op, const struct conv_shape* s, uint32_t oc, uint32_t ic,
@@ -171,6 +201,41 @@ static uint32_t alu_steps(const struct q8nn_vta_conv_plan* p) {
          (p->final_clamp ? 2 : 0);
 }
 
+/* The planner's cycle estimate: the three modules of one candidate tiling run through the
+   program's token protocol (vt credits between load and compute per chunk, vt between compute and
+   store per tile) for the first few tiles, and the steady-state time per tile extrapolates the
+   rest. A max(load, compute, store) estimate assumed perfect overlap; with the ALU phase at the end
+   of each tile and only vt chunks of prefetch, load-heavy GEMM phases and compute-heavy ALU phases
+   alternate and the slower one shows (the 7x7 and 14x14 layers lost 1.3-1.5x to this). */
+struct pipe_costs {
+  uint64_t load, reset, gemm, alu, store; /* cycles per chunk (load, gemm) or per tile */
+};
+static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static uint64_t simulate_pipeline(const struct pipe_costs* k, uint64_t tiles, uint64_t chunks, uint32_t vt) {
+  enum { max_vt = 2, sim_tiles = 12 };
+  uint64_t gemm_done[max_vt] = {0, 0}, store_done[max_vt] = {0, 0};
+  uint64_t t_load = 0, t_comp = 0, t_store = 0, at_half = 0;
+  const uint64_t n = tiles < sim_tiles ? tiles : sim_tiles;
+  uint64_t g = 0;
+  for (uint64_t t = 0; t < n; t++) {
+    if (t == n / 2) at_half = t_store;
+    for (uint64_t ch = 0; ch < chunks; ch++, g++) {
+      t_load = max_u64(t_load, gemm_done[g % vt]) + k->load;
+      uint64_t start = max_u64(t_comp, t_load);
+      if (ch == 0) start = max_u64(start, store_done[t % vt]) + k->reset;
+      t_comp = start + k->gemm;
+      gemm_done[g % vt] = t_comp;
+    }
+    t_comp += k->alu;
+    t_store = max_u64(t_store, t_comp) + k->store;
+    store_done[t % vt] = t_store;
+  }
+  if (n == tiles) return t_store;
+  /* steady state: the second half of the simulated tiles */
+  const uint64_t per_tile = (t_store - at_half) / (n - n / 2);
+  return t_store + (tiles - n) * per_tile;
+}
+
 /* best arrives with the requantization fields set (exact, flags, const_rows, regions). */
 static bool plan_conv(const struct q8nn_vta_hw_config* cfg, const struct conv_shape* s,
                       struct q8nn_vta_conv_plan* best) {
@@ -180,46 +245,48 @@ static bool plan_conv(const struct q8nn_vta_hw_config* cfg, const struct conv_sh
   p.vt = vt;
   p.ib = div_up(s->cin, bi);
   p.ob = div_up(s->cout, bo);
-  if (p.depthwise) p.ib = p.ob;
+  if (p.depthwise) p.ib = p.ob / s->dm;
+  p.dm = p.depthwise ? s->dm : 1;
+  /* Groups of whole blocks (Cin/G and Cout/G multiples of 16) run as per-group convolutions: an
+     output block reads only its group's input blocks. Otherwise dense weights with zero blocks. */
+  const bool grouped = !p.depthwise && s->groups > 1 && s->gic % bi == 0 && s->goc % bo == 0;
+  p.wib = grouped ? s->gic / bi : p.ib;
+  p.gob = grouped ? s->goc / bo : p.ob;
   p.nb = div_up(s->batch, cfg->batch);
   p.hp = s->in_h + s->pt + s->pb;
   p.wp = s->in_w + s->pl + s->pr;
   p.oh = s->oh, p.ow = s->ow;
-  const uint64_t total_wgt = (uint64_t) p.ob * (p.depthwise ? 1 : p.ib) * s->taps;
+  const uint64_t total_wgt = (uint64_t) p.ob * (p.depthwise ? 1 : p.wib) * s->taps;
   p.weights_resident = total_wgt <= cfg->wgt_depth;
   struct budgets b = {cfg->inp_depth / vt, p.weights_resident ? cfg->wgt_depth : cfg->wgt_depth / vt,
                       cfg->acc_depth, cfg->uop_depth / 4, p.const_rows, p.regions};
   const uint64_t inp_elem = cfg->inp_elem_bytes, out_elem = cfg->out_elem_bytes, wgt_elem = cfg->wgt_elem_bytes;
   const uint64_t bw = cfg->dram_bytes_per_cycle, lat = cfg->dram_latency_cycles;
   bool found = false;
-  const uint32_t ibc_max = p.depthwise ? 1 : p.ib;
+  const uint32_t ibc_max = p.depthwise ? 1 : p.wib;
   for (uint32_t obg = 1; obg <= p.ob; obg++) {
     /* Only group sizes that split the blocks evenly or leave the fewest groups matter. */
-    if (obg != p.ob && div_up(p.ob, obg) == div_up(p.ob, obg + 1)) continue;
+    if (grouped ? p.gob % obg != 0 : obg != p.ob && div_up(p.ob, obg) == div_up(p.ob, obg + 1)) continue;
+    if (obg % p.dm != 0) continue; /* banded: whole input blocks per group */
     for (uint32_t ibc = 1; ibc <= ibc_max; ibc++) {
-      if (ibc != p.ib && !p.depthwise && div_up(p.ib, ibc) == div_up(p.ib, ibc + 1)) continue;
-      const uint32_t blocks = p.depthwise ? obg : ibc;
+      if (ibc != p.wib && !p.depthwise && div_up(p.wib, ibc) == div_up(p.wib, ibc + 1)) continue;
+      const uint32_t blocks = p.depthwise ? obg / p.dm : ibc;
       const uint64_t chunk_wgt = (uint64_t) obg * (p.depthwise ? 1 : ibc) * s->taps;
       if (!p.weights_resident && chunk_wgt > b.wgt) continue;
       uint32_t rows, cols;
       if (!fit_tile(s, &b, p.wp, vt, obg, blocks, &rows, &cols)) continue;
       const uint64_t pix = (uint64_t) rows * cols, ppix = pix < 3 ? 3 : pix;
       const uint64_t tiles = (uint64_t) p.nb * div_up(p.ob, obg) * div_up(s->oh, rows) * div_up(s->ow, cols);
-      const uint64_t chunks = p.depthwise ? 1 : div_up(p.ib, ibc);
+      const uint64_t chunks = p.depthwise ? 1 : div_up(p.wib, ibc);
       const uint64_t in_bytes = (uint64_t) blocks * in_rows_of(s, rows) * in_cols_of(s, p.wp, cols) * inp_elem;
       const uint64_t load = lat + in_bytes / bw + (p.weights_resident ? 0 : lat + chunk_wgt * wgt_elem / bw);
       const uint64_t gemm = chunk_wgt * ppix + 2;
-      const uint64_t alu = 2 * alu_steps(&p) * obg * ppix + p.regions * obg * ppix;
-      const uint64_t store = lat + obg * pix * out_elem / bw;
-      const uint64_t l = tiles * chunks * load, c = tiles * (chunks * gemm + alu), st = tiles * store;
-      uint64_t est;
-      if (vt > 1) {
-        est = l > c ? l : c;
-        est = est > st ? est : st;
-        est += (l + c + st) / tiles;
-      } else {
-        est = l + c + st;
-      }
+      const uint64_t steps = alu_steps(&p);
+      const struct pipe_costs k = {load, (uint64_t) p.regions * obg * ppix + 1, gemm,
+                                   2 * steps * obg * ppix + steps, lat + obg * pix * out_elem / bw};
+      const uint64_t l = tiles * chunks * load, cc = tiles * (chunks * gemm + k.reset + k.alu), st = tiles * k.store;
+      const uint64_t overlap = max_u64(max_u64(l, cc), st) + (l + cc + st) / tiles;
+      const uint64_t est = max_u64(simulate_pipeline(&k, tiles, chunks, vt), vt > 1 ? overlap : l + cc + st);
       if (!found || est < best->est_cycles) {
         p.obg = obg, p.ibc = p.depthwise ? obg : ibc, p.rows = rows, p.cols = cols, p.est_cycles = est;
         *best = p;
@@ -232,21 +299,23 @@ static bool plan_conv(const struct q8nn_vta_hw_config* cfg, const struct conv_sh
 
 /* ---- support check ------------------------------------------------------------------------- */
 
-bool q8nn_vta_conv_supports(const struct q8nn_vta_backend* vta, const struct q8nn_operator* op) {
+bool q8nn_vta_conv_supports(const struct q8nn_vta_target* vta, const struct q8nn_operator* op) {
   const struct q8nn_vta_hw_config* cfg = &vta->config;
   if (op->kernel == NULL || op->bias == NULL || op->multiplier == NULL || op->shift == NULL) return false;
   /* VTA's requantization derives from TFLite's fixed-point multipliers; XNNPACK's fp32 has none */
   if (op->rounding == q8nn_rounding_fp32) return false;
   if (cfg->block_in != cfg->block_out) return false;
-  struct conv_shape s;
+  struct conv_shape s, g;
   shape_of(op, &s);
-  /* The smallest tile must fit: one output block, one input block, 3 pixels of one column. */
+  /* The smallest tile of the GEMM's shape (packed taps where prepare packs them) must fit: one
+     output block, one input block, 3 pixels of one column. */
+  if (!packed_shape(&s, cfg->block_in, &g)) g = s;
   const uint32_t vt = cfg->virtual_threads;
-  const uint64_t in_rows = (uint64_t) s.dh * (s.kh - 1) + 1, in_cols = (uint64_t) s.dw * (s.kw - 1) + 1;
+  const uint64_t in_rows = (uint64_t) g.dh * (g.kh - 1) + 1, in_cols = (uint64_t) g.dw * (g.kw - 1) + 1;
   const uint32_t const_rows = vta->exact ? Q8NN_VTA_CONV_EXACT_ROWS : Q8NN_VTA_CONV_REQUANT_ROWS;
   const uint32_t regions = vta->exact ? 5 : 1;
-  if (in_rows * in_cols > cfg->inp_depth / vt || s.taps * 3 > cfg->uop_depth / 4 ||
-      s.taps > cfg->wgt_depth / vt || const_rows + 3 * vt * regions > cfg->acc_depth) {
+  if (in_rows * in_cols > cfg->inp_depth / vt || g.taps * 3 > cfg->uop_depth / 4 ||
+      g.taps > cfg->wgt_depth / vt || const_rows + 3 * vt * regions > cfg->acc_depth) {
     return false;
   }
   const size_t padded = (size_t) div_up(s.cout, cfg->block_out) * cfg->block_out;
@@ -291,10 +360,16 @@ static enum q8nn_status record_kernel(struct q8nn_vta_cmd* cmd, void* context) {
     case kind_gemm: {
       const uint32_t dst = v[0], src = v[1], wgt = v[2], pix = v[3], ppix = v[4], cols = v[5], in_cols = v[6],
                      in_rows = v[7], sh = v[8], sw = v[9], dh = v[10], dw = v[11], kh = v[12], kw = v[13],
-                     obg = v[14], ibc = v[15], wf_ob = v[16], depthwise = v[17];
+                     obg = v[14], ibc = v[15], wf_ob = v[16], depthwise = v[17], dm = v[18];
       const uint32_t block = in_rows * in_cols;
-      st = loop_begin(cmd, obg, ppix, depthwise ? block : 0, wf_ob);
-      if (st == q8nn_status_success && !depthwise) st = loop_begin(cmd, ibc, 0, block, kh * kw);
+      if (depthwise && dm > 1) {
+        /* banded: input blocks outer (dm output blocks each), their dm output blocks inner */
+        st = loop_begin(cmd, obg / dm, dm * ppix, block, dm * wf_ob);
+        if (st == q8nn_status_success) st = loop_begin(cmd, dm, ppix, 0, wf_ob);
+      } else {
+        st = loop_begin(cmd, obg, ppix, depthwise ? block : 0, wf_ob);
+        if (st == q8nn_status_success && !depthwise) st = loop_begin(cmd, ibc, 0, block, kh * kw);
+      }
       for (uint32_t y = 0; y < kh && st == q8nn_status_success; y++) {
         for (uint32_t x = 0; x < kw && st == q8nn_status_success; x++) {
           for (uint32_t p = 0; p < ppix && st == q8nn_status_success; p++) {
@@ -307,7 +382,7 @@ static enum q8nn_status record_kernel(struct q8nn_vta_cmd* cmd, void* context) {
         }
       }
       if (st == q8nn_status_success) st = q8nn_vta_uop_loop_end(cmd);
-      if (st == q8nn_status_success && !depthwise) st = q8nn_vta_uop_loop_end(cmd);
+      if (st == q8nn_status_success && (!depthwise || dm > 1)) st = q8nn_vta_uop_loop_end(cmd);
       return st;
     }
     case kind_reset:
@@ -341,54 +416,15 @@ static void alu(struct lower* lw, uint32_t opcode, bool use_imm, int32_t imm, ui
   lw->status = q8nn_vta_push_alu(lw->cmd, &lw->kernels, &a);
 }
 
-/* dst region op= src region, element by element (regions of obg blocks x ppix rows). */
-static void alu_rr(struct lower* lw, uint32_t opcode, uint32_t dst, uint32_t src, uint32_t obg, uint32_t ppix) {
-  if (lw->status != q8nn_status_success) return;
-  const struct q8nn_vta_alu_op a = {opcode, false, 0, dst, src, obg, ppix, ppix, ppix, 1};
-  lw->status = q8nn_vta_push_alu(lw->cmd, &lw->kernels, &a);
-}
-
 /* The exact requantization of one tile (vta-requant.h): regions X (the accumulators), A, B, C, D
    of obg*ppix rows each, zeroed by the GEMM reset; constants k of block j at row k + 12*j. */
-enum { ex_c_bias, ex_lo, ex_hi, ex_neg_ls, ex_half, ex_mh, ex_ml, ex_mh2, ex_cm, ex_sg, ex_hh, ex_rs };
 static void requantize_exact(struct lower* lw, const struct q8nn_vta_conv_plan* p, const struct q8nn_operator* op,
                              uint32_t x, uint32_t obg, uint32_t ppix) {
-  const uint32_t n = obg * ppix, a = x + n, b = x + 2 * n, c = x + 3 * n, d = x + 4 * n;
-  alu(lw, q8nn_vta_alu_add, false, 0, x, ex_c_bias, obg, ppix);
-  if (p->clamp_needed) {
-    alu(lw, q8nn_vta_alu_max, false, 0, x, ex_lo, obg, ppix);
-    alu(lw, q8nn_vta_alu_min, false, 0, x, ex_hi, obg, ppix);
-  }
-  if (p->ls_needed) alu(lw, q8nn_vta_alu_shr, false, 0, x, ex_neg_ls, obg, ppix);
-  alu_rr(lw, q8nn_vta_alu_add, a, x, obg, ppix);                  /* A = t */
-  alu(lw, q8nn_vta_alu_shr, true, -16, a, 0, obg, ppix);
-  alu(lw, q8nn_vta_alu_shr, true, 16, a, 0, obg, ppix);           /* A = tl */
-  alu(lw, q8nn_vta_alu_add, false, 0, x, ex_half, obg, ppix);
-  alu(lw, q8nn_vta_alu_shr, true, 16, x, 0, obg, ppix);           /* X = th */
-  alu_rr(lw, q8nn_vta_alu_add, b, a, obg, ppix);                  /* B = tl */
-  alu_rr(lw, q8nn_vta_alu_add, c, x, obg, ppix);                  /* C = th */
-  alu(lw, q8nn_vta_alu_mul, false, 0, b, ex_ml, obg, ppix);
-  alu(lw, q8nn_vta_alu_shr, true, 16, b, 0, obg, ppix);           /* B = floor(tl*Ml / 2^16) */
-  alu(lw, q8nn_vta_alu_mul, false, 0, a, ex_mh, obg, ppix);
-  alu_rr(lw, q8nn_vta_alu_add, a, b, obg, ppix);
-  alu(lw, q8nn_vta_alu_mul, false, 0, c, ex_ml, obg, ppix);
-  alu_rr(lw, q8nn_vta_alu_add, a, c, obg, ppix);
-  alu(lw, q8nn_vta_alu_add, false, 0, a, ex_cm, obg, ppix);
-  alu(lw, q8nn_vta_alu_shr, true, 15, a, 0, obg, ppix);
-  alu(lw, q8nn_vta_alu_mul, false, 0, x, ex_mh2, obg, ppix);
-  alu_rr(lw, q8nn_vta_alu_add, x, a, obg, ppix);                  /* X = Y */
-  if (p->sign_needed) {
-    alu_rr(lw, q8nn_vta_alu_add, d, x, obg, ppix);
-    alu(lw, q8nn_vta_alu_shr, true, 31, d, 0, obg, ppix);
-    if (p->sign_mixed) alu(lw, q8nn_vta_alu_mul, false, 0, d, ex_sg, obg, ppix);
-    alu_rr(lw, q8nn_vta_alu_add, x, d, obg, ppix);
-  }
-  alu(lw, q8nn_vta_alu_add, false, 0, x, ex_hh, obg, ppix);
-  alu(lw, q8nn_vta_alu_shr, false, 0, x, ex_rs, obg, ppix);
-  if (p->final_clamp) {
-    alu(lw, q8nn_vta_alu_max, true, op->conv_params.output_min, x, 0, obg, ppix);
-    alu(lw, q8nn_vta_alu_min, true, op->conv_params.output_max, x, 0, obg, ppix);
-  }
+  if (lw->status != q8nn_status_success) return;
+  const struct q8nn_vta_exact_steps steps = {true, p->clamp_needed, p->ls_needed, p->sign_needed, p->sign_mixed,
+                                             p->final_clamp, op->conv_params.output_min,
+                                             op->conv_params.output_max, lw->const_rows};
+  lw->status = q8nn_vta_push_exact_requant(lw->cmd, &lw->kernels, &steps, x, x + obg * ppix, obg, ppix);
 }
 
 #define CHECK_CMD(call)                                       \
@@ -396,7 +432,7 @@ static void requantize_exact(struct lower* lw, const struct q8nn_vta_conv_plan* 
     if (lw.status == q8nn_status_success) lw.status = (call); \
   } while (0)
 
-static enum q8nn_status record_program(struct q8nn_vta_backend* vta, const struct q8nn_operator* op,
+static enum q8nn_status record_program(struct q8nn_vta_target* vta, const struct q8nn_operator* op,
                                        const struct conv_shape* s, struct q8nn_vta_op_state* st) {
   const struct q8nn_vta_hw_config* cfg = &vta->config;
   const struct q8nn_vta_conv_plan* p = &st->plan;
@@ -407,15 +443,10 @@ static enum q8nn_status record_program(struct q8nn_vta_backend* vta, const struc
   const uint32_t const_rows = R * p->obg;
   const uint32_t acc_half = (cfg->acc_depth - const_rows) / vt;
   const uint32_t n_groups = div_up(p->ob, p->obg);
-  const uint32_t wgt_total = p->ob * (p->depthwise ? 1 : p->ib) * taps;
   struct lower lw = {NULL, {NULL, 0, 0}, q8nn_status_success, R};
   enum q8nn_status status = q8nn_vta_cmd_create(vta->device, &lw.cmd);
   if (status != q8nn_status_success) return status;
 
-  if (p->weights_resident) {
-    CHECK_CMD(q8nn_vta_load_buffer_2d(lw.cmd, st->wgt_addr, 0, wgt_total, 1, wgt_total, 0, 0, 0, 0, 0,
-                                      q8nn_vta_mem_wgt));
-  }
   if (n_groups == 1) {
     CHECK_CMD(q8nn_vta_load_buffer_2d(lw.cmd, st->const_addr, 0, const_rows, 1, const_rows, 0, 0, 0, 0, 0,
                                       q8nn_vta_mem_acc));
@@ -444,11 +475,13 @@ static enum q8nn_status record_program(struct q8nn_vta_backend* vta, const struc
           const uint32_t in_cols = p->cols == p->ow ? p->wp : (cols_t - 1) * s->sw + s->dw * (s->kw - 1) + 1;
           const uint32_t y0 = r0 * s->sh, x0 = c0 * s->sw;
           const uint32_t acc_base = const_rows + (uint32_t) (tile_index % vt) * acc_half;
-          const uint32_t chunks = p->depthwise ? 1 : div_up(p->ib, p->ibc);
+          const uint32_t chunks = p->depthwise ? 1 : div_up(p->wib, p->ibc);
           for (uint32_t ch = 0; ch < chunks && lw.status == q8nn_status_success; ch++) {
             const uint32_t h = (uint32_t) (chunk_index % vt);
-            const uint32_t ib0 = p->depthwise ? ob0 : ch * p->ibc;
-            const uint32_t blocks = p->depthwise ? obg_t : min_u32(p->ibc, p->ib - ib0);
+            /* cib: the chunk's first block within an output block's weights; ib0: in the image */
+            const uint32_t cib = ch * p->ibc;
+            const uint32_t ib0 = p->depthwise ? ob0 / p->dm : (ob0 / p->gob) * p->wib + cib;
+            const uint32_t blocks = p->depthwise ? obg_t / p->dm : min_u32(p->ibc, p->wib - cib);
             const uint32_t inp_base = h * inp_half;
             /* load module */
             CHECK_CMD(q8nn_vta_dep_pop(lw.cmd, q8nn_vta_stage_compute, q8nn_vta_stage_load));
@@ -466,8 +499,21 @@ static enum q8nn_status record_program(struct q8nn_vta_backend* vta, const struc
             }
             uint32_t wgt_base, wf_ob;
             if (p->weights_resident) {
-              wgt_base = p->depthwise ? ob0 * taps : (ob0 * p->ib + ib0) * taps;
-              wf_ob = p->depthwise ? taps : p->ib * taps;
+              /* Resident weights stay in WGT for the whole program, laid out [group][chunk][obg][blocks]
+                 [taps], and each (group, chunk) part is loaded by the first tile that uses it: the
+                 first GEMM waits for its own weights only, not for the whole tensor (on the 7x7
+                 layers that load was most of the cycles). */
+              wgt_base = p->depthwise ? ob0 * taps : (ob0 * p->wib + cib * obg_t) * taps;
+              wf_ob = p->depthwise ? taps : blocks * taps;
+              if (nb == 0 && r0 == 0 && c0 == 0) {
+                if (p->depthwise) {
+                  CHECK_CMD(q8nn_vta_load_buffer_2d(lw.cmd, st->wgt_addr, ob0 * taps, obg_t * taps, 1, obg_t * taps,
+                                                    0, 0, 0, 0, wgt_base, q8nn_vta_mem_wgt));
+                } else {
+                  CHECK_CMD(q8nn_vta_load_buffer_2d(lw.cmd, st->wgt_addr, (ob0 * p->wib + cib) * taps, blocks * taps,
+                                                    obg_t, p->wib * taps, 0, 0, 0, 0, wgt_base, q8nn_vta_mem_wgt));
+                }
+              }
             } else {
               wgt_base = h * wgt_half;
               if (p->depthwise) {
@@ -476,8 +522,8 @@ static enum q8nn_status record_program(struct q8nn_vta_backend* vta, const struc
                                                   0, 0, 0, 0, wgt_base, q8nn_vta_mem_wgt));
               } else {
                 wf_ob = blocks * taps;
-                CHECK_CMD(q8nn_vta_load_buffer_2d(lw.cmd, st->wgt_addr, (ob0 * p->ib + ib0) * taps, blocks * taps,
-                                                  obg_t, p->ib * taps, 0, 0, 0, 0, wgt_base, q8nn_vta_mem_wgt));
+                CHECK_CMD(q8nn_vta_load_buffer_2d(lw.cmd, st->wgt_addr, (ob0 * p->wib + cib) * taps, blocks * taps,
+                                                  obg_t, p->wib * taps, 0, 0, 0, 0, wgt_base, q8nn_vta_mem_wgt));
               }
             }
             CHECK_CMD(q8nn_vta_dep_push(lw.cmd, q8nn_vta_stage_load, q8nn_vta_stage_compute));
@@ -494,9 +540,9 @@ static enum q8nn_status record_program(struct q8nn_vta_backend* vta, const struc
             }
             memset(&d, 0, sizeof(d));
             d.kind = kind_gemm;
-            const uint32_t g[18] = {acc_base, inp_base, wgt_base, pix, ppix, cols_t, in_cols, in_rows,
+            const uint32_t g[19] = {acc_base, inp_base, wgt_base, pix, ppix, cols_t, in_cols, in_rows,
                                     s->sh, s->sw, s->dh, s->dw, s->kh, s->kw, obg_t,
-                                    p->depthwise ? 0 : blocks, wf_ob, p->depthwise};
+                                    p->depthwise ? 0 : blocks, wf_ob, p->depthwise, p->dm};
             memcpy(d.v, g, sizeof(g));
             push_kernel(&lw, true, &d);
             CHECK_CMD(q8nn_vta_dep_push(lw.cmd, q8nn_vta_stage_compute, q8nn_vta_stage_load));
@@ -558,16 +604,17 @@ static enum q8nn_status record_program(struct q8nn_vta_backend* vta, const struc
 
 /* ---- prepare / run ------------------------------------------------------------------------- */
 
-static enum q8nn_status alloc_image(struct q8nn_vta_backend* vta, size_t bytes, uint32_t* addr) {
+static enum q8nn_status alloc_image(struct q8nn_vta_target* vta, size_t bytes, uint32_t* addr) {
   if (bytes == 0 || bytes > (size_t) 1 << 31) return q8nn_status_unsupported_parameter;
   return q8nn_vta_dram_alloc(vta->device, bytes, addr);
 }
 
-enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_backend* vta, struct q8nn_operator* op,
+enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_target* vta, struct q8nn_operator* op,
                                        struct q8nn_vta_op_state* st) {
   const struct q8nn_vta_hw_config* cfg = &vta->config;
   struct conv_shape s;
   shape_of(op, &s);
+  banded_shape(&s, cfg->block_out);
   struct q8nn_vta_conv_plan* p = &st->plan;
   const uint32_t B = cfg->batch, bi = cfg->block_in, bo = cfg->block_out, taps = s.taps;
   const size_t padded_out = (size_t) div_up(s.cout, bo) * bo;
@@ -598,7 +645,19 @@ enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_backend* vta, struct q8nn
     p->sign_mixed = signs != 0 && signs != s.cout;
     p->regions = p->sign_needed ? 5 : 4;
   }
-  if (!plan_conv(cfg, &s, p)) {
+  /* g: the shape the GEMM runs (s itself, or the 1x1 convolution over packed taps) */
+  struct conv_shape g = s;
+  p->packed = packed_shape(&s, bi, &g);
+  bool planned = plan_conv(cfg, &g, p);
+  if (!planned && s.dm > 1) {
+    /* the banded mapping needs dm output blocks per tile; a small configuration may fit only one:
+       the dense mapping then */
+    shape_of(op, &s);
+    g = s;
+    p->packed = packed_shape(&s, bi, &g);
+    planned = plan_conv(cfg, &g, p);
+  }
+  if (!planned) {
     st->on_cpu = true;
     return q8nn_status_success;
   }
@@ -625,7 +684,7 @@ enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_backend* vta, struct q8nn
   }
   }
   const size_t in_bytes = (size_t) p->nb * p->ib * p->hp * p->wp * B * bi;
-  const size_t wgt_elems = (size_t) p->ob * (p->depthwise ? 1 : p->ib) * taps;
+  const size_t wgt_elems = (size_t) p->ob * (p->depthwise ? 1 : p->wib) * g.taps;
   const size_t wgt_bytes = wgt_elems * bo * bi;
   const uint32_t R = p->const_rows;
   const size_t const_bytes = (size_t) p->ob * R * B * bo * sizeof(int32_t);
@@ -646,15 +705,24 @@ enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_backend* vta, struct q8nn
   /* Weights */
   int8_t* w = (int8_t*) q8nn_vta_dram_ptr(vta->device, st->wgt_addr, wgt_bytes);
   for (uint32_t ob = 0; ob < p->ob; ob++) {
-    for (uint32_t ib = 0; ib < (p->depthwise ? 1 : p->ib); ib++) {
-      for (uint32_t t = 0; t < taps; t++) {
-        int8_t* e = w + (((size_t) ob * (p->depthwise ? 1 : p->ib) + ib) * taps + t) * bo * bi;
+    /* an output block's weights: its group's wib input blocks (all IB when dense) */
+    const uint32_t ib_first = p->depthwise ? 0 : (ob / p->gob) * p->wib;
+    for (uint32_t ib = 0; ib < (p->depthwise ? 1 : p->wib); ib++) {
+      for (uint32_t t = 0; t < g.taps; t++) {
+        int8_t* e = w + (((size_t) ob * (p->depthwise ? 1 : p->wib) + ib) * g.taps + t) * bo * bi;
         for (uint32_t o = 0; o < bo; o++) {
           const uint32_t oc = ob * bo + o;
           if (p->depthwise) {
-            e[o * bi + o] = oc < s.cout ? op->kernel[(size_t) oc * taps + t] : 0;
+            /* output channel oc reads input channel oc / dm: lane (oc / dm) mod bi of block ob / dm */
+            if (oc < s.cout) e[o * bi + (oc / p->dm) % bi] = op->kernel[(size_t) oc * taps + t];
+          } else if (p->packed) {
+            /* lane k of the packed input holds tap k / cin, channel k % cin */
+            for (uint32_t i = 0; i < bi; i++) {
+              const uint32_t k = ib * bi + i;
+              e[o * bi + i] = k < taps * s.cin ? weight_at(op, &s, oc, k % s.cin, k / s.cin) : 0;
+            }
           } else {
-            for (uint32_t i = 0; i < bi; i++) e[o * bi + i] = weight_at(op, &s, oc, ib * bi + i, t);
+            for (uint32_t i = 0; i < bi; i++) e[o * bi + i] = weight_at(op, &s, oc, (ib_first + ib) * bi + i, t);
           }
         }
       }
@@ -678,7 +746,7 @@ enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_backend* vta, struct q8nn
       }
     }
   }
-  const enum q8nn_status status = record_program(vta, op, &s, st);
+  const enum q8nn_status status = record_program(vta, op, &g, st);
   if (status != q8nn_status_success) {
     return Q8NN_ERROR(q8nn_status_backend_error, "VTA conv lowering failed: %s",
                       q8nn_vta_device_last_error(vta->device));
@@ -686,7 +754,7 @@ enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_backend* vta, struct q8nn
   return q8nn_status_success;
 }
 
-enum q8nn_status q8nn_vta_conv_run(struct q8nn_vta_backend* vta, struct q8nn_operator* op,
+enum q8nn_status q8nn_vta_conv_run(struct q8nn_vta_target* vta, struct q8nn_operator* op,
                                    struct q8nn_vta_op_state* st) {
   const struct q8nn_vta_hw_config* cfg = &vta->config;
   const struct q8nn_vta_conv_plan* p = &st->plan;
@@ -696,8 +764,33 @@ enum q8nn_status q8nn_vta_conv_run(struct q8nn_vta_backend* vta, struct q8nn_ope
   int8_t* img = (int8_t*) q8nn_vta_dram_ptr(vta->device, st->in_addr, st->in_bytes);
   const int8_t* out_img = (const int8_t*) q8nn_vta_dram_ptr(vta->device, st->out_addr, st->out_bytes);
   if (img == NULL || out_img == NULL) return Q8NN_ERROR(q8nn_status_backend_error, "VTA DRAM images missing");
+  if (p->packed) {
+    /* im2col: per output pixel, lane k = tap * cin + c of block k / bi; out-of-image taps read the
+       input zero point, as the padding of the unpacked image does */
+    const int8_t zx = (int8_t) op->input_zero_point;
+    for (uint32_t n = 0; n < s.batch; n++) {
+      const uint32_t nb = n / B, lane = n % B;
+      for (uint32_t oy = 0; oy < p->oh; oy++) {
+        for (uint32_t ox = 0; ox < p->ow; ox++) {
+          for (uint32_t t = 0; t < s.taps; t++) {
+            const int64_t iy = (int64_t) oy * s.sh - s.pt + (int64_t) (t / s.kw) * s.dh;
+            const int64_t ix = (int64_t) ox * s.sw - s.pl + (int64_t) (t % s.kw) * s.dw;
+            const bool inside = iy >= 0 && iy < s.in_h && ix >= 0 && ix < s.in_w;
+            const int8_t* src =
+                inside ? op->input + (((size_t) n * s.in_h + (size_t) iy) * s.in_w + (size_t) ix) * op->input_pixel_stride
+                       : NULL;
+            for (uint32_t ch = 0; ch < s.cin; ch++) {
+              const uint32_t k = t * s.cin + ch;
+              img[((((size_t) nb * p->ib + k / bi) * p->hp + oy) * p->wp + ox) * B * bi + (size_t) lane * bi + k % bi] =
+                  inside ? src[ch] : zx;
+            }
+          }
+        }
+      }
+    }
+  }
   /* NHWC (pixel stride) -> [N/B][IB][Hp][Wp][B][bi], interior only */
-  for (uint32_t n = 0; n < s.batch; n++) {
+  for (uint32_t n = 0; n < s.batch && !p->packed; n++) {
     const uint32_t nb = n / B, lane = n % B;
     for (uint32_t y = 0; y < s.in_h; y++) {
       for (uint32_t x = 0; x < s.in_w; x++) {

@@ -201,6 +201,20 @@ bool q8nn_vta_conv_exact_derive(int32_t multiplier, int32_t shift, int rounding,
                                 int64_t sum_abs_w, int32_t zero_point, int32_t out_min, int32_t out_max,
                                 struct q8nn_vta_conv_exact* out) {
   const int64_t bound = 128 * sum_abs_w + (bias_prime < 0 ? -bias_prime : bias_prime);
+  if (sum_abs_w == 0 && bias_prime >= INT32_MIN && bias_prime <= INT32_MAX && shift >= -31 && shift <= 30 &&
+      (multiplier == 0 || multiplier >= (1 << 30))) {
+    /* All weights 0 (seen in real models with |bias| ~ 2^30): the accumulator is 0 and the output
+       is the constant TFLite gives for x = bias' (its own int32 arithmetic, wrap included), so
+       t = 0, all limbs 0 and X = hh = that byte; no bound on bias' is needed. */
+    memset(out, 0, sizeof(*out));
+    const int32_t v = (int32_t) ((uint32_t) (int32_t) tflite_value((int32_t) bias_prime, multiplier, shift, rounding) +
+                                 (uint32_t) zero_point);
+    out->half = 1 << 15;
+    out->hh = clamp32(v, out_min, out_max);
+    out->out_min = out_min;
+    out->out_max = out_max;
+    return true;
+  }
   if (sum_abs_w < 0 || bound >= (INT64_C(1) << 31) - (INT64_C(1) << 16)) return false;
   memset(out, 0, sizeof(*out));
   out->c_bias = (int32_t) bias_prime;
@@ -289,4 +303,73 @@ int8_t q8nn_vta_conv_exact_apply(const struct q8nn_vta_conv_exact* r, int32_t ac
   x = shr32(add32(x, r->hh), r->rs);
   if (r->final_clamp) x = clamp32(x, r->out_min, r->out_max);
   return (int8_t) x;
+}
+
+/* ---- exact add ------------------------------------------------------------------------------ */
+
+int32_t q8nn_vta_add_exact_input_apply(const struct q8nn_vta_add_exact_input* r, int8_t v) {
+  const int32_t u = shr32(add32(mul32(v, r->ml), r->c1), r->k);
+  int32_t p = add32(mul32(v, r->mh), u);
+  if (r->sign) p = add32(p, shr32(add32(v, r->sign_imm), 8));
+  return shr32(add32(p, r->c), r->e);
+}
+
+int8_t q8nn_vta_add_exact_apply(const struct q8nn_vta_add_exact* r, int8_t a, int8_t b) {
+  const int32_t s = add32(q8nn_vta_add_exact_input_apply(&r->in[0], a), q8nn_vta_add_exact_input_apply(&r->in[1], b));
+  const int8_t o = q8nn_vta_conv_exact_apply(&r->out, s);
+  return r->late_zp ? (int8_t) (o + r->zp) : o;
+}
+
+static bool fits32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+
+/* One operand's constants; every intermediate of the ALU steps checked in int64 on all 256
+   inputs, and the result against TFLite's RDBPOT(SRDHM(x << L, M), e). */
+static bool add_exact_input(int32_t zero_point, int32_t multiplier, int32_t shift, int32_t left_shift,
+                            struct q8nn_vta_add_exact_input* r) {
+  if (multiplier < 0 || shift > 0 || shift < -31 || zero_point < -128 || zero_point > 127) return false;
+  const int32_t k = 31 - left_shift, e = -shift;
+  const int64_t ml = multiplier & ((INT64_C(1) << k) - 1), mh = multiplier >> k;
+  const int64_t h = e > 0 ? INT64_C(1) << (e - 1) : 0;
+  const int64_t c1 = (INT64_C(1) << (k - 1)) - zero_point * ml;
+  const int64_t c = h - zero_point * mh - (e > 0 ? 1 : 0);
+  if (!fits32(c1) || !fits32(c)) return false;
+  r->ml = (int32_t) ml, r->mh = (int32_t) mh, r->c1 = (int32_t) c1, r->c = (int32_t) c;
+  r->k = k, r->e = e, r->sign = e > 0, r->sign_imm = 256 - zero_point;
+  r->z_max = 0;
+  for (int32_t v = -128; v <= 127; v++) {
+    const int64_t u0 = v * ml, u1 = u0 + c1, u = u1 >> k; /* >> of negatives: arithmetic (GCC/Clang) */
+    const int64_t p0 = v * mh, p1 = p0 + u, w = r->sign ? (v + 256 - zero_point) >> 8 : 0, p2 = p1 + w, p3 = p2 + c;
+    if (!fits32(u0) || !fits32(u1) || !fits32(p0) || !fits32(p1) || !fits32(p2) || !fits32(p3)) return false;
+    const int32_t x = v - zero_point;
+    const int32_t tflite = q8nn_rdbpot(q8nn_srdhm((int32_t) ((uint32_t) x << left_shift), multiplier), e);
+    const int32_t z = q8nn_vta_add_exact_input_apply(r, (int8_t) v);
+    if (z != tflite || (int64_t) z != p3 >> e) return false;
+    if ((z < 0 ? -z : z) > r->z_max) r->z_max = z < 0 ? -z : z;
+  }
+  return true;
+}
+
+bool q8nn_vta_add_exact_derive(int32_t a_zero_point, int32_t a_multiplier, int32_t a_shift, int32_t b_zero_point,
+                               int32_t b_multiplier, int32_t b_shift, int32_t output_multiplier,
+                               int32_t output_shift, int32_t left_shift, int32_t output_zero_point,
+                               int32_t output_min, int32_t output_max, struct q8nn_vta_add_exact* out) {
+  memset(out, 0, sizeof(*out));
+  /* k = 31 - L in [8, 22]: |x*Ml| < 255*2^22 < 2^30; L <= 23 keeps TFLite's x << L in int32 */
+  if (left_shift < 9 || left_shift > 23 || output_shift > 0) return false;
+  if (!add_exact_input(a_zero_point, a_multiplier, a_shift, left_shift, &out->in[0]) ||
+      !add_exact_input(b_zero_point, b_multiplier, b_shift, left_shift, &out->in[1])) {
+    return false;
+  }
+  /* |S| <= z_max(a) + z_max(b) = 128 * sum_abs with sum_abs rounded up: the conv derivation's bound */
+  const int64_t bound = (int64_t) out->in[0].z_max + out->in[1].z_max;
+  const int64_t sum_abs = (bound + 127) / 128;
+  if (q8nn_vta_conv_exact_derive(output_multiplier, output_shift, 0, 0, sum_abs, output_zero_point, output_min,
+                                 output_max, &out->out)) {
+    return true;
+  }
+  /* clamp(v + zp, min, max) = clamp(v, min - zp, max - zp) + zp; v + zp stays within [-128, 127] */
+  out->late_zp = 1;
+  out->zp = output_zero_point;
+  return q8nn_vta_conv_exact_derive(output_multiplier, output_shift, 0, 0, sum_abs, 0, output_min - output_zero_point,
+                                    output_max - output_zero_point, &out->out);
 }

@@ -99,4 +99,48 @@ Q8NN_INTERNAL bool q8nn_vta_conv_exact_derive(int32_t multiplier, int32_t shift,
 /* The oracle: the ALU steps above, in int32 with wrap-around, from the GEMM accumulator. */
 Q8NN_INTERNAL int8_t q8nn_vta_conv_exact_apply(const struct q8nn_vta_conv_exact* r, int32_t acc);
 
+/* ---- Exact add (TFLite's int8 AddElementwise, byte for byte) ---------------------------------
+
+   docs/vta-backend.md "Exact add" has the derivation and the no-overflow proof. Per operand
+   (x = v - z in [-255, 255], TFLite: Z = RDBPOT(SRDHM(x * 2^L, M), e), e = -shift >= 0), with
+   k = 31 - L, M = Mh*2^k + Ml (0 <= Ml < 2^k):
+     SRDHM(x*2^L, M) = floor((x*M + 2^(k-1)) / 2^k) = x*Mh + floor((x*Ml + 2^(k-1)) / 2^k) = Y,
+     Z = floor((Y + h - [x < 0]) / 2^e)   (h = 2^(e-1); [Y < 0] = [x < 0] since M > 2^(k-1);
+                                           for e = 0, Z = Y).
+   The operand is loaded three times (P, U, W; LOAD ACC_8BIT sign-extends v), then
+     U *= Ml; U += c1; U >>= k          c1 = 2^(k-1) - z*Ml
+     W += 256 - z; W >>= 8              W = [x >= 0]             (e >= 1 only)
+     P *= Mh; P += U; [P += W]; P += c; P >>= e      c = h - z*Mh - [e >= 1]
+   Then S = Za + Zb, and the output stage is the exact convolution requantization of t = S
+   (q8nn_vta_conv_exact with bias' = 0 and the bound max|Za| + max|Zb|; when its hh = h + zp*2^rs
+   would leave int32, with zero point 0 and the clamp less zp, then X += zp). The derivation checks
+   every step on all 256 values of each operand (int64, against TFLite's own formula). */
+struct q8nn_vta_add_exact_input {
+  int32_t ml, c1, mh, c;       /* the constant rows, in order */
+  int32_t k, e, sign_imm;      /* SHR amounts; 256 - z */
+  int32_t sign;                /* 1: the W steps run (e >= 1) */
+  int32_t z_max;               /* max |Z| over the 256 inputs */
+};
+struct q8nn_vta_add_exact {
+  struct q8nn_vta_add_exact_input in[2]; /* a, b */
+  struct q8nn_vta_conv_exact out;        /* t = Za + Zb */
+  int32_t late_zp;   /* 1: zp*2^rs would leave int32 (large rs): out derived with zero point 0 and */
+  int32_t zp;        /* the clamp less zp, then X += zp as one more ALU step */
+};
+/* ACC rows: the 12 of q8nn_vta_conv_exact, then ml c1 mh c of a, then of b. */
+#define Q8NN_VTA_ADD_EXACT_ROWS 20
+
+/* From TFLite's int8 add parameters (double rounding, the only one of TFLite's add). false when
+   left_shift is outside [9, 23], a shift is positive or below -31, a multiplier is negative or
+   the output stage cannot be derived (the add then stays on the CPU). */
+Q8NN_INTERNAL bool q8nn_vta_add_exact_derive(int32_t a_zero_point, int32_t a_multiplier, int32_t a_shift,
+                                             int32_t b_zero_point, int32_t b_multiplier, int32_t b_shift,
+                                             int32_t output_multiplier, int32_t output_shift, int32_t left_shift,
+                                             int32_t output_zero_point, int32_t output_min, int32_t output_max,
+                                             struct q8nn_vta_add_exact* out);
+
+/* The oracle: the ALU steps above, in int32 with wrap-around. */
+Q8NN_INTERNAL int32_t q8nn_vta_add_exact_input_apply(const struct q8nn_vta_add_exact_input* r, int8_t v);
+Q8NN_INTERNAL int8_t q8nn_vta_add_exact_apply(const struct q8nn_vta_add_exact* r, int8_t a, int8_t b);
+
 #endif

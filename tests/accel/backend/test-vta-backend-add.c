@@ -1,6 +1,9 @@
 /* VTA backend: add with numpy broadcasting (up to 6 dims, scalars), fused clamp, in place, ACC
-   chunking, 1 and 2 virtual threads, BATCH = 2; bit-exact with the host oracle, within 1 LSB of
-   TFLite; no byte past the output written. Also the oracles' own distance to TFLite over every
+   chunking, 1 and 2 virtual threads, BATCH = 2, in both requantization modes; bit-exact with the
+   host oracle, equal to TFLite (exact mode) or within 1 LSB (16-bit mode); no byte past the
+   output written. Exact mode: the VTA program over all 256x256 int8 pairs (a [256,1] + b [256])
+   for sampled scales, and the oracle against TFLite over all pairs for sampled and edge
+   parameters. Also the oracles' own distance to TFLite over every
    int8 pair (add) and over accumulator sweeps (conv requantization). */
 #include "vta-backend-util.h"
 
@@ -39,48 +42,144 @@ static void random_quant(struct vta_add_spec* s) {
   }
 }
 
+static const uint32_t modes[2] = {q8nn_vta_requant_exact, q8nn_vta_requant_16bit};
+
 static void test_broadcast_sweep(void** state) {
   (void) state;
-  for (uint32_t vt = 1; vt <= 2; vt++) {
-    q8nn_backend_t vta = vta_backend(0, vt, 0, 0, 0);
-    int failures = 0;
-    for (int i = 0; i < 150; i++) {
-      struct vta_add_spec s;
-      memset(&s, 0, sizeof(s));
-      random_shapes(&s);
-      random_quant(&s);
-      failures += vta_add_check(vta, &s) != 0;
+  for (int m = 0; m < 2; m++) {
+    vta_test_requant = modes[m];
+    for (uint32_t vt = 1; vt <= 2; vt++) {
+      q8nn_backend_t vta = vta_backend(0, vt, 0, 0, 0);
+      int failures = 0;
+      for (int i = 0; i < 150; i++) {
+        struct vta_add_spec s;
+        memset(&s, 0, sizeof(s));
+        random_shapes(&s);
+        random_quant(&s);
+        failures += vta_add_check(vta, &s) != 0;
+      }
+      assert_int_equal(failures, 0);
+      q8nn_delete_backend(vta);
     }
-    assert_int_equal(failures, 0);
+  }
+}
+
+/* Longer than several ACC chunks (1022 rows per chunk with 2 threads in 16-bit mode, 101 in exact
+   mode), odd tail, in place. */
+static void test_chunks_and_in_place(void** state) {
+  (void) state;
+  const size_t sizes[4] = {16383, 40000, 1, 17};
+  for (int m = 0; m < 2; m++) {
+    vta_test_requant = modes[m];
+    for (uint32_t vt = 1; vt <= 2; vt++) {
+      q8nn_backend_t vta = vta_backend(0, vt, 0, 0, 0);
+      for (int i = 0; i < 4; i++) {
+        struct vta_add_spec s;
+        memset(&s, 0, sizeof(s));
+        s.a_rank = s.b_rank = 1;
+        s.a_shape[0] = s.b_shape[0] = sizes[i];
+        random_quant(&s);
+        s.in_place = i % 2;
+        assert_int_equal(vta_add_check(vta, &s), 0);
+      }
+      q8nn_delete_backend(vta);
+    }
+    q8nn_backend_t vta = vta_backend(1, 2, 0, 0, 0); /* BATCH 2: 32-lane rows */
+    struct vta_add_spec s;
+    memset(&s, 0, sizeof(s));
+    s.a_rank = 4, s.b_rank = 1;
+    s.a_shape[0] = 2, s.a_shape[1] = 7, s.a_shape[2] = 9, s.a_shape[3] = 13, s.b_shape[0] = 13;
+    random_quant(&s);
+    assert_int_equal(vta_add_check(vta, &s), 0);
     q8nn_delete_backend(vta);
   }
 }
 
-/* Longer than several ACC chunks (1022 rows per chunk with 2 threads), odd tail, in place. */
-static void test_chunks_and_in_place(void** state) {
+/* Exact mode: the VTA program itself over all 256 x 256 int8 pairs (a [256,1] + b [256] broadcast
+   to 256x256), for sampled scales and zero points, 1 and 2 virtual threads: equal to TFLite and
+   to the oracle byte for byte (vta_add_check). */
+static void test_exact_program_all_pairs(void** state) {
   (void) state;
-  const size_t sizes[4] = {16383, 40000, 1, 17};
+  int8_t values[256];
+  for (int i = 0; i < 256; i++) values[i] = (int8_t) (i - 128);
+  vta_test_requant = q8nn_vta_requant_exact;
   for (uint32_t vt = 1; vt <= 2; vt++) {
     q8nn_backend_t vta = vta_backend(0, vt, 0, 0, 0);
-    for (int i = 0; i < 4; i++) {
+    for (int t = 0; t < 12; t++) {
       struct vta_add_spec s;
       memset(&s, 0, sizeof(s));
-      s.a_rank = s.b_rank = 1;
-      s.a_shape[0] = s.b_shape[0] = sizes[i];
       random_quant(&s);
-      s.in_place = i % 2;
+      /* an output scale >= 32x the inputs' makes zp * 2^rs leave int32: the late zero point */
+      if (t % 3 == 0) s.out_scale = (s.a_scale > s.b_scale ? s.a_scale : s.b_scale) * test_rand_float(40.0f, 100.0f);
+      s.a_rank = 2, s.a_shape[0] = 256, s.a_shape[1] = 1;
+      s.b_rank = 1, s.b_shape[0] = 256;
+      s.a = values, s.b = values;
       assert_int_equal(vta_add_check(vta, &s), 0);
     }
     q8nn_delete_backend(vta);
   }
-  q8nn_backend_t vta = vta_backend(1, 2, 0, 0, 0); /* BATCH 2: 32-lane rows */
-  struct vta_add_spec s;
-  memset(&s, 0, sizeof(s));
-  s.a_rank = 4, s.b_rank = 1;
-  s.a_shape[0] = 2, s.a_shape[1] = 7, s.a_shape[2] = 9, s.a_shape[3] = 13, s.b_shape[0] = 13;
-  random_quant(&s);
-  assert_int_equal(vta_add_check(vta, &s), 0);
-  q8nn_delete_backend(vta);
+}
+
+static uint64_t exact_pairs, exact_refused;
+
+/* The exact oracle against TFLite's AddElementwise over all 65536 pairs; 0 differences. */
+static void check_exact_oracle(const struct ref_add_params* rp) {
+  struct q8nn_vta_add_exact r;
+  if (!q8nn_vta_add_exact_derive(rp->a_zp, rp->a_mult, rp->a_shift, rp->b_zp, rp->b_mult, rp->b_shift, rp->out_mult,
+                                 rp->out_shift, rp->left_shift, rp->out_zp, rp->out_min, rp->out_max, &r)) {
+    exact_refused++;
+    if (getenv("VTA_TEST_VERBOSE") != NULL) {
+      fprintf(stderr, "exact add refused: mult %d/%d/%d shift %d/%d/%d zp %d/%d/%d\n", rp->a_mult, rp->b_mult,
+              rp->out_mult, rp->a_shift, rp->b_shift, rp->out_shift, rp->a_zp, rp->b_zp, rp->out_zp);
+    }
+    return;
+  }
+  int bad = 0;
+  for (int a = -128; a < 128; a++) {
+    for (int b = -128; b < 128; b++) {
+      const int8_t o = q8nn_vta_add_exact_apply(&r, (int8_t) a, (int8_t) b);
+      const int8_t e = ref_add_element(rp, (int8_t) a, (int8_t) b);
+      exact_pairs++;
+      if (o != e && bad++ < 5) {
+        fprintf(stderr, "exact add oracle: a %d b %d oracle %d tflite %d (mult %d/%d/%d shift %d/%d/%d zp %d/%d/%d)\n",
+                a, b, o, e, rp->a_mult, rp->b_mult, rp->out_mult, rp->a_shift, rp->b_shift, rp->out_shift, rp->a_zp,
+                rp->b_zp, rp->out_zp);
+      }
+    }
+  }
+  assert_int_equal(bad, 0);
+}
+
+static void test_exact_oracle_all_pairs(void** state) {
+  (void) state;
+  exact_pairs = exact_refused = 0;
+  /* TFLite's parameters from sampled scales (incl. very unequal ones and clamps) */
+  for (int t = 0; t < 300; t++) {
+    struct vta_add_spec s;
+    random_quant(&s);
+    if (t % 3 == 0) s.b_scale = s.a_scale * test_rand_float(1e-4f, 1e4f);
+    if (t % 5 == 0) s.out_scale = (s.a_scale > s.b_scale ? s.a_scale : s.b_scale) * test_rand_float(0.01f, 100.0f);
+    struct ref_add_params rp;
+    if (!ref_add_params_from_scales(s.a_scale, s.a_zp, s.b_scale, s.b_zp, s.out_scale, s.out_zp, s.out_min, s.out_max,
+                                    &rp)) {
+      continue;
+    }
+    check_exact_oracle(&rp);
+  }
+  /* edge parameters: multipliers 2^30, 2^31 - 1 and 0, shifts 0, -1, -31, extreme zero points */
+  const int32_t mults[4] = {1 << 30, INT32_MAX, (1 << 30) + 0x7FF, 0};
+  const int32_t shifts[4] = {0, -1, -13, -31};
+  const int32_t zps[3] = {-128, 0, 127};
+  for (int i = 0; i < 4 * 4 * 3 * 4; i++) {
+    const struct ref_add_params rp = {zps[i % 3], zps[(i / 3) % 3], zps[(i / 9) % 3], 20,
+                                      mults[i % 4], shifts[(i / 4) % 4], mults[(i / 16) % 4], shifts[(i / 2) % 4],
+                                      mults[(i / 3) % 4] == 0 ? 1 << 30 : mults[(i / 3) % 4], -shifts[i % 4] / 2 - 18,
+                                      -128, 127};
+    check_exact_oracle(&rp);
+  }
+  printf("exact add oracle vs TFLite: %llu pairs, 0 differ; %llu parameter sets refused (stay on the CPU)\n",
+         (unsigned long long) exact_pairs, (unsigned long long) exact_refused);
+  assert_true(exact_pairs > 300 * 65536 / 2);
 }
 
 /* The add oracle over all 65536 pairs for random scales, against TFLite. */
@@ -152,16 +251,16 @@ static int teardown(void** state) {
   return test_group_teardown(state);
 }
 
-/* Exact mode (the default) has no exact add yet: the add stays on the CPU, byte for byte TFLite. */
-static void test_exact_mode_keeps_add_on_cpu(void** state) {
+/* Exact mode (the default) lowers the add too. */
+static void test_exact_mode_runs_add_on_vta(void** state) {
   (void) state;
   q8nn_backend_t vta = NULL;
   assert_int_equal(q8nn_create_vta_backend(NULL, &vta), q8nn_status_success);
   q8nn_operator_t op = NULL;
   const struct q8nn_add_quantization q = {3, 0.05f, -7, 0.02f, 1, 0.07f, -128, 127, NULL};
   assert_int_equal(q8nn_create_add_nd_s8(&q, 0, &op), q8nn_status_success);
-  assert_false(q8nn_backend_supports(vta, op));
-  assert_int_equal(q8nn_operator_set_backend(op, vta), q8nn_status_unsupported_parameter);
+  assert_true(q8nn_backend_supports(vta, op));
+  assert_int_equal(q8nn_operator_set_backend(op, vta), q8nn_status_success);
   q8nn_delete_operator(op);
   q8nn_delete_backend(vta);
 }
@@ -169,7 +268,9 @@ static void test_exact_mode_keeps_add_on_cpu(void** state) {
 int main(void) {
   vta_test_requant = q8nn_vta_requant_16bit;
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_exact_mode_keeps_add_on_cpu),
+      cmocka_unit_test(test_exact_mode_runs_add_on_vta),
+      cmocka_unit_test(test_exact_oracle_all_pairs),
+      cmocka_unit_test(test_exact_program_all_pairs),
       cmocka_unit_test(test_broadcast_sweep),
       cmocka_unit_test(test_chunks_and_in_place),
       cmocka_unit_test(test_add_oracle_exhaustive),

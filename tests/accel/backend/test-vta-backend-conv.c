@@ -67,6 +67,97 @@ static void test_layers(void** state) {
   q8nn_delete_backend(vta);
 }
 
+/* The mapping tests: every case in both requantization modes on 1 and 2 virtual threads, BATCH 2
+   (batch 3) and a small-SRAM configuration (chunked input blocks, streamed weights); each must
+   equal TFLite / the oracle (vta_conv_check) and be planned as expected (plan_ok). */
+static void check_mapping(const struct vta_conv_spec* cases, int count,
+                          bool (*plan_ok)(const struct q8nn_vta_conv_plan* plan, const struct vta_conv_spec* s)) {
+  for (int mode = 0; mode < 2; mode++) {
+    vta_test_requant = mode == 0 ? q8nn_vta_requant_exact : q8nn_vta_requant_16bit;
+    for (uint32_t v = 0; v < 4; v++) {
+      q8nn_backend_t vta = v == 3 ? vta_backend(0, 2, 12, 14, 14) : vta_backend(v == 2 ? 1 : 0, v == 0 ? 1 : 2, 0, 0, 0);
+      for (int i = 0; i < count; i++) {
+        struct vta_conv_spec s = cases[i];
+        if (v == 2) s.batch = 3;
+        q8nn_operator_t op = NULL;
+        assert_int_equal(vta_conv_check(vta, &s, 1, &op), 0);
+        const struct q8nn_vta_op_state* st = q8nn_vta_op_state_of(op);
+        assert_non_null(st);
+        /* the small configuration may not fit a banded group of dm output blocks: dense then */
+        if (v < 3 && !plan_ok(&st->plan, &s)) fail_msg("case %d (config %u): not the expected mapping", i, v);
+        q8nn_delete_operator(op);
+      }
+      q8nn_delete_backend(vta);
+    }
+  }
+  vta_test_requant = q8nn_vta_requant_exact;
+}
+
+static bool is_packed(const struct q8nn_vta_conv_plan* plan, const struct vta_conv_spec* s) {
+  (void) s;
+  return plan->packed;
+}
+
+/* Few input channels: taps packed into the input blocks (an im2col image, a 1x1 GEMM). Shapes of
+   real first layers: 3x3/2 RGB with SAME padding, the keyword-spotting 10x4/2 on one channel, a
+   dilated 5x5 on two channels with odd strides and pixel strides. */
+static void test_packed_taps(void** state) {
+  (void) state;
+  const struct vta_conv_spec cases[3] = {
+      {.batch = 1, .in_h = 33, .in_w = 31, .groups = 1, .gic = 3, .goc = 24, .kh = 3, .kw = 3, .sh = 2, .sw = 2,
+       .dh = 1, .dw = 1, .pt = 1, .pl = 1, .pb = 1, .pr = 1, .in_zp = 7, .out_zp = -128, .out_min = -128,
+       .out_max = 127},
+      {.batch = 1, .in_h = 49, .in_w = 10, .groups = 1, .gic = 1, .goc = 64, .kh = 10, .kw = 4, .sh = 2, .sw = 2,
+       .dh = 1, .dw = 1, .pt = 4, .pl = 1, .pb = 5, .pr = 1, .in_zp = -3, .out_zp = -128, .out_min = -128,
+       .out_max = 127},
+      {.batch = 1, .in_h = 12, .in_w = 9, .groups = 1, .gic = 2, .goc = 17, .kh = 5, .kw = 5, .sh = 1, .sw = 2,
+       .dh = 2, .dw = 1, .pt = 2, .pl = 0, .pb = 3, .pr = 2, .in_zp = -128, .out_zp = 5, .out_min = -100,
+       .out_max = 100, .in_extra = 3, .out_extra = 1, .rounding = 1},
+  };
+  check_mapping(cases, 3, is_packed);
+}
+
+static bool is_banded(const struct q8nn_vta_conv_plan* plan, const struct vta_conv_spec* s) {
+  return plan->depthwise && plan->dm == s->goc;
+}
+
+/* Depth multipliers dividing the block (2, 4, 8, 16) with whole output blocks per input block: the
+   banded mapping (output block k reads input block k / dm) instead of dense zero blocks. */
+static void test_depth_multiplier_banded(void** state) {
+  (void) state;
+  const size_t channels[4] = {32, 16, 32, 16}, dms[4] = {2, 4, 8, 16};
+  struct vta_conv_spec cases[4];
+  for (int i = 0; i < 4; i++) {
+    cases[i] = (struct vta_conv_spec){.depthwise = 1, .batch = 1, .in_h = 13, .in_w = 11, .groups = 1,
+                                      .gic = channels[i], .goc = dms[i], .kh = 3, .kw = 3, .sh = (uint32_t) (1 + i % 2),
+                                      .sw = 1, .dh = 1, .dw = 1, .pt = 1, .pl = 1, .pb = 1, .pr = 1, .in_zp = 9 - 5 * i,
+                                      .out_zp = -128 + 40 * i, .out_min = -128, .out_max = 127,
+                                      .in_extra = (size_t) i, .rounding = i % 2};
+  }
+  check_mapping(cases, 4, is_banded);
+}
+
+static bool is_grouped(const struct q8nn_vta_conv_plan* plan, const struct vta_conv_spec* s) {
+  return plan->wib == s->gic / 16 && plan->gob == s->goc / 16;
+}
+
+/* Groups of whole blocks run as per-group convolutions (an output block reads its group's input
+   blocks only). */
+static void test_grouped_whole_blocks(void** state) {
+  (void) state;
+  const size_t groups[4] = {2, 3, 4, 2}, gic[4] = {16, 32, 16, 48}, goc[4] = {32, 16, 16, 16};
+  struct vta_conv_spec cases[4];
+  for (int i = 0; i < 4; i++) {
+    const uint32_t k = i % 2 ? 1 : 3;
+    cases[i] = (struct vta_conv_spec){.batch = 1, .in_h = 9, .in_w = 10, .groups = groups[i], .gic = gic[i],
+                                      .goc = goc[i], .kh = k, .kw = k, .sh = (uint32_t) (1 + i % 2),
+                                      .sw = (uint32_t) (1 + i % 2), .dh = 1, .dw = 1, .pt = k / 2, .pl = k / 2,
+                                      .pb = k / 2, .pr = k / 2, .in_zp = 3 - 7 * i, .out_zp = -20 + 11 * i,
+                                      .out_min = -128, .out_max = 127, .out_extra = (size_t) i, .rounding = i % 2};
+  }
+  check_mapping(cases, 4, is_grouped);
+}
+
 static void test_unsupported_stays_on_cpu(void** state) {
   (void) state;
   q8nn_backend_t vta = vta_backend(0, 2, 0, 0, 0);
@@ -155,6 +246,8 @@ int main(void) {
       cmocka_unit_test(test_sweep_small_sram),  cmocka_unit_test(test_batch_lanes),
       cmocka_unit_test(test_layers),            cmocka_unit_test(test_unsupported_stays_on_cpu),
       cmocka_unit_test(test_program_fault),     cmocka_unit_test(test_stats),
+      cmocka_unit_test(test_packed_taps),       cmocka_unit_test(test_depth_multiplier_banded),
+      cmocka_unit_test(test_grouped_whole_blocks),
   };
   return cmocka_run_group_tests_name("vta_backend_conv", tests, test_group_setup, teardown);
 }

@@ -229,7 +229,7 @@ static inline int vta_conv_check(q8nn_backend_t vta, const struct vta_conv_spec*
   else ref_conv2d(&p, input, kernel, bias, expected);
   /* oracle of the VTA arithmetic: GEMM sum over the zero-point-padded image, then requant */
   const bool on_vta = expect_vta && failures == 0;
-  const bool exact = q8nn_vta_backend_of(vta)->exact;
+  const bool exact = q8nn_vta_backend_of(vta)->target.exact;
   struct q8nn_vta_conv_requant* rq = NULL;
   struct q8nn_vta_conv_exact* rx = NULL;
   if (on_vta) {
@@ -392,6 +392,7 @@ static inline int vta_add_check(q8nn_backend_t vta, const struct vta_add_spec* s
                    q8nn_status_success);
   const struct q8nn_vta_op_state* vs = q8nn_vta_op_state_of(op);
   assert_true(vs != NULL && !vs->on_cpu && vs->has_program);
+  const bool exact = q8nn_vta_backend_of(vta)->target.exact;
   assert_int_equal(q8nn_run_operator(op, NULL), q8nn_status_success);
   if (!s->in_place) assert_int_equal(q8nn_run_operator(op, NULL), q8nn_status_success);
   /* oracle on the broadcast operands (ref_add with an add that returns the oracle is overkill:
@@ -412,7 +413,8 @@ static inline int vta_add_check(q8nn_backend_t vta, const struct vta_add_spec* s
         stride_a *= sa[d];
         stride_b *= sb[d];
       }
-      oracle[i] = q8nn_vta_add_requant_apply(&vs->add, a_copy[ia], b[ib]);
+      oracle[i] = exact ? q8nn_vta_add_exact_apply(&vs->add_exact, a_copy[ia], b[ib])
+                        : q8nn_vta_add_requant_apply(&vs->add, a_copy[ia], b[ib]);
     }
   }
   vta_total.runs++;
@@ -430,8 +432,8 @@ static inline int vta_add_check(q8nn_backend_t vta, const struct vta_add_spec* s
     if (out[i] != oracle[i]) {
       vta_total.oracle_mismatches++;
       if (failures++ < 5) fprintf(stderr, "add output %zu: vta %d oracle %d tflite %d\n", i, out[i], oracle[i], expected[i]);
-    } else if (d > 1 && failures++ < 5) {
-      fprintf(stderr, "add output %zu: vta %d tflite %d (> 1 LSB)\n", i, out[i], expected[i]);
+    } else if (d > (exact ? 0 : 1) && failures++ < 5) {
+      fprintf(stderr, "add output %zu: vta %d tflite %d (> %d LSB)\n", i, out[i], expected[i], exact ? 0 : 1);
     }
   }
   for (size_t i = n; i < n + 32 && !s->in_place; i++) {
@@ -442,8 +444,9 @@ static inline int vta_add_check(q8nn_backend_t vta, const struct vta_add_spec* s
     }
   }
   if (failures != 0) {
-    fprintf(stderr, "  add case: ranks %zu/%zu n %zu zp %d/%d/%d clamp [%d,%d] fixed %d\n", s->a_rank, s->b_rank, n,
-            s->a_zp, s->b_zp, s->out_zp, s->out_min, s->out_max, s->fixed != NULL);
+    fprintf(stderr, "  add case (%s): ranks %zu/%zu n %zu zp %d/%d/%d clamp [%d,%d] fixed %d\n",
+            exact ? "exact" : "16-bit", s->a_rank, s->b_rank, n, s->a_zp, s->b_zp, s->out_zp, s->out_min, s->out_max,
+            s->fixed != NULL);
   }
   q8nn_delete_operator(op);
   free(a), free(b), free(y), free(expected), free(oracle), free(a_copy);

@@ -1,0 +1,116 @@
+/* What the VTA lowerings share (docs/vta-backend.md "Layering"): the target they record for
+   (configuration, simulated device, requantization mode, counters), the per-operator state the
+   backend owns, the micro-op kernel table, the one-instruction ALU helper, and running a recorded
+   program. Above the runtime (vta-runtime.h), below the lowerings (vta-lower-conv.h,
+   vta-lower-add.h) and the backend object (vta-backend.h), which call down only. */
+#ifndef Q8NN_VTA_LOWER_H
+#define Q8NN_VTA_LOWER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "accel/vta/vta-config.h"
+#include "accel/vta/vta-requant.h"
+#include "accel/vta/vta-runtime.h"
+#include "operator.h"
+
+/* What a lowering records for: the backend object embeds one. */
+struct q8nn_vta_target {
+  struct q8nn_vta_hw_config config;
+  struct q8nn_vta_device* device;
+  struct q8nn_vta_run_info last_run;  /* counters of the most recent program run */
+  bool exact;                         /* requantize exactly (q8nn_vta_requant_exact) */
+};
+
+/* Micro-op kernels are keyed by their descriptor: equal descriptors are equal kernels. */
+#define Q8NN_VTA_KDESC_WORDS 24
+struct q8nn_vta_kdesc {
+  uint32_t kind;
+  uint32_t v[Q8NN_VTA_KDESC_WORDS];
+};
+struct q8nn_vta_ktable {
+  struct q8nn_vta_kdesc* items;
+  size_t count, capacity;
+};
+/* Index of desc in the table (added when new); UINT64_MAX when out of memory. */
+Q8NN_INTERNAL uint64_t q8nn_vta_ktable_key(struct q8nn_vta_ktable* table, const struct q8nn_vta_kdesc* desc);
+Q8NN_INTERNAL void q8nn_vta_ktable_free(struct q8nn_vta_ktable* table);
+
+/* One ALU instruction of a single micro-op (dst, src) with two loops: outer (extent, dst factor,
+   src factor) and inner (extent, dst factor 1, src factor src_inner). use_imm: src is ignored. */
+#define Q8NN_VTA_KIND_ALU 3u
+struct q8nn_vta_alu_op {
+  uint32_t opcode;
+  bool use_imm;
+  int32_t imm;
+  uint32_t dst, src;
+  uint32_t outer, dst_outer, src_outer;
+  uint32_t inner, src_inner;
+};
+Q8NN_INTERNAL enum q8nn_status q8nn_vta_push_alu(struct q8nn_vta_cmd* cmd, struct q8nn_vta_ktable* table,
+                                                 const struct q8nn_vta_alu_op* alu);
+
+/* A GEMM reset of rows consecutive ACC rows from dst (1 cycle per row; rows < 2^14). */
+#define Q8NN_VTA_KIND_RESET 4u
+Q8NN_INTERNAL enum q8nn_status q8nn_vta_push_reset(struct q8nn_vta_cmd* cmd, struct q8nn_vta_ktable* table,
+                                                   uint32_t dst, uint32_t rows);
+
+/* The exact requantization's ALU steps (vta-requant.h, q8nn_vta_conv_exact) on regions X (the
+   values) and A, B, C, D (consecutive from scratch) of blocks x rows ACC rows each, A..D zeroed
+   beforehand. The constants of
+   block j are rows k + const_stride*j (k in the order of struct q8nn_vta_conv_exact). Optional
+   steps run when some block needs them. */
+struct q8nn_vta_exact_steps {
+  bool bias, clamp, ls, sign, sign_mixed, final_clamp;
+  int32_t out_min, out_max;
+  uint32_t const_stride;
+};
+Q8NN_INTERNAL enum q8nn_status q8nn_vta_push_exact_requant(struct q8nn_vta_cmd* cmd, struct q8nn_vta_ktable* table,
+                                                           const struct q8nn_vta_exact_steps* steps, uint32_t x,
+                                                           uint32_t scratch, uint32_t blocks, uint32_t rows);
+
+/* Conv / depthwise tiling (chosen at prepare, docs/vta-backend.md "Tiling"). */
+struct q8nn_vta_conv_plan {
+  bool depthwise;                   /* banded mapping: output block k reads input block k / dm */
+  uint32_t dm;                      /* depth multiplier of that mapping (1: block-diagonal) */
+  uint32_t wib, gob;                /* input blocks an output block reads (IB, or per group) and
+                                       output blocks per group (OB when dense) */
+  bool packed;                      /* taps packed into the input blocks: a 1x1 GEMM on an im2col image */
+  uint32_t vt;                      /* virtual threads */
+  uint32_t ib, ob, nb;              /* input / output / batch blocks */
+  uint32_t hp, wp;                  /* padded input image */
+  uint32_t oh, ow;
+  uint32_t obg, ibc, rows, cols;    /* tile: output blocks, input blocks, output rows, output cols */
+  bool weights_resident;            /* all weights loaded once */
+  bool clamp_needed, s1_needed;     /* some channel needs the pre-clamp / pre-shift */
+  bool final_clamp;                 /* some channel needs the output clamp as separate ALU steps */
+  bool exact;                       /* exact requantization (vta-requant.h), else 16-bit */
+  bool ls_needed, sign_needed, sign_mixed; /* exact: some channel shifts left / needs the sign step / not all do */
+  uint32_t const_rows;              /* constant ACC rows per output block (7 or 12) */
+  uint32_t regions;                 /* ACC rows per output pixel-block: 1 (16-bit), 4 or 5 (exact) */
+  uint64_t est_cycles;              /* the planner's estimate */
+};
+
+struct q8nn_vta_op_state {
+  struct q8nn_vta_program program;
+  bool has_program;
+  bool on_cpu; /* prepare found the shape beyond the lowering's limits: the CPU plan runs */
+  /* DRAM images (physical addresses, 0 = none) */
+  uint32_t in_addr, wgt_addr, const_addr, out_addr, b_addr;
+  size_t in_bytes, out_bytes, b_bytes;
+  /* conv */
+  struct q8nn_vta_conv_plan plan;
+  struct q8nn_vta_conv_requant* requant; /* per output channel (padded to whole blocks), 16-bit mode */
+  struct q8nn_vta_conv_exact* exact;     /* per output channel (padded to whole blocks), exact mode */
+  /* add */
+  struct q8nn_vta_add_requant add;     /* 16-bit mode */
+  struct q8nn_vta_add_exact add_exact; /* exact mode */
+  size_t add_rows;       /* ACC rows per operand image */
+  size_t add_elements;   /* output elements */
+};
+
+/* Runs state->program and accumulates the counters; backend_error on a program fault. */
+Q8NN_INTERNAL enum q8nn_status q8nn_vta_run_program(struct q8nn_vta_target* vta, struct q8nn_vta_op_state* state);
+
+#endif
