@@ -13,6 +13,9 @@
 
 #include "q8nn.h"
 #include "ukernel.h"
+extern "C" {
+#include "requantization.h"
+}
 
 namespace {
 
@@ -152,7 +155,9 @@ void dwconv_bench(benchmark::State& state, const q8nn_dwconv_entry* e, q8nn_roun
                                                 benchmark::Counter::kIsRate);
 }
 
-void vadd_bench(benchmark::State& state, const q8nn_vadd_entry* e) {
+// equal: MobileNetV2's adds (one scale and zero point for a, b and the output), with the affine
+// form the operator finds for them; otherwise unequal ratios (no affine form: the generic path).
+void vadd_bench(benchmark::State& state, const q8nn_vadd_entry* e, bool equal) {
   if (!isa_available(state, e->isa)) return;
   const size_t n = state.range(0);
   const auto a = random_bytes(n, 1), b = random_bytes(n, 2);
@@ -160,6 +165,12 @@ void vadd_bench(benchmark::State& state, const q8nn_vadd_entry* e) {
   // TFLite fields, then XNNPACK's (ratios ~0.7 and ~0.6: shift 21, bias 2^20 - zero-point terms)
   q8nn_qs8_add_params p = {3, -7, 1518500250, -1, 1277672857, -1, 1431655765, -18, 20, -2, -128, 127,
                            1482910, 1247702, (1 << 20) - 1482910 * 3 + 1247702 * 7, 21};
+  if (equal) {
+    // ratios 1/2 (inputs) and 2^-19 (output): multipliers 2^30, shifts 0, 0, -18; XNNPACK's 2^20, shift 20
+    p = {3, 3, 1 << 30, 0, 1 << 30, 0, 1 << 30, -18, 20, 3, -128, 127, 1 << 20, 1 << 20,
+         (1 << 19) - (1 << 20) * 6, 20};
+    q8nn_add_affine_params(&p, e->arithmetic == q8nn_add_arithmetic_xnnpack);
+  }
   for (auto _ : state) {
     e->vadd(n, a.data(), b.data(), y.data(), &p);
     benchmark::DoNotOptimize(y.data());
@@ -207,9 +218,11 @@ int register_all() {
   }
   for (size_t i = 0; i < q8nn_vadd_list_size; i++) {
     const q8nn_vadd_entry* e = &q8nn_vadd_list[i];
-    benchmark::RegisterBenchmark((std::string("vadd/") + e->name).c_str(),
-                                 [e](benchmark::State& s) { vadd_bench(s, e); })
-        ->Arg(28 * 28 * 32)->Arg(56 * 56 * 24)->ArgName("N")->UseRealTime();
+    for (const bool equal : {false, true}) {
+      benchmark::RegisterBenchmark((std::string("vadd/") + e->name + (equal ? "/equal_scales" : "")).c_str(),
+                                   [e, equal](benchmark::State& s) { vadd_bench(s, e, equal); })
+          ->Arg(28 * 28 * 32)->Arg(56 * 56 * 24)->Arg(112 * 112 * 96)->ArgName("N")->UseRealTime();
+    }
   }
   return 0;
 }
