@@ -4,6 +4,7 @@
  * thread count gives identical bytes. Nothing here allocates.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "accel/backend.h"
 #include "operator.h"
@@ -47,6 +48,60 @@ static void igemm_task(void* context, size_t n, size_t group, size_t m0, size_t 
             (const int8_t*) op->packed_weights + group * op->packed_group_stride + (n0 / op->nr) * block,
             op->output + (n * m_image + m0) * op->output_pixel_stride + group * g->group_output_channels + n0,
             op->output_pixel_stride, op->nr, a_offset, op->zero_buffer, &op->conv_params);
+}
+
+/* Copies n bytes, 1 <= n <= 16, with at most two fixed-size copies (no library call). */
+static inline void copy_run(int8_t* dst, const int8_t* src, size_t n) {
+  if (n >= 8) {
+    memcpy(dst, src, 8);
+    memcpy(dst + n - 8, src + n - 8, 8);
+  } else if (n >= 4) {
+    memcpy(dst, src, 4);
+    memcpy(dst + n - 4, src + n - 4, 4);
+  } else if (n >= 2) {
+    memcpy(dst, src, 2);
+    memcpy(dst + n - 2, src + n - 2, 2);
+  } else {
+    *dst = *src;
+  }
+}
+
+/* im2col path: the mt rows of K = taps * channels bytes of this tile (taps in kernel order, each
+   tap's channels contiguous: the OHWI order of the packed 1x1 weights), read through the
+   indirection buffer, then one gemm call. Taps whose bytes follow each other in the input (the
+   kx taps of one input row) are copied as one run. */
+static void im2col_task(void* context, size_t n, size_t m0, size_t n0, size_t mt, size_t nt) {
+  const struct q8nn_operator* op = context;
+  const struct q8nn_conv_geometry* g = &op->geometry;
+  const size_t ks = (size_t) g->kernel_height * g->kernel_width, kc = g->group_input_channels;
+  const size_t k = ks * kc;
+  const size_t m_image = op->output_height * op->output_width;
+  const size_t block = op->packed_group_stride / q8nn_divide_round_up(g->group_output_channels, op->nr);
+  const size_t a_offset = n * op->input_height * op->input_width * op->input_pixel_stride;
+  const int8_t* const* ind = op->indirection + (m0 / op->mr) * ks * op->mr;
+  int8_t rows[Q8NN_IM2COL_MAX_MR * Q8NN_IM2COL_MAX_K];
+  for (size_t i = 0; i < mt; i++) {
+    int8_t* row = rows + i * k;
+    size_t t = 0;
+    while (t < ks) {
+      const int8_t* p = ind[t * op->mr + i];
+      if (p != op->zero_buffer) p += a_offset;
+      size_t run = kc;
+      /* extend over following taps that continue in memory, up to 16 bytes */
+      while (t + 1 < ks && run + kc <= 16) {
+        const int8_t* q = ind[(t + 1) * op->mr + i];
+        if (q == op->zero_buffer || q + a_offset != p + run) break;
+        run += kc;
+        t++;
+      }
+      copy_run(row, p, run); /* run <= 16: kc < Q8NN_IM2COL_MAX_CHANNELS */
+      row += run;
+      t++;
+    }
+  }
+  op->gemm(mt, nt, k, rows, k, (const int8_t*) op->packed_weights + (n0 / op->nr) * block,
+           op->output + (n * m_image + m0) * op->output_pixel_stride + n0, op->output_pixel_stride, op->nr,
+           &op->conv_params);
 }
 
 /* Depth multiplier > 1: one input row with every channel repeated dm times. */
@@ -94,6 +149,13 @@ enum q8nn_status q8nn_run_conv_cpu(struct q8nn_operator* op, pthreadpool_t threa
           choose_nc_tile(g->group_output_channels, op->nr,
                          op->batch_size * g->groups * q8nn_divide_round_up(m_image, op->mr), threads);
       pthreadpool_parallelize_4d_tile_2d(threadpool, igemm_task, op, op->batch_size, g->groups, m_image,
+                                         g->group_output_channels, op->mr, nc_tile, 0);
+      break;
+    }
+    case q8nn_conv_path_im2col: {
+      const size_t nc_tile = choose_nc_tile(g->group_output_channels, op->nr,
+                                            op->batch_size * q8nn_divide_round_up(m_image, op->mr), threads);
+      pthreadpool_parallelize_3d_tile_2d(threadpool, im2col_task, op, op->batch_size, m_image,
                                          g->group_output_channels, op->mr, nc_tile, 0);
       break;
     }
