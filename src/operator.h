@@ -61,6 +61,7 @@ struct q8nn_operator {
   void* packed_weights;
   size_t packed_group_stride; /* bytes of packed weights per group (gemm/igemm) */
   uint32_t mr, nr;            /* tile of the gemm/igemm kernel */
+  size_t im2col_k;            /* im2col path: K = taps * channels rounded up to the kernel's KR */
   q8nn_qs8_gemm_ukernel_fn gemm;
   q8nn_qs8_igemm_ukernel_fn igemm;
   q8nn_qs8_dwconv_ukernel_fn dwconv;

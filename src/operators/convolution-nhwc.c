@@ -197,8 +197,10 @@ enum q8nn_status q8nn_create_conv_common(
     const int is_gemm = g->kernel_height == 1 && g->kernel_width == 1 && g->stride_height == 1 &&
                         g->stride_width == 1 && g->padding_top == 0 && g->padding_bottom == 0 &&
                         g->padding_left == 0 && g->padding_right == 0;
+    const struct q8nn_gemm_entry* ge = d.gemm[op->rounding];
     const int is_im2col = !is_gemm && g->groups == 1 && gic < Q8NN_IM2COL_MAX_CHANNELS &&
-                          ks * gic <= Q8NN_IM2COL_MAX_K && d.gemm[op->rounding]->mr <= Q8NN_IM2COL_MAX_MR;
+                          ge->kr <= 8 && q8nn_round_up(ks * gic, ge->kr) <= Q8NN_IM2COL_MAX_K &&
+                          ge->mr <= Q8NN_IM2COL_MAX_MR;
     uint32_t nr, kr;
     int32_t input_offset;
     q8nn_pack_gemm_fn pack;
@@ -221,6 +223,8 @@ enum q8nn_status q8nn_create_conv_common(
     op->nr = nr;
     /* im2col: OHWI is [O][taps * I], a 1x1 kernel of K = taps * I */
     const size_t pack_ks = is_im2col ? 1 : ks, pack_kc = is_im2col ? ks * gic : gic;
+    /* run pads the rows to whole K groups (the packed weights are zero there): no K tail */
+    op->im2col_k = is_im2col ? q8nn_round_up(pack_kc, kr) : 0;
     op->packed_group_stride = q8nn_packed_gemm_size(1, goc, is_gemm ? 1 : pack_ks, pack_kc, nr, kr);
     op->packed_weights = malloc(op->packed_group_stride * g->groups);
     if (op->packed_weights == NULL) {
@@ -338,8 +342,8 @@ enum q8nn_status q8nn_setup_conv_common(
   /* Indirection: igemm tiles of MR pixels, or one list of taps per output pixel (dwconv). */
   const size_t ks = (size_t) g->kernel_height * g->kernel_width;
   size_t tile = 0, tiles = 0, pointers = 0;
-  if (op->path != q8nn_conv_path_gemm) {
-    tile = op->path == q8nn_conv_path_dwconv ? 1 : op->mr;
+  if (op->path == q8nn_conv_path_igemm || op->path == q8nn_conv_path_dwconv) {
+    tile = op->path == q8nn_conv_path_igemm ? op->mr : 1;
     tiles = q8nn_divide_round_up(oh * ow, tile);
     if (!q8nn_mul_sz(tiles, ks * tile, &pointers) || pointers > SIZE_MAX / sizeof(void*)) {
       return q8nn_log_error(q8nn_status_invalid_parameter, caller, "indirection size overflows size_t");
