@@ -187,7 +187,8 @@ int register_all() {
   // (M, N, K) of MobileNetV2 1x1 layers: expand 56x56 24->144, project 56x56 144->24,
   // expand 14x14 64->384, project 7x7 960->320, expand 112x112 16->96.
   const std::vector<std::vector<int64_t>> gemm_shapes = {
-      {3136, 144, 24}, {3136, 24, 144}, {196, 384, 64}, {49, 320, 960}, {12544, 96, 16}, {784, 192, 32}};
+      {3136, 144, 24}, {3136, 24, 144}, {196, 384, 64}, {49, 320, 960}, {12544, 96, 16}, {784, 192, 32},
+      {12544, 32, 28}};  // the last: the stem's im2col gemm (3x3x3 taps x channels, K padded to 28)
   for (size_t i = 0; i < q8nn_gemm_list_size; i++) {
     for (int r = 0; r < Q8NN_REQUANT_KINDS; r++) {
       const q8nn_gemm_entry* e = &q8nn_gemm_list[i];
