@@ -91,7 +91,7 @@ int q8nn_add_affine_params(struct q8nn_qs8_add_params* p, int xnnpack) {
     cand.affine_b = (int32_t) rb;
     cand.affine_shift = k;
     /* round half up at 2^k: out = (2^k zp + slope_a 2^k (a - za) + slope_b 2^k (b - zb) + 2^(k-1)) >> k */
-    const int32_t center = (p->output_zero_point << k) - cand.affine_a * (p->a_zero_point + 128) -
+    const int32_t center = p->output_zero_point * (INT32_C(1) << k) - cand.affine_a * (p->a_zero_point + 128) -
                            cand.affine_b * (p->b_zero_point + 128) + (k > 0 ? 1 << (k - 1) : 0);
     static const int32_t offsets[] = {0, -1, 1};
     for (size_t i = 0; i < sizeof(offsets) / sizeof(offsets[0]); i++) {
