@@ -14,6 +14,9 @@
 #include "bound/bound.h"
 #include "q8nn.h"
 #include "ukernel.h"
+extern "C" {
+#include "requantization.h"
+}
 
 namespace {
 
@@ -153,7 +156,9 @@ void dwconv_bench(benchmark::State& state, const q8nn_dwconv_entry* e, q8nn_roun
                                                 benchmark::Counter::kIsRate);
 }
 
-void vadd_bench(benchmark::State& state, const q8nn_vadd_entry* e) {
+// equal: MobileNetV2's adds (one scale and zero point for a, b and the output), with the affine
+// form the operator finds for them; otherwise unequal ratios (no affine form: the generic path).
+void vadd_bench(benchmark::State& state, const q8nn_vadd_entry* e, bool equal) {
   if (!isa_available(state, e->isa)) return;
   const size_t n = state.range(0);
   const auto a = random_bytes(n, 1), b = random_bytes(n, 2);
@@ -161,6 +166,12 @@ void vadd_bench(benchmark::State& state, const q8nn_vadd_entry* e) {
   // TFLite fields, then XNNPACK's (ratios ~0.7 and ~0.6: shift 21, bias 2^20 - zero-point terms)
   q8nn_qs8_add_params p = {3, -7, 1518500250, -1, 1277672857, -1, 1431655765, -18, 20, -2, -128, 127,
                            1482910, 1247702, (1 << 20) - 1482910 * 3 + 1247702 * 7, 21};
+  if (equal) {
+    // ratios 1/2 (inputs) and 2^-19 (output): multipliers 2^30, shifts 0, 0, -18; XNNPACK's 2^20, shift 20
+    p = {3, 3, 1 << 30, 0, 1 << 30, 0, 1 << 30, -18, 20, 3, -128, 127, 1 << 20, 1 << 20,
+         (1 << 19) - (1 << 20) * 6, 20};
+    q8nn_add_affine_params(&p, e->arithmetic == q8nn_add_arithmetic_xnnpack);
+  }
   for (auto _ : state) {
     e->vadd(n, a.data(), b.data(), y.data(), &p);
     benchmark::DoNotOptimize(y.data());
@@ -195,7 +206,8 @@ int register_all() {
   // (M, N, K) of MobileNetV2 1x1 layers: expand 56x56 24->144, project 56x56 144->24,
   // expand 14x14 64->384, project 7x7 960->320, expand 112x112 16->96.
   const std::vector<std::vector<int64_t>> gemm_shapes = {
-      {3136, 144, 24}, {3136, 24, 144}, {196, 384, 64}, {49, 320, 960}, {12544, 96, 16}, {784, 192, 32}};
+      {3136, 144, 24}, {3136, 24, 144}, {196, 384, 64}, {49, 320, 960}, {12544, 96, 16}, {784, 192, 32},
+      {12544, 32, 28}};  // the last: the stem's im2col gemm (3x3x3 taps x channels, K padded to 28)
 #if Q8NN_ARCH_X86
   const std::pair<uint32_t, const char*> bound_isas[] = {
       {Q8NN_ISA_X86_AVX512VNNI, "avx512vnni"}, {Q8NN_ISA_X86_AVXVNNI | Q8NN_ISA_X86_AVX2, "avxvnni"},
@@ -241,9 +253,11 @@ int register_all() {
   }
   for (size_t i = 0; i < q8nn_vadd_list_size; i++) {
     const q8nn_vadd_entry* e = &q8nn_vadd_list[i];
-    benchmark::RegisterBenchmark((std::string("vadd/") + e->name).c_str(),
-                                 [e](benchmark::State& s) { vadd_bench(s, e); })
-        ->Arg(28 * 28 * 32)->Arg(56 * 56 * 24)->ArgName("N")->UseRealTime();
+    for (const bool equal : {false, true}) {
+      benchmark::RegisterBenchmark((std::string("vadd/") + e->name + (equal ? "/equal_scales" : "")).c_str(),
+                                   [e, equal](benchmark::State& s) { vadd_bench(s, e, equal); })
+          ->Arg(28 * 28 * 32)->Arg(56 * 56 * 24)->Arg(112 * 112 * 96)->ArgName("N")->UseRealTime();
+    }
   }
   return 0;
 }

@@ -4,6 +4,7 @@
  * thread count gives identical bytes. Nothing here allocates.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "accel/backend.h"
 #include "operator.h"
@@ -67,6 +68,72 @@ static void igemm_task(void* context, size_t n, size_t group, size_t m0, size_t 
             op->output_pixel_stride, op->nr, a_offset, op->zero_buffer, &op->conv_params);
 }
 
+/* Copies n >= 1 bytes with fixed-size copies (no library call for the few bytes of a tap row). */
+static inline void copy_bytes(int8_t* dst, const int8_t* src, size_t n) {
+  for (; n > 16; n -= 16, dst += 16, src += 16) memcpy(dst, src, 16);
+  if (n >= 8) {
+    memcpy(dst, src, 8);
+    memcpy(dst + n - 8, src + n - 8, 8);
+  } else if (n >= 4) {
+    memcpy(dst, src, 4);
+    memcpy(dst + n - 4, src + n - 4, 4);
+  } else if (n >= 2) {
+    memcpy(dst, src, 2);
+    memcpy(dst + n - 2, src + n - 2, 2);
+  } else {
+    *dst = *src;
+  }
+}
+
+/* im2col path: the mt rows of K bytes of this tile (taps in kernel order, each tap's channels
+   contiguous: the OHWI order of the packed 1x1 weights; padded taps hold the input zero point,
+   K padding holds zeros), then one gemm call. With dense pixels (stride = channels) and no
+   horizontal dilation, a kernel row inside the image is one copy of kernel_width * channels bytes. */
+static void im2col_task(void* context, size_t n, size_t m0, size_t n0, size_t mt, size_t nt) {
+  const struct q8nn_operator* op = context;
+  const struct q8nn_conv_geometry* g = &op->geometry;
+  const size_t kh = g->kernel_height, kw = g->kernel_width, kc = g->group_input_channels;
+  const size_t k = op->im2col_k, kbytes = kh * kw * kc, row_bytes = kw * kc;
+  const size_t in_h = op->input_height, in_w = op->input_width, ps = op->input_pixel_stride;
+  const size_t out_w = op->output_width, m_image = op->output_height * out_w;
+  const int8_t zp = (int8_t) op->input_zero_point;
+  const int8_t* image = op->input + n * in_h * in_w * ps;
+  const int dense = ps == kc && g->dilation_width == 1;
+  const uint64_t zeros = 0;
+  int8_t rows[Q8NN_IM2COL_MAX_MR * Q8NN_IM2COL_MAX_K + 8];
+  size_t oy = m0 / out_w, ox = m0 % out_w;
+  for (size_t i = 0; i < mt; i++, ox = ox + 1 == out_w ? 0 : ox + 1, oy += ox == 0) {
+    int8_t* row = rows + i * k;
+    /* setup bounds sizes by 2^32: int64 holds every coordinate */
+    const int64_t ix0 = (int64_t) (ox * g->stride_width) - (int64_t) g->padding_left;
+    const int inside_x = ix0 >= 0 && ix0 + (int64_t) ((kw - 1) * g->dilation_width) < (int64_t) in_w;
+    for (size_t ky = 0; ky < kh; ky++) {
+      const int64_t iy = (int64_t) (oy * g->stride_height + ky * g->dilation_height) - (int64_t) g->padding_top;
+      if (iy < 0 || iy >= (int64_t) in_h) {
+        memset(row, zp, row_bytes);
+      } else if (dense && inside_x) {
+        copy_bytes(row, image + ((size_t) iy * in_w + (size_t) ix0) * kc, row_bytes);
+      } else {
+        for (size_t kx = 0; kx < kw; kx++) {
+          const int64_t ix = ix0 + (int64_t) (kx * g->dilation_width);
+          if (ix < 0 || ix >= (int64_t) in_w) {
+            memset(row + kx * kc, zp, kc);
+          } else {
+            copy_bytes(row + kx * kc, image + ((size_t) iy * in_w + (size_t) ix) * ps, kc);
+          }
+        }
+      }
+      row += row_bytes;
+    }
+    /* K padding (< KR <= 8 bytes; the next row, written after, or the buffer's slack) */
+    if (k != kbytes) memcpy(row, &zeros, 8);
+  }
+  const size_t block = op->packed_group_stride / q8nn_divide_round_up(g->group_output_channels, op->nr);
+  op->gemm(mt, nt, k, rows, k, (const int8_t*) op->packed_weights + (n0 / op->nr) * block,
+           op->output + (n * m_image + m0) * op->output_pixel_stride + n0, op->output_pixel_stride, op->nr,
+           &op->conv_params);
+}
+
 /* Depth multiplier > 1: one input row with every channel repeated dm times. */
 static void expand_task(void* context, size_t row) {
   const struct q8nn_operator* op = context;
@@ -112,6 +179,13 @@ enum q8nn_status q8nn_run_conv_cpu(struct q8nn_operator* op, pthreadpool_t threa
           choose_nc_tile(g->group_output_channels, op->nr,
                          op->batch_size * g->groups * q8nn_divide_round_up(m_image, op->mr), threads);
       pthreadpool_parallelize_4d_tile_2d(threadpool, igemm_task, op, op->batch_size, g->groups, m_image,
+                                         g->group_output_channels, op->mr, nc_tile, 0);
+      break;
+    }
+    case q8nn_conv_path_im2col: {
+      const size_t nc_tile = choose_nc_tile(g->group_output_channels, op->nr,
+                                            op->batch_size * q8nn_divide_round_up(m_image, op->mr), threads);
+      pthreadpool_parallelize_3d_tile_2d(threadpool, im2col_task, op, op->batch_size, m_image,
                                          g->group_output_channels, op->mr, nc_tile, 0);
       break;
     }

@@ -18,6 +18,8 @@ enum q8nn_conv_path {
   q8nn_conv_path_gemm = 1,   /* 1x1, stride 1, no padding: GEMM over NHWC pixels */
   q8nn_conv_path_igemm = 2,  /* anything else: indirection buffer */
   q8nn_conv_path_dwconv = 3, /* one input and one output channel per group */
+  q8nn_conv_path_im2col = 4, /* few input channels (see below): per tile of MR pixels, the taps'
+                                channels gathered into rows of K = taps * channels, then gemm */
 };
 
 /* Geometry of a convolution or depthwise convolution (depthwise: groups = channels,
@@ -27,6 +29,15 @@ struct q8nn_conv_geometry {
   uint32_t kernel_height, kernel_width, stride_height, stride_width, dilation_height, dilation_width;
   size_t groups, group_input_channels, group_output_channels;
 };
+
+/* im2col path: one group, not the gemm path (a kernel larger than 1x1, a stride or padding),
+   fewer than Q8NN_IM2COL_MAX_CHANNELS input channels (each tap would fill less than a kernel's K
+   group: the first convolution of image models, 3 channels) and taps * channels <=
+   Q8NN_IM2COL_MAX_K (the rows of a tile sit in a stack buffer of run). Weights are packed as a
+   1x1 convolution with K = taps * channels; the dispatch's gemm kernel runs it. */
+#define Q8NN_IM2COL_MAX_CHANNELS 8
+#define Q8NN_IM2COL_MAX_K 256
+#define Q8NN_IM2COL_MAX_MR 16
 
 struct q8nn_backend;
 
@@ -53,6 +64,7 @@ struct q8nn_operator {
   /* List line chosen at create (packing family); setup re-chooses MR inside it (tile-select.c). */
   const struct q8nn_gemm_entry* gemm_entry;
   const struct q8nn_igemm_entry* igemm_entry;
+  size_t im2col_k;            /* im2col path: K = taps * channels rounded up to the kernel's KR */
   q8nn_qs8_gemm_ukernel_fn gemm;
   q8nn_qs8_igemm_ukernel_fn igemm;
   q8nn_qs8_dwconv_ukernel_fn dwconv;

@@ -47,3 +47,63 @@ void q8nn_xnn_add_params(float a_output_scale, float b_output_scale, int32_t a_z
   /* |multiplier * zero point| <= 2^22 * 128: no overflow */
   p->xnn_bias = (INT32_C(1) << (shift - 1)) - a_multiplier * a_zero_point - b_multiplier * b_zero_point;
 }
+
+/* 1 when cand's affine form equals p's arithmetic on every input pair (ta, tb: TFLite's terms). */
+static int affine_matches(const struct q8nn_qs8_add_params* cand, int xnnpack, const int32_t* ta,
+                          const int32_t* tb) {
+  for (int a = -128; a <= 127; a++) {
+    for (int b = -128; b <= 127; b++) {
+      const int8_t exact = xnnpack ? q8nn_add_xnn_scalar((int8_t) a, (int8_t) b, cand)
+                                   : q8nn_add_output(ta[a + 128] + tb[b + 128], cand);
+      if (q8nn_add_affine_scalar((int8_t) a, (int8_t) b, cand) != exact) return 0;
+    }
+  }
+  return 1;
+}
+
+int q8nn_add_affine_params(struct q8nn_qs8_add_params* p, int xnnpack) {
+  p->affine_valid = 0;
+  /* slopes of the output in a and in b */
+  double slope_a, slope_b;
+  if (xnnpack) {
+    slope_a = ldexp((double) p->xnn_a_multiplier, -(int) p->xnn_shift);
+    slope_b = ldexp((double) p->xnn_b_multiplier, -(int) p->xnn_shift);
+  } else {
+    const double out = ldexp((double) p->output_multiplier, p->output_shift - 31);
+    slope_a = ldexp((double) p->a_multiplier, p->left_shift + p->a_shift - 31) * out;
+    slope_b = ldexp((double) p->b_multiplier, p->left_shift + p->b_shift - 31) * out;
+  }
+  int32_t ta[256], tb[256];
+  int terms = 0;
+  for (int32_t k = 0; k <= 7; k++) {
+    const double sa = ldexp(slope_a, k), sb = ldexp(slope_b, k);
+    const double ra = nearbyint(sa), rb = nearbyint(sb);
+    if (fabs(sa - ra) > 0x1.0p-20 || fabs(sb - rb) > 0x1.0p-20 || ra > 127.0 || rb > 127.0) continue;
+    if (!xnnpack && !terms) {
+      for (int x = -128; x <= 127; x++) {
+        ta[x + 128] = q8nn_add_term((int8_t) x, p->a_zero_point, p->a_multiplier, p->a_shift, p->left_shift);
+        tb[x + 128] = q8nn_add_term((int8_t) x, p->b_zero_point, p->b_multiplier, p->b_shift, p->left_shift);
+      }
+      terms = 1;
+    }
+    struct q8nn_qs8_add_params cand = *p;
+    cand.affine_a = (int32_t) ra;
+    cand.affine_b = (int32_t) rb;
+    cand.affine_shift = k;
+    /* round half up at 2^k: out = (2^k zp + slope_a 2^k (a - za) + slope_b 2^k (b - zb) + 2^(k-1)) >> k */
+    const int32_t center = p->output_zero_point * (INT32_C(1) << k) - cand.affine_a * (p->a_zero_point + 128) -
+                           cand.affine_b * (p->b_zero_point + 128) + (k > 0 ? 1 << (k - 1) : 0);
+    static const int32_t offsets[] = {0, -1, 1};
+    for (size_t i = 0; i < sizeof(offsets) / sizeof(offsets[0]); i++) {
+      cand.affine_bias = center + offsets[i];
+      if (cand.affine_bias < INT16_MIN || cand.affine_bias > INT16_MAX) continue;
+      if (affine_matches(&cand, xnnpack, ta, tb)) {
+        p->affine_a = cand.affine_a, p->affine_b = cand.affine_b;
+        p->affine_bias = cand.affine_bias, p->affine_shift = cand.affine_shift;
+        p->affine_valid = 1;
+        return 1;
+      }
+    }
+  }
+  return 0;
+}

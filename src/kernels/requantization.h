@@ -59,15 +59,25 @@ static inline int8_t q8nn_output_clamp(int32_t value, int32_t zero_point, int32_
   return (int8_t) out;
 }
 
+/* TFLite's int8 add: one input's rescaled term, ((x - zp) << left_shift) rescaled. */
+static inline int32_t q8nn_add_term(int8_t x, int32_t zero_point, int32_t multiplier, int32_t shift,
+                                    int32_t left_shift) {
+  const int32_t s = (int32_t) ((uint32_t) ((int32_t) x - zero_point) << left_shift);
+  return q8nn_rdbpot(q8nn_srdhm(s, multiplier), -shift);
+}
+
+/* TFLite's int8 add: the output rescale of the sum of the two terms, zero point and clamp. */
+static inline int8_t q8nn_add_output(int32_t sum, const struct q8nn_qs8_add_params* p) {
+  const int32_t out = q8nn_rdbpot(q8nn_srdhm(sum, p->output_multiplier), -p->output_shift);
+  return q8nn_output_clamp(out, p->output_zero_point, p->output_min, p->output_max);
+}
+
 /* TFLite's int8 add for one pair of elements. */
 static inline int8_t q8nn_add_scalar(int8_t a, int8_t b, const struct q8nn_qs8_add_params* p) {
-  const int32_t sa = (int32_t) ((uint32_t) ((int32_t) a - p->a_zero_point) << p->left_shift);
-  const int32_t sb = (int32_t) ((uint32_t) ((int32_t) b - p->b_zero_point) << p->left_shift);
-  const int32_t ra = q8nn_rdbpot(q8nn_srdhm(sa, p->a_multiplier), -p->a_shift);
-  const int32_t rb = q8nn_rdbpot(q8nn_srdhm(sb, p->b_multiplier), -p->b_shift);
+  const int32_t ra = q8nn_add_term(a, p->a_zero_point, p->a_multiplier, p->a_shift, p->left_shift);
+  const int32_t rb = q8nn_add_term(b, p->b_zero_point, p->b_multiplier, p->b_shift, p->left_shift);
   /* |ra|, |rb| <= 255 * 2^20: the sum cannot overflow. */
-  const int32_t out = q8nn_rdbpot(q8nn_srdhm(ra + rb, p->output_multiplier), -p->output_shift);
-  return q8nn_output_clamp(out, p->output_zero_point, p->output_min, p->output_max);
+  return q8nn_add_output(ra + rb, p);
 }
 
 /* XNNPACK's fp32 requantization (its scalar "fmagic" epilogue; the SSE/AVX cvtps2dq and NEON
@@ -99,6 +109,26 @@ static inline int8_t q8nn_add_xnn_scalar(int8_t a, int8_t b, const struct q8nn_q
   out = out > hi ? hi : out;
   return (int8_t) (out + p->output_zero_point);
 }
+
+/* The affine form of an add (see struct q8nn_qs8_add_params) for one pair of elements. */
+static inline int8_t q8nn_add_affine_scalar(int8_t a, int8_t b, const struct q8nn_qs8_add_params* p) {
+  int32_t v = p->affine_a * ((int32_t) a + 128) + p->affine_b * ((int32_t) b + 128);
+  v = v < INT16_MIN ? INT16_MIN : v > INT16_MAX ? INT16_MAX : v;
+  v += p->affine_bias;
+  v = v < INT16_MIN ? INT16_MIN : v > INT16_MAX ? INT16_MAX : v;
+  v >>= p->affine_shift; /* arithmetic (GCC/Clang), as VPSRAW */
+  v = v < INT8_MIN ? INT8_MIN : v > INT8_MAX ? INT8_MAX : v;
+  v = v < p->output_min ? p->output_min : v;
+  v = v > p->output_max ? p->output_max : v;
+  return (int8_t) v;
+}
+
+/* Looks for the affine form of p's arithmetic (TFLite's, or XNNPACK's when xnnpack is nonzero):
+   candidates from the exact slopes when they are multiples of 2^-7, each checked against
+   q8nn_add_scalar / q8nn_add_xnn_scalar on all 65536 input pairs. Sets the affine_ fields of p
+   (affine_valid 0 when none matches) and returns affine_valid. At most ~0.3 ms, and only when the
+   slopes are such multiples (equal scales, power-of-two ratios); otherwise returns at once. */
+Q8NN_INTERNAL int q8nn_add_affine_params(struct q8nn_qs8_add_params* p, int xnnpack);
 
 /* TFLite QuantizeMultiplier on a double. Returns 0 when the multiplier does not fit
    (shift > 30, or a negative / non-finite input); tiny multipliers (shift < -31) flush to

@@ -141,7 +141,14 @@ typedef void (*q8nn_qs8_dwconv_ukernel_fn)(
      out = clamp((a * xnn_a_multiplier + b * xnn_b_multiplier + xnn_bias) >> xnn_shift,
                  output_min - zp, output_max - zp) + zp
    with an arithmetic shift; xnn_bias = 2^(xnn_shift-1) - a_zp * xnn_a_multiplier -
-   b_zp * xnn_b_multiplier, multipliers in [0, 2^21], xnn_shift in [12, 30], so |sum| < 2^31. */
+   b_zp * xnn_b_multiplier, multipliers in [0, 2^21], xnn_shift in [12, 30], so |sum| < 2^31.
+   Optional affine form (the _affine kernels; any kernel may ignore it), set by
+   q8nn_add_affine_params only when it reproduces the arithmetic on all 65536 input pairs:
+     out = clamp(sat8(sat16(sat16(affine_a * (a + 128) + affine_b * (b + 128)) + affine_bias)
+                      >> affine_shift), output_min, output_max)
+   i.e. VPMADDUBSW (a ^ 0x80, b ^ 0x80 interleaved, against the int8 pair affine_a, affine_b),
+   VPADDSW, VPSRAW, VPACKSSWB and the byte clamp. affine_valid 0 = no such form (the _affine
+   kernels then run their generic kernel). */
 struct q8nn_qs8_add_params {
   int32_t a_zero_point, b_zero_point;
   int32_t a_multiplier, a_shift;
@@ -151,6 +158,10 @@ struct q8nn_qs8_add_params {
   int32_t output_zero_point, output_min, output_max;
   int32_t xnn_a_multiplier, xnn_b_multiplier, xnn_bias;
   uint32_t xnn_shift;
+  int32_t affine_valid;
+  int32_t affine_a, affine_b;   /* [-128, 127] */
+  int32_t affine_bias;          /* [-32768, 32767] */
+  int32_t affine_shift;         /* [0, 7] */
 };
 
 /* Arithmetic of a vadd list entry. */

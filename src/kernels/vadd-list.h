@@ -8,8 +8,13 @@
  */
 #if Q8NN_ARCH_X86
 /* x86 section */
+/* affine form where the operator has one (see ukernel.h), else the u64 generic kernel of its arithmetic */
+Q8NN_VADD_XNN_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_vadd_minmax_xnn_affine_ukernel__avx512vnni_u128, q8nn_qs8_vaddc_minmax_xnn_affine_ukernel__avx512vnni_u128, 128)
+Q8NN_VADD_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_vadd_minmax_affine_ukernel__avx512vnni_u128, q8nn_qs8_vaddc_minmax_affine_ukernel__avx512vnni_u128, 128)
 Q8NN_VADD_XNN_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_vadd_minmax_xnn_ukernel__avx512vnni_u64, q8nn_qs8_vaddc_minmax_xnn_ukernel__avx512vnni_u64, 64)
 Q8NN_VADD_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_vadd_minmax_ukernel__avx512vnni_u64, q8nn_qs8_vaddc_minmax_ukernel__avx512vnni_u64, 64)
+Q8NN_VADD_XNN_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_vadd_minmax_xnn_affine_ukernel__avx2_u64, q8nn_qs8_vaddc_minmax_xnn_affine_ukernel__avx2_u64, 64)
+Q8NN_VADD_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_vadd_minmax_affine_ukernel__avx2_u64, q8nn_qs8_vaddc_minmax_affine_ukernel__avx2_u64, 64)
 Q8NN_VADD_XNN_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_vadd_minmax_xnn_ukernel__avx2_u32, q8nn_qs8_vaddc_minmax_xnn_ukernel__avx2_u32, 32)
 Q8NN_VADD_KERNEL(Q8NN_ISA_X86_AVX2, q8nn_qs8_vadd_minmax_ukernel__avx2_u32, q8nn_qs8_vaddc_minmax_ukernel__avx2_u32, 32)
 #endif

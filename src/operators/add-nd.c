@@ -93,6 +93,8 @@ enum q8nn_status q8nn_create_add_nd_s8(const struct q8nn_add_quantization* quant
                         "output scale %g too small for TFLite's add rescaling", (double) quant->output_scale);
     }
   }
+  /* the cheap affine form where one reproduces the arithmetic exactly (checked on every input pair) */
+  q8nn_add_affine_params(&p, xnnpack);
   struct q8nn_operator* op = q8nn_allocate_operator(q8nn_operator_type_add);
   if (op == NULL) return Q8NN_ERROR(q8nn_status_out_of_memory, "operator");
   op->add_params = p;
@@ -105,6 +107,8 @@ enum q8nn_status q8nn_create_add_nd_s8(const struct q8nn_add_quantization* quant
   op->add_params_swapped.b_shift = p.a_shift;
   op->add_params_swapped.xnn_a_multiplier = p.xnn_b_multiplier;
   op->add_params_swapped.xnn_b_multiplier = p.xnn_a_multiplier;
+  op->add_params_swapped.affine_a = p.affine_b;
+  op->add_params_swapped.affine_b = p.affine_a;
   op->add_arithmetic = xnnpack ? q8nn_add_arithmetic_xnnpack : q8nn_add_arithmetic_tflite;
   const struct q8nn_dispatch d = q8nn_get_dispatch();
   const struct q8nn_vadd_entry* e = d.vadd[op->add_arithmetic];

@@ -197,14 +197,19 @@ enum q8nn_status q8nn_create_conv_common(
     const int is_gemm = g->kernel_height == 1 && g->kernel_width == 1 && g->stride_height == 1 &&
                         g->stride_width == 1 && g->padding_top == 0 && g->padding_bottom == 0 &&
                         g->padding_left == 0 && g->padding_right == 0;
+    const struct q8nn_gemm_entry* ge = d.gemm[op->rounding];
+    const int is_im2col = !is_gemm && g->groups == 1 && gic < Q8NN_IM2COL_MAX_CHANNELS &&
+                          ge->kr <= 8 && q8nn_round_up(ks * gic, ge->kr) <= Q8NN_IM2COL_MAX_K &&
+                          ge->mr <= Q8NN_IM2COL_MAX_MR;
     uint32_t nr, kr;
     int32_t input_offset;
     q8nn_pack_gemm_fn pack;
     const int r = op->rounding;
-    if (is_gemm) {
-      const struct q8nn_gemm_entry* e = q8nn_choose_gemm_tile(d.gemm[r], r, 0, 0, goc, gic);
+    if (is_gemm || is_im2col) {
+      /* im2col keeps the first usable line: its row buffer bounds MR and KR (Q8NN_IM2COL_MAX_*) */
+      const struct q8nn_gemm_entry* e = is_gemm ? q8nn_choose_gemm_tile(ge, r, 0, 0, goc, gic) : ge;
       op->gemm_entry = e;
-      op->path = q8nn_conv_path_gemm;
+      op->path = is_gemm ? q8nn_conv_path_gemm : q8nn_conv_path_im2col;
       op->gemm = e->fn[r];
       op->mr = e->mr, nr = e->nr, kr = e->kr;
       input_offset = e->input_offset, pack = e->pack;
@@ -219,12 +224,16 @@ enum q8nn_status q8nn_create_conv_common(
       set_kernel_name(op, e->names[r]);
     }
     op->nr = nr;
-    op->packed_group_stride = q8nn_packed_gemm_size(1, goc, is_gemm ? 1 : ks, gic, nr, kr);
+    /* im2col: OHWI is [O][taps * I], a 1x1 kernel of K = taps * I */
+    const size_t pack_ks = is_im2col ? 1 : ks, pack_kc = is_im2col ? ks * gic : gic;
+    /* run pads the rows to whole K groups (the packed weights are zero there): no K tail */
+    op->im2col_k = is_im2col ? q8nn_round_up(pack_kc, kr) : 0;
+    op->packed_group_stride = q8nn_packed_gemm_size(1, goc, is_gemm ? 1 : pack_ks, pack_kc, nr, kr);
     op->packed_weights = malloc(op->packed_group_stride * g->groups);
     if (op->packed_weights == NULL) {
       return q8nn_log_error(q8nn_status_out_of_memory, caller, "packed weights");
     }
-    pack(g->groups, goc, ks, gic, nr, kr, kernel_ohwi, bias, op->multiplier, op->shift,
+    pack(g->groups, goc, pack_ks, pack_kc, nr, kr, kernel_ohwi, bias, op->multiplier, op->shift,
          quant->input_zero_point + input_offset, op->packed_weights);
   }
   op->zero_size = zero_size;
@@ -349,7 +358,7 @@ enum q8nn_status q8nn_setup_conv_common(
   }
   /* Indirection: igemm tiles of MR pixels, or one list of taps per output pixel (dwconv). */
   size_t tile = 0, tiles = 0, pointers = 0;
-  if (op->path != q8nn_conv_path_gemm) {
+  if (op->path == q8nn_conv_path_igemm || op->path == q8nn_conv_path_dwconv) {
     tile = mr;
     tiles = q8nn_divide_round_up(oh * ow, tile);
     if (!q8nn_mul_sz(tiles, ks * tile, &pointers) || pointers > SIZE_MAX / sizeof(void*)) {

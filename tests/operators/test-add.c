@@ -206,8 +206,40 @@ static void test_scale_ratios(void** state) {
   assert_int_equal(failures, 0);
 }
 
+/* Scales whose add has the affine form (equal scales, power-of-two ratios, see ukernel.h) with each
+   operand broadcast along the inner run (vaddc, and vaddc with the swapped parameters) and dense,
+   runs long enough for the kernels' main loops, both arithmetics. */
+static void test_affine_broadcast(void** state) {
+  (void) state;
+  static const float scales[][3] = {{1.0f, 1.0f, 1.0f}, {2.0f, 1.0f, 1.0f}, {1.0f, 4.0f, 2.0f}, {0.25f, 1.0f, 0.5f}};
+  static const size_t full[3] = {2, 3, 200}, inner_one[3] = {2, 3, 1}, outer_one[3] = {1, 1, 200};
+  const size_t* const shapes[][2] = {{full, full}, {full, inner_one}, {inner_one, full}, {outer_one, full}};
+  int failures = 0;
+  for (size_t i = 0; i < sizeof(scales) / sizeof(scales[0]); i++) {
+    for (size_t j = 0; j < sizeof(shapes) / sizeof(shapes[0]); j++) {
+      int8_t a[1200], b[1200];
+      test_fill_s8(a, 1200);
+      test_fill_s8(b, 1200);
+      struct test_add_case c = {
+          .a_rank = 3, .b_rank = 3, .a_shape = shapes[j][0], .b_shape = shapes[j][1], .a = a, .b = b,
+          .a_zp = test_rand_range(-128, 127), .b_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127),
+          .a_scale = scales[i][0], .b_scale = scales[i][1], .out_scale = scales[i][2],
+          .out_min = -128, .out_max = 127, .name = "affine_broadcast", .num_threadpools = 2,
+      };
+      int f = test_add_run(&c);
+      c.xnnpack = 1;
+      c.name = "affine_broadcast_xnnpack";
+      f += test_add_run(&c);
+      if (f != 0) fprintf(stderr, "  case affine_broadcast %zu/%zu\n", i, j);
+      failures += f;
+    }
+  }
+  assert_int_equal(failures, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_affine_broadcast),
       cmocka_unit_test(test_fixed_shapes),
       cmocka_unit_test(test_broadcast_random),
       cmocka_unit_test(test_scalars),

@@ -242,8 +242,71 @@ static void test_extreme_values(void** state) {
   assert_int_equal(failures, 0);
 }
 
+/* Stems: few input channels, the im2col path (taps x channels folded into K, gemm kernels): the
+   MobileNetV2 first layer's geometry (3x3 stride 2, TF SAME padding on even and odd inputs), odd
+   sizes, batches, pixel strides, 5x5 and 7x7 kernels up to K = 256 and just past it (igemm). */
+static void test_stem_shapes(void** state) {
+  (void) state;
+  static const struct {
+    size_t h, w, c, oc, k, stride, pad_before, pad_after, batch, extra;
+  } cases[] = {
+      {32, 32, 3, 32, 3, 2, 0, 1, 1, 0},  {33, 31, 3, 32, 3, 2, 1, 1, 1, 0}, {17, 13, 3, 19, 3, 2, 0, 1, 2, 2},
+      {9, 11, 1, 8, 3, 1, 1, 1, 1, 0},    {12, 10, 2, 24, 3, 2, 1, 0, 1, 3}, {15, 15, 4, 16, 3, 1, 1, 1, 1, 0},
+      {13, 14, 7, 33, 5, 2, 2, 2, 1, 1},  {16, 12, 5, 8, 7, 2, 3, 3, 2, 0},  {14, 9, 6, 9, 7, 2, 3, 2, 1, 0},
+      {6, 7, 3, 5, 3, 3, 0, 0, 1, 0},
+  };
+  int failures = 0;
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    for (int rounding = 0; rounding <= 2; rounding++) {
+      struct sweep_conv s = {
+          .batch = cases[i].batch, .in_h = cases[i].h, .in_w = cases[i].w, .in_c = cases[i].c,
+          .out_c = cases[i].oc, .k_h = cases[i].k, .k_w = cases[i].k, .stride_h = cases[i].stride,
+          .stride_w = cases[i].stride, .pad_top = cases[i].pad_before, .pad_left = cases[i].pad_before,
+          .pad_bottom = cases[i].pad_after, .pad_right = cases[i].pad_after, .in_extra = cases[i].extra,
+          .in_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127), .rounding = rounding,
+          .quant = i % 2 ? SWEEP_SCALES : SWEEP_FIXED,
+      };
+      failures += run(&s, i * 3 + (size_t) rounding, "stem");
+    }
+  }
+  assert_int_equal(failures, 0);
+}
+
+/* The selection condition of the im2col path, seen through the kernel name: one group, not a plain
+   1x1 stride-1 unpadded convolution (that is the gemm path), < 8 input channels and
+   taps * channels <= 256 run a gemm kernel. */
+static void test_stem_selection(void** state) {
+  (void) state;
+  static const struct {
+    uint32_t k, groups;
+    size_t gic;
+    int im2col;
+  } cases[] = {{3, 1, 3, 1}, {7, 1, 5, 1}, {7, 1, 6, 0}, {3, 1, 8, 0}, {3, 2, 3, 0}};
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    const struct q8nn_convolution2d_desc d = {.kernel_height = cases[i].k, .kernel_width = cases[i].k,
+                                              .stride_height = 1, .stride_width = 1, .dilation_height = 1,
+                                              .dilation_width = 1, .groups = cases[i].groups,
+                                              .group_input_channels = cases[i].gic, .group_output_channels = 4};
+    const size_t weights = (size_t) cases[i].groups * 4 * cases[i].k * cases[i].k * cases[i].gic;
+    int8_t* kernel = calloc(weights, 1);
+    const float kscale = 0.5f;
+    const struct q8nn_conv_quantization q = {.input_scale = 0.5f, .kernel_scale = &kscale, .output_scale = 1.0f,
+                                             .output_min = -128, .output_max = 127};
+    q8nn_operator_t op = NULL;
+    assert_int_equal(q8nn_create_convolution2d_nhwc_s8(&d, &q, kernel, NULL, Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE, &op),
+                     q8nn_status_success);
+    const char* name = q8nn_operator_kernel_name(op);
+    const int gemm = strncmp(name, "q8nn_qs8_gemm", 13) == 0;
+    if (gemm != cases[i].im2col) fail_msg("case %zu: kernel %s", i, name);
+    q8nn_delete_operator(op);
+    free(kernel);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_stem_shapes),
+      cmocka_unit_test(test_stem_selection),
       cmocka_unit_test(test_kernel_sizes),
       cmocka_unit_test(test_stride_dilation),
       cmocka_unit_test(test_padding),

@@ -1,7 +1,12 @@
 /* Every vadd kernel of the list (and its vaddc): lengths around the element tile, broadcast and
    in-place forms, zero points, clamps, left shifts up to 20 and input/output shifts over their
    whole legal range (TFLite arithmetic); scale ratios over XNNPACK's whole range (XNNPACK's). */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "kernels/requantization.h"
+#include "reference/reference.h"
 
 #include "ukernels/sweep.h"
 #include "ukernels/ukernel-tester.h"
@@ -47,15 +52,104 @@ static void test_vadd_entry(void** state) {
   if (failures != 0) fail_msg("%s: %d mismatches (seed %llu)", e->name, failures, (unsigned long long) test_seed());
 }
 
+/* Scales (a, b, output) of the exhaustive test: equal ones (MobileNetV2's adds), power-of-two ratios
+   (the affine form exists), and ratios where it does not (the kernels' generic path). */
+static const float exhaustive_scales[][3] = {
+    {0.05f, 0.05f, 0.05f}, {1.0f, 1.0f, 2.0f},  {2.0f, 1.0f, 1.0f},   {1.0f, 4.0f, 2.0f},
+    {0.25f, 1.0f, 1.0f},   {1.0f, 1.0f, 0.5f},  {0.7f, 1.3f, 0.9f},   {0.02f, 0.02f, 0.03f},
+    {1.0f, 1.0f, 64.0f},   {1.0f, 0.125f, 0.0625f},
+};
+#define EXHAUSTIVE_SETS (sizeof(exhaustive_scales) / sizeof(exhaustive_scales[0]))
+
+/* Params of set i for entry e (reference-derived), affine form included; 0 if out of range. */
+static int exhaustive_params(const struct q8nn_vadd_entry* e, size_t i, struct ref_add_params* rp,
+                             struct ref_xnn_add_params* xp, struct q8nn_qs8_add_params* p) {
+  const float* s = exhaustive_scales[i];
+  const int32_t za = i == 0 ? 3 : sweep_zero_point(i), zb = i == 0 ? 3 : sweep_zero_point(i + 1);
+  const int32_t zo = i == 0 ? 3 : sweep_zero_point(i + 2);
+  int32_t lo, hi;
+  sweep_clamp(i, zo, &lo, &hi);
+  memset(p, 0, sizeof(*p));
+  p->a_zero_point = za, p->b_zero_point = zb, p->output_zero_point = zo;
+  p->output_min = lo, p->output_max = hi;
+  const int xnn = e->arithmetic == q8nn_add_arithmetic_xnnpack;
+  if (xnn) {
+    if (ref_xnn_add_params_from_scales(s[0], za, s[1], zb, s[2], zo, lo, hi, xp) != 0) return 0;
+    p->xnn_a_multiplier = xp->a_multiplier, p->xnn_b_multiplier = xp->b_multiplier;
+    p->xnn_bias = xp->bias, p->xnn_shift = xp->shift;
+  } else {
+    if (!ref_add_params_from_scales(s[0], za, s[1], zb, s[2], zo, lo, hi, rp)) return 0;
+    p->left_shift = rp->left_shift;
+    p->a_multiplier = rp->a_mult, p->a_shift = rp->a_shift;
+    p->b_multiplier = rp->b_mult, p->b_shift = rp->b_shift;
+    p->output_multiplier = rp->out_mult, p->output_shift = rp->out_shift;
+  }
+  q8nn_add_affine_params(p, xnn);
+  return 1;
+}
+
+/* Every line, all 256 x 256 input pairs (vadd on one 65536-element run, vaddc once per b) for each
+   parameter set, against the reference. */
+static void test_vadd_exhaustive(void** state) {
+  const struct q8nn_vadd_entry* e = *state;
+  SWEEP_REQUIRE_ISA(e->isa, e->name);
+  const int xnn = e->arithmetic == q8nn_add_arithmetic_xnnpack;
+  int8_t* a = malloc(65536);
+  int8_t* b = malloc(65536);
+  int8_t* y = malloc(65536);
+  for (size_t i = 0; i < 65536; i++) a[i] = (int8_t) (i >> 8), b[i] = (int8_t) i;
+  int8_t all_values[256];
+  for (size_t i = 0; i < 256; i++) all_values[i] = (int8_t) ((int) i - 128);
+  int failures = 0, affine = 0;
+  for (size_t set = 0; set < EXHAUSTIVE_SETS; set++) {
+    struct ref_add_params rp;
+    struct ref_xnn_add_params xp;
+    struct q8nn_qs8_add_params p;
+    if (!exhaustive_params(e, set, &rp, &xp, &p)) continue;
+    affine += p.affine_valid;
+    e->vadd(65536, a, b, y, &p);
+    for (size_t i = 0; i < 65536; i++) {
+      const int8_t expected = xnn ? ref_xnn_add_element(&xp, a[i], b[i]) : ref_add_element(&rp, a[i], b[i]);
+      if (y[i] != expected && failures++ < 5) {
+        print_error("%s: set %zu (affine %d): add(%d, %d) = %d, expected %d\n", e->name, set,
+                    (int) p.affine_valid, a[i], b[i], y[i], expected);
+      }
+    }
+    for (int bv = -128; bv <= 127; bv++) {
+      const int8_t vb = (int8_t) bv;
+      e->vaddc(256, all_values, &vb, y, &p);
+      for (size_t i = 0; i < 256; i++) {
+        const int8_t av = (int8_t) ((int) i - 128);
+        const int8_t expected = xnn ? ref_xnn_add_element(&xp, av, vb) : ref_add_element(&rp, av, vb);
+        if (y[i] != expected && failures++ < 5) {
+          print_error("%s: set %zu (affine %d): addc(%d, %d) = %d, expected %d\n", e->name, set,
+                      (int) p.affine_valid, av, vb, y[i], expected);
+        }
+      }
+    }
+  }
+  free(a), free(b), free(y);
+  if (failures != 0) fail_msg("%s: %d mismatches (seed %llu)", e->name, failures, (unsigned long long) test_seed());
+  /* the affine path must be exercised: equal scales and power-of-two ratios have the form */
+  if (affine < 3) fail_msg("%s: only %d parameter sets with an affine form", e->name, affine);
+}
+
 int main(void) {
   test_seed();
-  struct CMUnitTest* tests = calloc(q8nn_vadd_list_size, sizeof(struct CMUnitTest));
+  const size_t count = 2 * q8nn_vadd_list_size;
+  struct CMUnitTest* tests = calloc(count, sizeof(struct CMUnitTest));
+  char (*names)[160] = calloc(q8nn_vadd_list_size, sizeof(*names));
   for (size_t i = 0; i < q8nn_vadd_list_size; i++) {
-    tests[i].name = q8nn_vadd_list[i].name;
-    tests[i].test_func = test_vadd_entry;
-    tests[i].initial_state = (void*) &q8nn_vadd_list[i];
+    tests[2 * i].name = q8nn_vadd_list[i].name;
+    tests[2 * i].test_func = test_vadd_entry;
+    tests[2 * i].initial_state = (void*) &q8nn_vadd_list[i];
+    snprintf(names[i], sizeof(names[i]), "%s/exhaustive", q8nn_vadd_list[i].name);
+    tests[2 * i + 1].name = names[i];
+    tests[2 * i + 1].test_func = test_vadd_exhaustive;
+    tests[2 * i + 1].initial_state = (void*) &q8nn_vadd_list[i];
   }
-  const int result = _cmocka_run_group_tests("ukernel_vadd", tests, q8nn_vadd_list_size, sweep_setup, NULL);
+  const int result = _cmocka_run_group_tests("ukernel_vadd", tests, count, sweep_setup, NULL);
+  free(names);
   free(tests);
   return result;
 }

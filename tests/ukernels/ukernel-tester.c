@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/requantization.h"
 #include "reference/reference.h"
 #include "testers/test-util.h"
 
@@ -287,6 +288,7 @@ int vadd_tester_run(const struct vadd_tester* t, const struct q8nn_vadd_entry* e
     p.xnn_bias = xp.bias;
     p.xnn_shift = xp.shift;
   }
+  q8nn_add_affine_params(&p, xnn);
   int8_t* dst = t->in_place ? a : y;
   (t->broadcast_b ? e->vaddc : e->vadd)(n, a, b, dst, &p);
   int failures = 0;

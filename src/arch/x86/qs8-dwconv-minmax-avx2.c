@@ -36,6 +36,73 @@ Q8NN_X86_INLINE void q8nn_x86_dw2_header(const uint8_t* p, __m256i* out) {
   out[1] = _mm256_permute2x128_si256(n0, n1, 0x31);
 }
 
+/* Per-tile constants of the pixel loop. */
+struct q8nn_x86_dw2_tile {
+  __m256i vbias[2], vmult[2];
+  struct q8nn_x86_rq8 rq[2];
+  __m256i vw[Q8NN_X86_DW2_MAX_PAIRS][2];
+  const int8_t* wt; /* packed weights of the tile (pairs beyond the kept ones) */
+  size_t c0, crem;
+};
+
+/* PX output pixels of one channel tile: pixel p reads input + p * input_stride and writes
+   out + p * pixel_step. With PX = 2 each weight pair (a memory operand once the 25 kept pairs spill)
+   is read once for both pixels. */
+Q8NN_X86_INLINE void q8nn_x86_dw2_pixels(
+    const size_t PX, const size_t TAPS, const int rounding, size_t taps, size_t pairs,
+    const int8_t** in, size_t input_stride, const int8_t* zero, size_t input_offset,
+    const struct q8nn_x86_dw2_tile* t, const struct q8nn_x86_out32* vout, __m128i vorder, int8_t* out,
+    size_t pixel_step) {
+  __m256i vacc0[2], vacc1[2];
+#pragma GCC unroll 2
+  for (size_t px = 0; px < PX; px++) vacc0[px] = t->vbias[0], vacc1[px] = t->vbias[1];
+#pragma GCC unroll 13
+  for (size_t g = 0; g < pairs; g++) {
+    __m256i vw0, vw1;
+    if (TAPS != 0 || g < Q8NN_X86_DW2_MAX_PAIRS) {
+      vw0 = t->vw[g < Q8NN_X86_DW2_MAX_PAIRS ? g : 0][0];
+      vw1 = t->vw[g < Q8NN_X86_DW2_MAX_PAIRS ? g : 0][1];
+    } else {
+      const __m256i w0 = q8nn_x86_dw2_load(t->wt + 2 * g * Q8NN_X86_DW2_CT, 16);
+      const __m256i w1 = 2 * g + 1 < taps ? q8nn_x86_dw2_load(t->wt + (2 * g + 1) * Q8NN_X86_DW2_CT, 16)
+                                          : _mm256_setzero_si256();
+      vw0 = _mm256_unpacklo_epi16(w0, w1);
+      vw1 = _mm256_unpackhi_epi16(w0, w1);
+    }
+#pragma GCC unroll 2
+    for (size_t px = 0; px < PX; px++) {
+      const int8_t** pin = in + px * input_stride;
+      const __m256i x0 = q8nn_x86_dw2_load(q8nn_x86_dw_row(pin, 2 * g, zero, input_offset, t->c0), t->crem);
+      __m256i x1 = _mm256_setzero_si256();
+      if (2 * g + 1 < taps) {
+        x1 = q8nn_x86_dw2_load(q8nn_x86_dw_row(pin, 2 * g + 1, zero, input_offset, t->c0), t->crem);
+      }
+      vacc0[px] = _mm256_add_epi32(vacc0[px], _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), vw0));
+      vacc1[px] = _mm256_add_epi32(vacc1[px], _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), vw1));
+    }
+  }
+#pragma GCC unroll 2
+  for (size_t px = 0; px < PX; px++) {
+    __m128i v;
+    if (rounding == 2) {
+      const __m256i r0 = q8nn_x86_requantize8_fp32(vacc0[px], _mm256_castsi256_ps(t->vmult[0]), vout->fhi);
+      const __m256i r1 = q8nn_x86_requantize8_fp32(vacc1[px], _mm256_castsi256_ps(t->vmult[1]), vout->fhi);
+      /* words {0-3, 4-7 | 8-11, 12-15}: channel order */
+      const __m256i v16 = q8nn_x86_packs_zp16(r0, r1, vout);
+      v = _mm_packs_epi16(_mm256_castsi256_si128(v16), _mm256_extracti128_si256(v16, 1));
+    } else {
+      const __m256i r0 = q8nn_x86_requantize8(vacc0[px], &t->rq[0], rounding == 1);
+      const __m256i r1 = q8nn_x86_requantize8(vacc1[px], &t->rq[1], rounding == 1);
+      /* packs_epi32(r0, r1): words {r0 0-3, r1 0-3 | r0 4-7, r1 4-7} = merged order of channels 0-15. */
+      const __m256i v16 = _mm256_packs_epi32(r0, r1);
+      v = _mm_packs_epi16(_mm256_castsi256_si128(v16), _mm256_extracti128_si256(v16, 1));
+      v = _mm_shuffle_epi8(v, vorder);
+    }
+    v = _mm_min_epi8(_mm_max_epi8(v, _mm256_castsi256_si128(vout->min8)), _mm256_castsi256_si128(vout->max8));
+    q8nn_x86_store_tail16(out + px * pixel_step, v, t->crem);
+  }
+}
+
 Q8NN_X86_INLINE void q8nn_x86_dwconv_avx2(
     const size_t TAPS, const int rounding,
     size_t channels, size_t output_width, size_t taps, const int8_t** input, size_t input_stride,
@@ -49,73 +116,41 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv_avx2(
   const size_t pixel_step = channels + output_increment;
   const uint8_t* wb = (const uint8_t*) weights;
   for (size_t c0 = 0; c0 < channels; c0 += Q8NN_X86_DW2_CT) {
-    const size_t crem = channels - c0 < Q8NN_X86_DW2_CT ? channels - c0 : Q8NN_X86_DW2_CT;
-    const int8_t* wt = (const int8_t*) wb + Q8NN_PACKED_HEADER_BYTES(Q8NN_X86_DW2_CT);
-    __m256i vbias[2], vmult[2], vshift[2];
-    q8nn_x86_dw2_header(wb, vbias);
-    q8nn_x86_dw2_header(wb + 64, vmult);
+    struct q8nn_x86_dw2_tile t;
+    t.c0 = c0;
+    t.crem = channels - c0 < Q8NN_X86_DW2_CT ? channels - c0 : Q8NN_X86_DW2_CT;
+    t.wt = (const int8_t*) wb + Q8NN_PACKED_HEADER_BYTES(Q8NN_X86_DW2_CT);
+    __m256i vshift[2];
+    q8nn_x86_dw2_header(wb, t.vbias);
+    q8nn_x86_dw2_header(wb + 64, t.vmult);
     q8nn_x86_dw2_header(wb + 128, vshift);
-    struct q8nn_x86_rq8 rq[2];
     if (rounding != 2) {
 #pragma GCC unroll 2
       for (size_t j = 0; j < 2; j++) {
-        rq[j] = rounding == 1 ? q8nn_x86_rq8_init_rsingle(vmult[j], vshift[j], params->output_zero_point)
-                              : q8nn_x86_rq8_init_rdouble(vmult[j], vshift[j], params->output_zero_point);
+        t.rq[j] = rounding == 1 ? q8nn_x86_rq8_init_rsingle(t.vmult[j], vshift[j], params->output_zero_point)
+                                : q8nn_x86_rq8_init_rdouble(t.vmult[j], vshift[j], params->output_zero_point);
       }
     }
     const size_t kept = pairs < Q8NN_X86_DW2_MAX_PAIRS ? pairs : Q8NN_X86_DW2_MAX_PAIRS;
-    __m256i vw[Q8NN_X86_DW2_MAX_PAIRS][2];
     for (size_t g = 0; g < kept; g++) {
-      const __m256i w0 = q8nn_x86_dw2_load(wt + 2 * g * Q8NN_X86_DW2_CT, 16);
-      const __m256i w1 = 2 * g + 1 < taps ? q8nn_x86_dw2_load(wt + (2 * g + 1) * Q8NN_X86_DW2_CT, 16)
+      const __m256i w0 = q8nn_x86_dw2_load(t.wt + 2 * g * Q8NN_X86_DW2_CT, 16);
+      const __m256i w1 = 2 * g + 1 < taps ? q8nn_x86_dw2_load(t.wt + (2 * g + 1) * Q8NN_X86_DW2_CT, 16)
                                           : _mm256_setzero_si256();
-      vw[g][0] = _mm256_unpacklo_epi16(w0, w1);
-      vw[g][1] = _mm256_unpackhi_epi16(w0, w1);
+      t.vw[g][0] = _mm256_unpacklo_epi16(w0, w1);
+      t.vw[g][1] = _mm256_unpackhi_epi16(w0, w1);
     }
     const int8_t** in = input;
     int8_t* out = output + c0;
-    for (size_t x = 0; x < output_width; x++) {
-      __m256i vacc0 = vbias[0], vacc1 = vbias[1];
-#pragma GCC unroll 13
-      for (size_t g = 0; g < pairs; g++) {
-        const __m256i x0 = q8nn_x86_dw2_load(q8nn_x86_dw_row(in, 2 * g, zero, input_offset, c0), crem);
-        __m256i x1 = _mm256_setzero_si256();
-        if (2 * g + 1 < taps) {
-          x1 = q8nn_x86_dw2_load(q8nn_x86_dw_row(in, 2 * g + 1, zero, input_offset, c0), crem);
-        }
-        __m256i vw0, vw1;
-        if (TAPS != 0 || g < Q8NN_X86_DW2_MAX_PAIRS) {
-          vw0 = vw[g < Q8NN_X86_DW2_MAX_PAIRS ? g : 0][0];
-          vw1 = vw[g < Q8NN_X86_DW2_MAX_PAIRS ? g : 0][1];
-        } else {
-          const __m256i w0 = q8nn_x86_dw2_load(wt + 2 * g * Q8NN_X86_DW2_CT, 16);
-          const __m256i w1 = 2 * g + 1 < taps ? q8nn_x86_dw2_load(wt + (2 * g + 1) * Q8NN_X86_DW2_CT, 16)
-                                              : _mm256_setzero_si256();
-          vw0 = _mm256_unpacklo_epi16(w0, w1);
-          vw1 = _mm256_unpackhi_epi16(w0, w1);
-        }
-        vacc0 = _mm256_add_epi32(vacc0, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), vw0));
-        vacc1 = _mm256_add_epi32(vacc1, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), vw1));
-      }
-      __m128i v;
-      if (rounding == 2) {
-        const __m256i r0 = q8nn_x86_requantize8_fp32(vacc0, _mm256_castsi256_ps(vmult[0]), vout.fhi);
-        const __m256i r1 = q8nn_x86_requantize8_fp32(vacc1, _mm256_castsi256_ps(vmult[1]), vout.fhi);
-        /* words {0-3, 4-7 | 8-11, 12-15}: channel order */
-        const __m256i v16 = q8nn_x86_packs_zp16(r0, r1, &vout);
-        v = _mm_packs_epi16(_mm256_castsi256_si128(v16), _mm256_extracti128_si256(v16, 1));
-      } else {
-        const __m256i r0 = q8nn_x86_requantize8(vacc0, &rq[0], rounding == 1);
-        const __m256i r1 = q8nn_x86_requantize8(vacc1, &rq[1], rounding == 1);
-        /* packs_epi32(r0, r1): words {r0 0-3, r1 0-3 | r0 4-7, r1 4-7} = merged order of channels 0-15. */
-        const __m256i v16 = _mm256_packs_epi32(r0, r1);
-        v = _mm_packs_epi16(_mm256_castsi256_si128(v16), _mm256_extracti128_si256(v16, 1));
-        v = _mm_shuffle_epi8(v, vorder);
-      }
-      v = _mm_min_epi8(_mm_max_epi8(v, _mm256_castsi256_si128(vout.min8)), _mm256_castsi256_si128(vout.max8));
-      q8nn_x86_store_tail16(out, v, crem);
-      out += pixel_step;
-      in += input_stride;
+    size_t x = 0;
+    for (; x + 2 <= output_width; x += 2) {
+      q8nn_x86_dw2_pixels(2, TAPS, rounding, taps, pairs, in, input_stride, zero, input_offset, &t, &vout,
+                          vorder, out, pixel_step);
+      out += 2 * pixel_step;
+      in += 2 * input_stride;
+    }
+    if (x < output_width) {
+      q8nn_x86_dw2_pixels(1, TAPS, rounding, taps, pairs, in, input_stride, zero, input_offset, &t, &vout,
+                          vorder, out, pixel_step);
     }
     wb += Q8NN_PACKED_HEADER_BYTES(Q8NN_X86_DW2_CT) + taps * Q8NN_X86_DW2_CT;
   }

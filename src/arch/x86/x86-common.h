@@ -8,6 +8,17 @@
 
 #define Q8NN_X86_INLINE static inline __attribute__((always_inline))
 
+/* An exported vadd/vaddc kernel of the affine form (struct q8nn_qs8_add_params): `affine` when the
+   params have one, else `generic`, the list's generic kernel of the same arithmetic. */
+#define Q8NN_X86_DEFINE_VADD_AFFINE(name, affine, generic, broadcast_b)                             \
+  void name(size_t n, const int8_t* a, const int8_t* b, int8_t* y, const struct q8nn_qs8_add_params* p) { \
+    if (p->affine_valid) {                                                                        \
+      affine(n, a, b, y, p, broadcast_b);                                                         \
+    } else {                                                                                      \
+      generic(n, a, b, y, p);                                                                     \
+    }                                                                                             \
+  }
+
 /* Copies n < 64 bytes with fixed-size pieces: a variable-length memcpy is a library call, which
    costs more than the whole tile when a kernel copies 1..7 K-tail bytes per row (kc = 3). */
 Q8NN_X86_INLINE void q8nn_x86_copy_small(void* dst, const void* src, size_t n) {
