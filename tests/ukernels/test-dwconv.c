@@ -5,10 +5,11 @@
 
 #include "ukernels/sweep.h"
 #include "ukernels/ukernel-tester.h"
+#include "ukernels/emulated-select.h"
 
 static void test_dwconv_entry(void** state) {
   const struct q8nn_dwconv_entry* e = *state;
-  SWEEP_REQUIRE_ISA(e->isa, e->name);
+  SWEEP_REQUIRE_ISA(SWEEP_ISA(e->isa), e->name);
   const size_t ct = e->channel_tile;
   const size_t channels[] = {1, ct - 1, ct, ct + 1, 2 * ct + 3, 5 * ct - 1, 67};
   const size_t any_taps[] = {1, 2, 4, 9, 10, 25, 49};
@@ -45,12 +46,14 @@ static void test_dwconv_entry(void** state) {
 int main(void) {
   test_seed();
   struct CMUnitTest* tests = calloc(q8nn_dwconv_list_size, sizeof(struct CMUnitTest));
+  size_t t = 0;
   for (size_t i = 0; i < q8nn_dwconv_list_size; i++) {
-    tests[i].name = q8nn_dwconv_list[i].name;
-    tests[i].test_func = test_dwconv_entry;
-    tests[i].initial_state = (void*) &q8nn_dwconv_list[i];
+    if (!selected(q8nn_dwconv_list[i].isa, q8nn_dwconv_list[i].name)) continue;
+    tests[t].name = q8nn_dwconv_list[i].name;
+    tests[t].test_func = test_dwconv_entry;
+    tests[t++].initial_state = (void*) &q8nn_dwconv_list[i];
   }
-  const int result = _cmocka_run_group_tests("ukernel_dwconv", tests, q8nn_dwconv_list_size, sweep_setup, NULL);
+  const int result = _cmocka_run_group_tests("ukernel_dwconv", tests, t, sweep_setup, NULL);
   free(tests);
   return result;
 }

@@ -7,35 +7,7 @@
 #include "ukernels/sweep.h"
 #include "ukernels/ukernel-tester.h"
 
-#ifdef Q8NN_TEST_EMULATED_ISA
-/* Emulated build (test_ukernel_gemm_avx512_emulated, tests/ukernels/CMakeLists.txt): this
-   executable compiled the kernels of that ISA against SIMDe under renamed symbols, and these lists
-   (the library's own file, compiled here with the renames) point at them. Only those lines run,
-   on any CPU. */
-#include <string.h>
-
-#include "kernel-lists.c"
-/* Q8NN_TEST_EMULATED_TILES: the tiles compiled here, space-separated, e.g. "_8x32c4__ _4x64c4__". */
-static int selected(uint32_t isa, const char* name) {
-  if ((isa & Q8NN_TEST_EMULATED_ISA) == 0) return 0;
-  const char* tiles = Q8NN_TEST_EMULATED_TILES;
-  while (*tiles != '\0') {
-    const size_t len = strcspn(tiles, " ");
-    char token[32] = {0};
-    memcpy(token, tiles, len < sizeof(token) - 1 ? len : sizeof(token) - 1);
-    if (len != 0 && strstr(name, token) != NULL) return 1;
-    tiles += len + (tiles[len] == ' ');
-  }
-  return 0;
-}
-#define SWEEP_ISA(isa) ((isa) & ~(uint32_t) (Q8NN_TEST_EMULATED_ISA))
-#else
-static int selected(uint32_t isa, const char* name) {
-  (void) isa, (void) name;
-  return 1;
-}
-#define SWEEP_ISA(isa) (isa)
-#endif
+#include "ukernels/emulated-select.h"
 
 static size_t n_values(size_t nr, size_t* out) {
   const size_t cand[] = {1, nr - 1, nr, nr + 1, 2 * nr + 3, 3 * nr};

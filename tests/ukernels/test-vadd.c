@@ -10,10 +10,11 @@
 
 #include "ukernels/sweep.h"
 #include "ukernels/ukernel-tester.h"
+#include "ukernels/emulated-select.h"
 
 static void test_vadd_entry(void** state) {
   const struct q8nn_vadd_entry* e = *state;
-  SWEEP_REQUIRE_ISA(e->isa, e->name);
+  SWEEP_REQUIRE_ISA(SWEEP_ISA(e->isa), e->name);
   const size_t tile = e->element_tile;
   const size_t lengths[] = {1, 2, tile - 1, tile, tile + 1, 2 * tile + 7, 8 * tile - 1, 1000};
   int failures = 0;
@@ -92,7 +93,7 @@ static int exhaustive_params(const struct q8nn_vadd_entry* e, size_t i, struct r
    parameter set, against the reference. */
 static void test_vadd_exhaustive(void** state) {
   const struct q8nn_vadd_entry* e = *state;
-  SWEEP_REQUIRE_ISA(e->isa, e->name);
+  SWEEP_REQUIRE_ISA(SWEEP_ISA(e->isa), e->name);
   const int xnn = e->arithmetic == q8nn_add_arithmetic_xnnpack;
   int8_t* a = malloc(65536);
   int8_t* b = malloc(65536);
@@ -139,16 +140,18 @@ int main(void) {
   const size_t count = 2 * q8nn_vadd_list_size;
   struct CMUnitTest* tests = calloc(count, sizeof(struct CMUnitTest));
   char (*names)[160] = calloc(q8nn_vadd_list_size, sizeof(*names));
+  size_t t = 0;
   for (size_t i = 0; i < q8nn_vadd_list_size; i++) {
-    tests[2 * i].name = q8nn_vadd_list[i].name;
-    tests[2 * i].test_func = test_vadd_entry;
-    tests[2 * i].initial_state = (void*) &q8nn_vadd_list[i];
+    if (!selected(q8nn_vadd_list[i].isa, q8nn_vadd_list[i].name)) continue;
+    tests[t].name = q8nn_vadd_list[i].name;
+    tests[t].test_func = test_vadd_entry;
+    tests[t++].initial_state = (void*) &q8nn_vadd_list[i];
     snprintf(names[i], sizeof(names[i]), "%s/exhaustive", q8nn_vadd_list[i].name);
-    tests[2 * i + 1].name = names[i];
-    tests[2 * i + 1].test_func = test_vadd_exhaustive;
-    tests[2 * i + 1].initial_state = (void*) &q8nn_vadd_list[i];
+    tests[t].name = names[i];
+    tests[t].test_func = test_vadd_exhaustive;
+    tests[t++].initial_state = (void*) &q8nn_vadd_list[i];
   }
-  const int result = _cmocka_run_group_tests("ukernel_vadd", tests, count, sweep_setup, NULL);
+  const int result = _cmocka_run_group_tests("ukernel_vadd", tests, t, sweep_setup, NULL);
   free(names);
   free(tests);
   return result;

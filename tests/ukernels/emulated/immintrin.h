@@ -1,8 +1,9 @@
 /*
- * Stand-in for <immintrin.h> when the AVX-512 VNNI kernels are compiled for the emulated test
- * (test_ukernel_gemm_avx512_emulated): SIMDe's portable AVX-512 under the native intrinsic names,
- * plus the few intrinsics SIMDe 0.7.4 lacks, written lane by lane from Intel's definitions. Lets
- * every x86 host check the AVX-512 kernels' bytes; it says nothing about their speed.
+ * Stand-in for <immintrin.h> when the AVX-512 VNNI kernels are compiled for the emulated tests
+ * (test_ukernel_*_avx512_emulated): SIMDe's portable AVX-512 under the native intrinsic names,
+ * plus the few intrinsics SIMDe 0.7.4 lacks or gets wrong, written lane by lane from Intel's
+ * definitions. Lets every x86 host check the AVX-512 kernels' bytes; it says nothing about their
+ * speed.
  */
 #ifndef Q8NN_TESTS_EMULATED_IMMINTRIN_H
 #define Q8NN_TESTS_EMULATED_IMMINTRIN_H
@@ -68,6 +69,48 @@ static inline __m512i q8nn_emu_mm512_srav_epi64(__m512i a, __m512i count) {
   return r;
 }
 #define _mm512_srav_epi64 q8nn_emu_mm512_srav_epi64
+
+/* VPTEST's ZF: 1 when a AND b is zero in every bit. SIMDe 0.7.4's portable _mm_testz_si128 (which
+   its _mm256_testz_si256 uses on 128-bit targets) returns 1 as soon as one 64-bit half is zero. */
+#define Q8NN_EMU_TESTZ(type, bytes, name)                                      \
+  static inline int name(type a, type b) {                                     \
+    uint64_t x[(bytes) / 8], y[(bytes) / 8], any = 0;                          \
+    memcpy(x, &a, sizeof(x));                                                  \
+    memcpy(y, &b, sizeof(y));                                                  \
+    for (int i = 0; i < (bytes) / 8; i++) any |= x[i] & y[i];                  \
+    return any == 0;                                                           \
+  }
+Q8NN_EMU_TESTZ(__m128i, 16, q8nn_emu_mm_testz_si128)
+Q8NN_EMU_TESTZ(__m256i, 32, q8nn_emu_mm256_testz_si256)
+#undef _mm_testz_si128
+#undef _mm256_testz_si256
+#define _mm_testz_si128 q8nn_emu_mm_testz_si128
+#define _mm256_testz_si256 q8nn_emu_mm256_testz_si256
+
+/* VPMOVSXBD: the 16 low bytes of a, sign-extended to 32 bits. */
+static inline __m512i q8nn_emu_mm512_cvtepi8_epi32(__m128i a) {
+  int8_t b[16];
+  int32_t v[16];
+  memcpy(b, &a, sizeof(b));
+  for (int i = 0; i < 16; i++) v[i] = b[i];
+  __m512i r;
+  memcpy(&r, v, sizeof(r));
+  return r;
+}
+#define _mm512_cvtepi8_epi32 q8nn_emu_mm512_cvtepi8_epi32
+
+/* VPSRAD by the low 64 bits of count, one count for every lane: counts above 31 fill with the sign. */
+static inline __m512i q8nn_emu_mm512_sra_epi32(__m512i a, __m128i count) {
+  int32_t v[16];
+  uint64_t c;
+  memcpy(v, &a, sizeof(v));
+  memcpy(&c, &count, sizeof(c));
+  for (int i = 0; i < 16; i++) v[i] = c > 31 ? (v[i] < 0 ? -1 : 0) : v[i] >> c;
+  __m512i r;
+  memcpy(&r, v, sizeof(r));
+  return r;
+}
+#define _mm512_sra_epi32 q8nn_emu_mm512_sra_epi32
 
 /* VCVTDQ2PS and VCVTPS2DQ under the default MXCSR (round to nearest even); out of range or NaN
    converts to INT32_MIN, the "integer indefinite" value. */
