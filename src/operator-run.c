@@ -148,17 +148,33 @@ static void expand_task(void* context, size_t row) {
   }
 }
 
-static void dwconv_task(void* context, size_t n, size_t oy) {
+/* One output row, channels [c0, c0 + count) (c0 a multiple of CT: the packed blocks of those
+   channels; the kernel contract lets a call start at any block, and non-zero input pointers get c0
+   more bytes). */
+static void dwconv_task(void* context, size_t n, size_t oy, size_t c0, size_t count) {
   const struct q8nn_operator* op = context;
   const struct q8nn_conv_geometry* g = &op->geometry;
   const size_t ks = (size_t) g->kernel_height * g->kernel_width;
   const size_t channels = g->groups * g->group_output_channels;
   const size_t in_stride = g->group_output_channels > 1 ? channels : op->input_pixel_stride;
-  op->dwconv(channels, op->output_width, ks, op->indirection + oy * op->output_width * ks, ks,
-             op->packed_weights,
-             op->output + ((n * op->output_height + oy) * op->output_width) * op->output_pixel_stride,
-             op->output_pixel_stride - channels,
-             n * op->input_height * op->input_width * in_stride, op->zero_buffer, &op->conv_params);
+  const size_t block_bytes = Q8NN_PACKED_HEADER_BYTES(op->dwconv_channel_tile) + ks * op->dwconv_channel_tile;
+  op->dwconv(count, op->output_width, ks, op->indirection + oy * op->output_width * ks, ks,
+             (const int8_t*) op->packed_weights + c0 / op->dwconv_channel_tile * block_bytes,
+             op->output + ((n * op->output_height + oy) * op->output_width) * op->output_pixel_stride + c0,
+             op->output_pixel_stride - count,
+             n * op->input_height * op->input_width * in_stride + c0, op->zero_buffer, &op->conv_params);
+}
+
+/*
+ * Channels per dwconv task. Rows are the unit of work; with several threads and few rows (7x7 and
+ * 14x14 layers, or a row count that does not divide among the threads) the last round of rows
+ * leaves threads idle, so the channels are cut into one strip per thread (whole CT blocks) and
+ * every row becomes `threads` tasks. Outputs do not depend on the split: each byte is computed by
+ * one call with the same arithmetic.
+ */
+static size_t choose_dwconv_strip(size_t rows, size_t channels, size_t ct, size_t threads) {
+  if (threads <= 1 || channels < 2 * ct || (rows % threads == 0 && rows >= 8 * threads)) return channels;
+  return q8nn_round_up(q8nn_divide_round_up(channels, threads), ct);
 }
 
 enum q8nn_status q8nn_run_conv_cpu(struct q8nn_operator* op, pthreadpool_t threadpool) {
@@ -189,12 +205,17 @@ enum q8nn_status q8nn_run_conv_cpu(struct q8nn_operator* op, pthreadpool_t threa
                                          g->group_output_channels, op->mr, nc_tile, 0);
       break;
     }
-    case q8nn_conv_path_dwconv:
+    case q8nn_conv_path_dwconv: {
       if (g->group_output_channels > 1) {
         pthreadpool_parallelize_1d(threadpool, expand_task, op, op->batch_size * op->input_height, 0);
       }
-      pthreadpool_parallelize_2d(threadpool, dwconv_task, op, op->batch_size, op->output_height, 0);
+      const size_t channels = g->groups * g->group_output_channels;
+      const size_t strip =
+          choose_dwconv_strip(op->batch_size * op->output_height, channels, op->dwconv_channel_tile, threads);
+      pthreadpool_parallelize_3d_tile_1d(threadpool, dwconv_task, op, op->batch_size, op->output_height,
+                                         channels, strip, 0);
       break;
+    }
   }
   return q8nn_status_success;
 }
@@ -217,7 +238,13 @@ static void add_task(void* context, size_t row, size_t i0, size_t count) {
   }
 }
 
+/* Adds of fewer output bytes than this run on the calling thread: at 20-60 GB/s they take a few
+   microseconds, about what waking the pool's threads costs (bench_mobilenet_v2's 2-thread adds
+   were slower than its 1-thread ones). The bytes do not depend on the split. */
+#define Q8NN_ADD_MIN_PARALLEL_BYTES ((size_t) 1 << 17)
+
 enum q8nn_status q8nn_run_add_cpu(struct q8nn_operator* op, pthreadpool_t threadpool) {
+  if (op->add_inner * op->add_outer_count < Q8NN_ADD_MIN_PARALLEL_BYTES) threadpool = NULL;
   const size_t threads = threads_of(threadpool);
   size_t tile = op->add_inner;
   /* few rows: split the inner run so every thread gets work (64-byte multiples) */

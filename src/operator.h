@@ -68,6 +68,7 @@ struct q8nn_operator {
   q8nn_qs8_gemm_ukernel_fn gemm;
   q8nn_qs8_igemm_ukernel_fn igemm;
   q8nn_qs8_dwconv_ukernel_fn dwconv;
+  size_t dwconv_channel_tile; /* CT of the dwconv line: packed blocks of CT channels */
   int8_t* zero_buffer; /* input zero point, `zero_size` bytes: the row padding taps point at */
   size_t zero_size;
 

@@ -178,6 +178,7 @@ enum q8nn_status q8nn_create_conv_common(
     const size_t channels = channels_out;
     op->path = q8nn_conv_path_dwconv;
     op->dwconv = e->fn[r];
+    op->dwconv_channel_tile = e->channel_tile;
     set_kernel_name(op, e->names[r]);
     /* OHWI with I = 1 is [C*dm][taps]; the dwconv packing wants [taps][C*dm]. */
     int8_t* taps_major = malloc(kernel_size);

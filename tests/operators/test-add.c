@@ -129,6 +129,11 @@ static void test_fixed_shapes(void** state) {
       {3, 3, {4, 1, 6}, {4, 5, 6}, 0, 0, -20, 20},
       {2, 2, {3, 8}, {3, 8}, 0, 1, 0, 127},
       {2, 2, {3, 8}, {3, 8}, 0, 0, 7, 7},
+      /* at least Q8NN_ADD_MIN_PARALLEL_BYTES (128 KiB) of output: the only sizes that threads split,
+         into 64-byte multiples with a tail */
+      {1, 1, {150001}, {150001}, 0, 1, 0, 0},
+      {2, 2, {3, 50001}, {3, 50001}, 0, 0, 0, 0},
+      {2, 1, {3, 45007}, {45007}, 0, 1, 0, 0},
   };
   int failures = 0;
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -129,6 +129,24 @@ static void test_channel_tails(void** state) {
   assert_int_equal(failures, 0);
 }
 
+/* Few output rows and many channels, where run cuts the channels into one strip per thread
+   (whole blocks of the line's CT, 4 to 64 lanes): every threadpool, depth multipliers 1 and 2,
+   batches, pixel strides and channel counts that leave partial blocks at a strip's end. */
+static void test_thread_strips(void** state) {
+  (void) state;
+  static const size_t cs[] = {8, 33, 47, 64, 96, 129, 130, 200, 257};
+  int failures = 0;
+  for (size_t i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+    struct sweep_conv s = {.batch = 1 + i % 2, .in_h = 3 + i % 5, .in_w = 2 + i % 4, .in_c = cs[i],
+                           .out_c = 1 + (i % 3 == 2), .k_h = 3, .k_w = 3, .stride_h = 1 + i % 2, .stride_w = 1,
+                           .pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .in_extra = i % 3,
+                           .out_extra = (i + 1) % 3, .in_zp = test_rand_range(-128, 127),
+                           .out_zp = test_rand_range(-128, 127), .rounding = (int) (i % 3), .depthwise = 1};
+    failures += sweep_conv_run(&s, "thread_strips");
+  }
+  assert_int_equal(failures, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_kernel_sizes),
@@ -137,6 +155,7 @@ int main(void) {
       cmocka_unit_test(test_batch_strides_clamps),
       cmocka_unit_test(test_quantization_modes),
       cmocka_unit_test(test_channel_tails),
+      cmocka_unit_test(test_thread_strips),
   };
   return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
 }
