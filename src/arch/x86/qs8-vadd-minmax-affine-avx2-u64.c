@@ -29,7 +29,7 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_affine_avx2(size_t n, const int8_t* a, const 
                                                const struct q8nn_qs8_add_params* p, int broadcast_b) {
   struct q8nn_x86_affine32_consts c;
   c.sign = _mm256_set1_epi8((char) 0x80);
-  c.coef = _mm256_set1_epi16((int16_t) (uint16_t) (((uint32_t) p->affine_b << 8) | ((uint32_t) p->affine_a & 0xFF)));
+  c.coef = _mm256_set1_epi16(q8nn_x86_affine_coef(p));
   c.bias = _mm256_set1_epi16((int16_t) p->affine_bias);
   c.shift = _mm_cvtsi32_si128(p->affine_shift);
   c.min8 = _mm256_set1_epi8((int8_t) p->output_min);

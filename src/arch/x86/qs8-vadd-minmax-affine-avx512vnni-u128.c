@@ -34,7 +34,7 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_affine(size_t n, const int8_t* a, const int8_
                                           const struct q8nn_qs8_add_params* p, int broadcast_b) {
   struct q8nn_x86_affine_consts c;
   c.sign = _mm512_set1_epi8((char) 0x80);
-  c.coef = _mm512_set1_epi16((int16_t) (uint16_t) (((uint32_t) p->affine_b << 8) | ((uint32_t) p->affine_a & 0xFF)));
+  c.coef = _mm512_set1_epi16(q8nn_x86_affine_coef(p));
   c.bias = _mm512_set1_epi16((int16_t) p->affine_bias);
   c.shift = _mm_cvtsi32_si128(p->affine_shift);
   c.min8 = _mm512_set1_epi8((int8_t) p->output_min);

@@ -109,6 +109,12 @@ Q8NN_X86_INLINE const int8_t* q8nn_x86_dw_row(const int8_t* const* in, size_t t,
   return (p == zero ? p : p + input_offset) + c0;
 }
 
+/* The affine add's coefficient word (struct q8nn_qs8_add_params): affine_a in the low byte and
+   affine_b in the high one, VPMADDUBSW's signed operand against the interleaved (a ^ 0x80, b ^ 0x80). */
+Q8NN_X86_INLINE int16_t q8nn_x86_affine_coef(const struct q8nn_qs8_add_params* p) {
+  return (int16_t) (uint16_t) (((uint32_t) p->affine_b << 8) | ((uint32_t) p->affine_a & 0xFF));
+}
+
 /* Defines a dwconv kernel `name` calling impl(TAPS, rounding, <the dwconv arguments>); rounding 0
    TFLite double, 1 TFLite single, 2 XNNPACK's fp32. */
 #define Q8NN_X86_DWCONV_KERNEL(impl, name, TAPS, rounding) Q8NN_DEFINE_DWCONV_UKERNEL(name, impl, TAPS, rounding)
