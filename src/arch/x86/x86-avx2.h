@@ -41,6 +41,8 @@
 struct q8nn_x86_rq8 {
   __m256i lshift;          /* rdouble: left shift per int32 lane */
   int lshift_any;          /* some lane has a left shift; 0: the shift is skipped (x << 0 = x) */
+  int sign_any;            /* rdouble: some lane has e > 0, where the nudge depends on the product's
+                              sign; 0: nn = np, and the blend is skipped */
   __m256i m_even, m_odd;   /* multiplier in the low dword of each qword */
   __m256i np_even, np_odd; /* nudge + 2^62 for P >= 0 */
   __m256i nn_even, nn_odd; /* nudge + 2^62 for P < 0 (rdouble) */
@@ -69,6 +71,7 @@ Q8NN_X86_INLINE struct q8nn_x86_rq8 q8nn_x86_rq8_init_rdouble(__m256i vmult, __m
   const __m256i ve = _mm256_max_epi32(_mm256_sub_epi32(vzero, vshift), vzero);
   p.lshift = _mm256_max_epi32(vshift, vzero);
   p.lshift_any = !_mm256_testz_si256(p.lshift, p.lshift);
+  p.sign_any = !_mm256_testz_si256(ve, ve);
   p.m_even = vmult;
   p.m_odd = _mm256_srli_epi64(vmult, 32);
   const __m256i ve_even = _mm256_and_si256(ve, _mm256_set1_epi64x(0xFFFFFFFF));
@@ -93,6 +96,7 @@ Q8NN_X86_INLINE struct q8nn_x86_rq8 q8nn_x86_rq8_init_rsingle(__m256i vmult, __m
   struct q8nn_x86_rq8 p;
   p.lshift = _mm256_setzero_si256();
   p.lshift_any = 0;
+  p.sign_any = 0;
   p.m_even = vmult;
   p.m_odd = _mm256_srli_epi64(vmult, 32);
   const __m256i vs = _mm256_sub_epi32(_mm256_set1_epi32(31), vshift); /* [1, 62] */
@@ -116,7 +120,8 @@ Q8NN_X86_INLINE __m256i q8nn_x86_requantize8(__m256i vacc, const struct q8nn_x86
   const __m256i vp_even = _mm256_mul_epi32(va, p->m_even);
   const __m256i vp_odd = _mm256_mul_epi32(va_odd, p->m_odd);
   __m256i vn_even = p->np_even, vn_odd = p->np_odd;
-  if (!single) {
+  /* blocks where every lane has e = 0 (shift >= 0) have one nudge for both signs: no blend */
+  if (!single && p->sign_any) {
     vn_even = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(p->np_even), _mm256_castsi256_pd(p->nn_even),
                                                    _mm256_castsi256_pd(vp_even)));
     vn_odd = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(p->np_odd), _mm256_castsi256_pd(p->nn_odd),

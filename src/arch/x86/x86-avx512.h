@@ -47,6 +47,8 @@
 struct q8nn_x86_rq16 {
   __m512i lshift;          /* rdouble: left shift per int32 lane */
   int lshift_any;          /* some lane has a left shift; 0: the shift is skipped (x << 0 = x) */
+  int d_any;               /* rdouble: some lane has e > 0 (d != 0); 0: the sign masks and masked
+                              subtractions are skipped */
   __m512i m_even, m_odd;   /* multiplier in the low dword of each qword (even / odd channels) */
   __m512i n_even, n_odd;   /* rounding nudge, int64 */
   __m512i d_even, d_odd;   /* rdouble: nudge correction for negative products, int64 */
@@ -71,6 +73,7 @@ Q8NN_X86_INLINE struct q8nn_x86_rq16 q8nn_x86_rq16_init_rdouble(__m512i vmult, _
   p.n_odd = _mm512_mask_add_epi64(v2p30, kpos_odd, v2p30, _mm512_sllv_epi64(v2p30, ve_odd));
   p.d_even = _mm512_maskz_mov_epi64(kpos_even, v2p31);
   p.d_odd = _mm512_maskz_mov_epi64(kpos_odd, v2p31);
+  p.d_any = (kpos_even | kpos_odd) != 0;
   const __m512i v31 = _mm512_set1_epi64(31);
   p.s_even = _mm512_add_epi64(ve_even, v31);
   p.s_odd = _mm512_add_epi64(ve_odd, v31);
@@ -81,6 +84,7 @@ Q8NN_X86_INLINE struct q8nn_x86_rq16 q8nn_x86_rq16_init_rsingle(__m512i vmult, _
   struct q8nn_x86_rq16 p;
   p.lshift = _mm512_setzero_si512();
   p.lshift_any = 0;
+  p.d_any = 0;
   p.m_even = vmult;
   p.m_odd = _mm512_srli_epi64(vmult, 32);
   /* s = 31 - shift in [1, 62]; nudge 2^(s-1). */
@@ -102,17 +106,25 @@ Q8NN_X86_INLINE __m512i q8nn_x86_merge_even_odd(__m512i even, __m512i odd) {
 
 Q8NN_X86_INLINE __m512i q8nn_x86_requantize_rdouble(__m512i vacc, const struct q8nn_x86_rq16* p) {
   /* TFLite shifts left in int32 (modulo 2^32); blocks without a positive shift (every realistic
-     one) skip the VPSLLVD, one of the 13 instructions per 16 outputs. */
+     one) skip the VPSLLVD, one of the 13 instructions per 16 outputs. Blocks where no lane shifts
+     right beyond the doubling (e = 0: shift >= 0) skip the two sign masks and masked subtractions
+     too: their nudge is 2^30 for both signs. */
   const __m512i va = p->lshift_any ? _mm512_sllv_epi32(vacc, p->lshift) : vacc;
   const __m512i va_odd = _mm512_srli_epi64(va, 32);
   __m512i vp_even = _mm512_mul_epi32(va, p->m_even);
   __m512i vp_odd = _mm512_mul_epi32(va_odd, p->m_odd);
-  const __mmask8 kneg_even = _mm512_movepi64_mask(vp_even);
-  const __mmask8 kneg_odd = _mm512_movepi64_mask(vp_odd);
-  vp_even = _mm512_add_epi64(vp_even, p->n_even);
-  vp_odd = _mm512_add_epi64(vp_odd, p->n_odd);
-  vp_even = _mm512_mask_sub_epi64(vp_even, kneg_even, vp_even, p->d_even);
-  vp_odd = _mm512_mask_sub_epi64(vp_odd, kneg_odd, vp_odd, p->d_odd);
+  if (p->d_any) {
+    const __mmask8 kneg_even = _mm512_movepi64_mask(vp_even);
+    const __mmask8 kneg_odd = _mm512_movepi64_mask(vp_odd);
+    vp_even = _mm512_add_epi64(vp_even, p->n_even);
+    vp_odd = _mm512_add_epi64(vp_odd, p->n_odd);
+    vp_even = _mm512_mask_sub_epi64(vp_even, kneg_even, vp_even, p->d_even);
+    vp_odd = _mm512_mask_sub_epi64(vp_odd, kneg_odd, vp_odd, p->d_odd);
+  } else {
+    /* every lane has e = 0: one nudge (2^30) for both signs, no sign masks */
+    vp_even = _mm512_add_epi64(vp_even, p->n_even);
+    vp_odd = _mm512_add_epi64(vp_odd, p->n_odd);
+  }
   vp_even = _mm512_srav_epi64(vp_even, p->s_even);
   vp_odd = _mm512_srav_epi64(vp_odd, p->s_odd);
   /* |r| < 2^31: the low dword is the int32 result. */
