@@ -43,13 +43,18 @@ static size_t choose_nc_tile(size_t nc, size_t nr, size_t rows, size_t threads) 
   return best_strip * nr;
 }
 
+/* Packed gemm/igemm weights of the NR-channel block that starts at output channel n0 of `group`. */
+static const int8_t* packed_block(const struct q8nn_operator* op, size_t group, size_t n0) {
+  const size_t block = op->packed_group_stride / q8nn_divide_round_up(op->geometry.group_output_channels, op->nr);
+  return (const int8_t*) op->packed_weights + group * op->packed_group_stride + (n0 / op->nr) * block;
+}
+
 static void gemm_task(void* context, size_t group, size_t m0, size_t n0, size_t mt, size_t nt) {
   const struct q8nn_operator* op = context;
   const struct q8nn_conv_geometry* g = &op->geometry;
-  const size_t block = op->packed_group_stride / q8nn_divide_round_up(g->group_output_channels, op->nr);
   op->gemm(mt, nt, g->group_input_channels,
            op->input + m0 * op->input_pixel_stride + group * g->group_input_channels, op->input_pixel_stride,
-           (const int8_t*) op->packed_weights + group * op->packed_group_stride + (n0 / op->nr) * block,
+           packed_block(op, group, n0),
            op->output + m0 * op->output_pixel_stride + group * g->group_output_channels + n0,
            op->output_pixel_stride, op->nr, &op->conv_params);
 }
@@ -59,11 +64,10 @@ static void igemm_task(void* context, size_t n, size_t group, size_t m0, size_t 
   const struct q8nn_conv_geometry* g = &op->geometry;
   const size_t ks = (size_t) g->kernel_height * g->kernel_width;
   const size_t m_image = op->output_height * op->output_width;
-  const size_t block = op->packed_group_stride / q8nn_divide_round_up(g->group_output_channels, op->nr);
   const size_t a_offset =
       n * op->input_height * op->input_width * op->input_pixel_stride + group * g->group_input_channels;
   op->igemm(mt, nt, g->group_input_channels, ks, op->indirection + (m0 / op->mr) * ks * op->mr,
-            (const int8_t*) op->packed_weights + group * op->packed_group_stride + (n0 / op->nr) * block,
+            packed_block(op, group, n0),
             op->output + (n * m_image + m0) * op->output_pixel_stride + group * g->group_output_channels + n0,
             op->output_pixel_stride, op->nr, a_offset, op->zero_buffer, &op->conv_params);
 }
@@ -128,8 +132,7 @@ static void im2col_task(void* context, size_t n, size_t m0, size_t n0, size_t mt
     /* K padding (< KR <= 8 bytes; the next row, written after, or the buffer's slack) */
     if (k != kbytes) memcpy(row, &zeros, 8);
   }
-  const size_t block = op->packed_group_stride / q8nn_divide_round_up(g->group_output_channels, op->nr);
-  op->gemm(mt, nt, k, rows, k, (const int8_t*) op->packed_weights + (n0 / op->nr) * block,
+  op->gemm(mt, nt, k, rows, k, packed_block(op, 0, n0),
            op->output + (n * m_image + m0) * op->output_pixel_stride + n0, op->output_pixel_stride, op->nr,
            &op->conv_params);
 }
@@ -157,9 +160,9 @@ static void dwconv_task(void* context, size_t n, size_t oy, size_t c0, size_t co
   const size_t ks = (size_t) g->kernel_height * g->kernel_width;
   const size_t channels = g->groups * g->group_output_channels;
   const size_t in_stride = g->group_output_channels > 1 ? channels : op->input_pixel_stride;
-  const size_t block_bytes = Q8NN_PACKED_HEADER_BYTES(op->dwconv_channel_tile) + ks * op->dwconv_channel_tile;
   op->dwconv(count, op->output_width, ks, op->indirection + oy * op->output_width * ks, ks,
-             (const int8_t*) op->packed_weights + c0 / op->dwconv_channel_tile * block_bytes,
+             /* the blocks of channels [0, c0) take exactly their packed size */
+             (const int8_t*) op->packed_weights + q8nn_packed_dwconv_size(c0, ks, op->dwconv_channel_tile),
              op->output + ((n * op->output_height + oy) * op->output_width) * op->output_pixel_stride + c0,
              op->output_pixel_stride - count,
              n * op->input_height * op->input_width * in_stride + c0, op->zero_buffer, &op->conv_params);
