@@ -23,15 +23,16 @@
 #define Q8NN_X86_VNNI_MAX_MR 8
 #define Q8NN_X86_VNNI_MAX_NB 2
 
-/* Sum of the n int8 values at p. */
 /* VEX VPDPBUSD ymm in inline asm, for the reason given at q8nn_x86_dpbusd (x86-avx512.h): the
    intrinsic's tied accumulator costs two register moves per instruction in the K loop (8x8c4: 40
-   instructions per K step of 8, 16 of them moves). {vex} (written %{vex%} in GCC asm) keeps the AVX-VNNI encoding. */
+   instructions per K step of 8, 16 of them moves). {vex} (written %{vex%} in GCC asm) keeps the
+   AVX-VNNI encoding. */
 Q8NN_X86_INLINE __m256i q8nn_x86_vnni_dpbusd(__m256i acc, __m256i w_u8, __m256i x_s8) {
   __asm__("%{vex%} vpdpbusd %2, %1, %0" : "+x"(acc) : "x"(w_u8), "x"(x_s8));
   return acc;
 }
 
+/* Sum of the n int8 values at p. */
 Q8NN_X86_INLINE __m256i q8nn_x86_vnni_rowsum_acc(__m256i vsum, const int8_t* p, size_t n) {
   const __m256i vones = _mm256_set1_epi8(1);
   for (; n >= 32; n -= 32, p += 32) {
