@@ -64,7 +64,7 @@ void gemm_bench(benchmark::State& state, const q8nn_gemm_entry* e, q8nn_rounding
   const auto kernel = random_bytes(n * k, 2);
   std::vector<int32_t> bias(n, 1000), mult, shift;
   requant_params(n, mult, shift, 3, rounding);
-  std::vector<uint8_t> packed(q8nn_packed_gemm_size(1, n, 1, k, e->nr, e->kr));
+  std::vector<uint8_t> packed(q8nn_packed_gemm_size(e->pack, 1, n, 1, k, e->nr, e->kr));
   e->pack(1, n, 1, k, e->nr, e->kr, kernel.data(), bias.data(), mult.data(), shift.data(),
           -5 + e->input_offset, packed.data());
   std::vector<int8_t> c(m * n);
@@ -90,7 +90,7 @@ void igemm_bench(benchmark::State& state, const q8nn_igemm_entry* e, q8nn_roundi
   const std::vector<int8_t> zero(cin, -5);
   std::vector<int32_t> bias(cout, 1000), mult, shift;
   requant_params(cout, mult, shift, 3, rounding);
-  std::vector<uint8_t> packed(q8nn_packed_gemm_size(1, cout, ks, cin, e->nr, e->kr));
+  std::vector<uint8_t> packed(q8nn_packed_gemm_size(e->pack, 1, cout, ks, cin, e->nr, e->kr));
   e->pack(1, cout, ks, cin, e->nr, e->kr, kernel.data(), bias.data(), mult.data(), shift.data(),
           -5 + e->input_offset, packed.data());
   // Indirection: [tile][tap][MR] pointers.

@@ -96,7 +96,7 @@ static int run_gemm(const char* name, int indirect, long reps) {
   fill(a, M * CIN);
   fill(kernel, COUT * CIN);
   requant_params(COUT, r == 2, bias, mult, shift);
-  void* packed = xalloc(q8nn_packed_gemm_size(1, COUT, 1, CIN, nr, kr));
+  void* packed = xalloc(q8nn_packed_gemm_size(pack, 1, COUT, 1, CIN, nr, kr));
   pack(1, COUT, 1, CIN, nr, kr, kernel, bias, mult, shift, 5 + ioff, packed);
   const size_t tiles = (M + mr - 1) / mr;
   const int8_t** ind = xalloc(tiles * mr * sizeof(int8_t*));

@@ -43,7 +43,9 @@ struct q8nn_qs8_conv_params {
  *   int32 multiplier[NR]  TFLite QuantizeMultiplier form, [2^30, 2^31) or 0
  *   int32 shift[NR]       TFLite convention: positive = left, [-31, 30]
  *   int8  w[ks][round_up(kc, KR) / KR][NR][KR]   (ks = kernel taps; 1 for gemm)
- * Block size in bytes: NR * (3 * 4 + ks * round_up(kc, KR)).
+ * Block size in bytes: NR * (3 * 4 + ks * round_up(kc, KR)). A line's packer may put more after
+ * shift[NR] (precomputed epilogue constants, x86-pack.h); q8nn_packed_gemm_size(pack, ...) gives
+ * every line's size, and its kernels and only they read the extra bytes.
  *
  * fp32 requantization (XNNPACK's, q8nn_rounding_fp32) keeps the same layout so that packing,
  * block strides and tiles do not depend on the requantization: the multiplier slot holds the bits
@@ -184,7 +186,12 @@ typedef void (*q8nn_pack_gemm_fn)(
     const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
     int32_t input_fold, void* packed);
 
-size_t q8nn_packed_gemm_size(size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr);
+/* Bytes of one packed block's header as pack writes it: Q8NN_PACKED_HEADER_BYTES(nr), or longer for a
+   packer that stores more before the weights (q8nn_pack_qs8_gemm_goki_w_avx2, x86-pack.h). */
+size_t q8nn_packed_gemm_header_bytes(q8nn_pack_gemm_fn pack, size_t nr);
+/* Bytes pack writes for groups * ceil(nc / nr) blocks. */
+size_t q8nn_packed_gemm_size(q8nn_pack_gemm_fn pack, size_t groups, size_t nc, size_t ks, size_t kc, size_t nr,
+                             size_t kr);
 void q8nn_pack_qs8_gemm_goki_w(
     size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
     const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,

@@ -229,7 +229,7 @@ enum q8nn_status q8nn_create_conv_common(
     const size_t pack_ks = is_im2col ? 1 : ks, pack_kc = is_im2col ? ks * gic : gic;
     /* run pads the rows to whole K groups (the packed weights are zero there): no K tail */
     op->im2col_k = is_im2col ? q8nn_round_up(pack_kc, kr) : 0;
-    op->packed_group_stride = q8nn_packed_gemm_size(1, goc, pack_ks, pack_kc, nr, kr); /* gemm: ks = 1 */
+    op->packed_group_stride = q8nn_packed_gemm_size(pack, 1, goc, pack_ks, pack_kc, nr, kr); /* gemm: ks = 1 */
     op->packed_weights = malloc(op->packed_group_stride * g->groups);
     if (op->packed_weights == NULL) {
       return q8nn_log_error(q8nn_status_out_of_memory, caller, "packed weights");

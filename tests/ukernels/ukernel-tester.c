@@ -104,7 +104,7 @@ int gemm_tester_run(const struct gemm_tester* t, const struct q8nn_gemm_entry* g
   int32_t* multiplier = checked_malloc(n * sizeof(int32_t));
   int32_t* shift = checked_malloc(n * sizeof(int32_t));
   random_requant(t->rounding, n, t->shift_lo, t->shift_hi, multiplier, shift);
-  const size_t packed_size = q8nn_packed_gemm_size(1, n, ks, k, nr, kr);
+  const size_t packed_size = q8nn_packed_gemm_size(pack, 1, n, ks, k, nr, kr);
   void* packed = checked_malloc(packed_size);
   pack(1, n, ks, k, nr, kr, kernel, bias, multiplier, shift, t->input_zero_point + input_offset, packed);
 

@@ -9,7 +9,10 @@
  * (r, j, q) holds 4 partial sums of each of the slots 8j + 2q and 8j + 2q + 1; after the loop two
  * levels of VPHADDD leave slots {0, 2, 4, 6, 1, 3, 5, 7} of group j in lanes 0..7, and
  * q8nn_pack_qs8_gemm_goki_w_avx2 stores bias, multiplier and shift in that lane order and the
- * channels in the slots that the epilogue's lane order (x86-avx2.h) returns to their places.
+ * channels in the slots that the epilogue's lane order (x86-avx2.h) returns to their places. The
+ * block's header is followed by the TFLite requantization constants of each 8-channel group,
+ * precomputed at packing (enum q8nn_x86_rq8_ext_slot): the epilogue reads them as memory operands and
+ * adds the output zero point once per group.
  * Signed x signed, so the list entry's input_offset is 0 and no row sums are needed.
  *
  * K: blocks of 8 bytes; a 1..7-byte K tail of each row is copied into a zeroed 8-byte buffer
@@ -21,6 +24,7 @@
 #define Q8NN_ARCH_X86_QS8_GEMM_AVX2_H
 
 #include "arch/x86/x86-avx2.h"
+#include "arch/x86/x86-pack.h"
 
 #define Q8NN_X86_AVX2_MAX_MR 4
 #define Q8NN_X86_AVX2_MAX_NB 2
@@ -62,7 +66,7 @@ Q8NN_X86_INLINE void q8nn_x86_avx2_gemm_block(
       for (size_t q = 0; q < 4; q++) vacc[r][j][q] = _mm256_setzero_si256();
     }
   }
-  const int8_t* wk = w + Q8NN_PACKED_HEADER_BYTES(NR);
+  const int8_t* wk = w + Q8NN_X86_AVX2_PACKED_HEADER_BYTES(NR);
   for (size_t t = 0; t < ks; t++) {
     const int8_t* p[Q8NN_X86_AVX2_MAX_MR];
     q8nn_x86_gemm_tap_rows(MR, a, t, mr, a_offset, zero, p);
@@ -87,11 +91,12 @@ Q8NN_X86_INLINE void q8nn_x86_avx2_gemm_block(
   for (size_t j = 0; j < NB; j++) {
     const __m256i vbias = _mm256_loadu_si256((const __m256i*) (w + 32 * j));
     const __m256i vmult = _mm256_loadu_si256((const __m256i*) (w + 4 * NR + 32 * j));
-    const __m256i vshift = _mm256_loadu_si256((const __m256i*) (w + 8 * NR + 32 * j));
-    struct q8nn_x86_rq8 rq;
+    /* TFLite roundings: the constants precomputed at packing (x86-avx2.h, enum q8nn_x86_rq8_ext_slot) */
+    const int8_t* x = w + Q8NN_PACKED_HEADER_BYTES(NR) + j * Q8NN_X86_AVX2_RQ_EXT_BYTES;
+    __m256i vzp = _mm256_setzero_si256();
     if (rounding != 2) {
-      rq = rounding == 1 ? q8nn_x86_rq8_init_rsingle(vmult, vshift, params->output_zero_point)
-                         : q8nn_x86_rq8_init_rdouble(vmult, vshift, params->output_zero_point);
+      vzp = _mm256_add_epi32(q8nn_x86_ext_load(x, rounding == 1 ? q8nn_x86_ext_single_zp : q8nn_x86_ext_zp),
+                             _mm256_set1_epi32(params->output_zero_point));
     }
 #pragma GCC unroll 4
     for (size_t r = 0; r < MR; r++) {
@@ -99,7 +104,7 @@ Q8NN_X86_INLINE void q8nn_x86_avx2_gemm_block(
       const __m256i v23 = _mm256_hadd_epi32(vacc[r][j][2], vacc[r][j][3]);
       const __m256i vsum = _mm256_add_epi32(_mm256_hadd_epi32(v01, v23), vbias);
       vres[r][j] = rounding == 2 ? q8nn_x86_requantize8_fp32(vsum, _mm256_castsi256_ps(vmult), vout->fhi)
-                                 : q8nn_x86_requantize8(vsum, &rq, rounding == 1);
+                                 : q8nn_x86_requantize8_ext(vsum, vmult, x, vzp, rounding == 1);
     }
   }
   q8nn_x86_store_rows8(MR, NB, vres, crow, nc < NR ? nc : NR, vout, rounding);
@@ -117,7 +122,7 @@ Q8NN_X86_INLINE void q8nn_x86_avx2_gemm_rows(
   for (size_t r = 0; r < MR; r++) crow[r] = c + (r < mr ? r : mr - 1) * cm_stride;
   const struct q8nn_x86_out32 vout = q8nn_x86_out32_init(params->output_zero_point, params->output_min, params->output_max);
   const size_t NR = 8 * NB;
-  const size_t block_bytes = Q8NN_PACKED_HEADER_BYTES(NR) + ks * q8nn_round_up(kc, 8) * NR;
+  const size_t block_bytes = Q8NN_X86_AVX2_PACKED_HEADER_BYTES(NR) + ks * q8nn_round_up(kc, 8) * NR;
   const int8_t* wb = (const int8_t*) w;
   for (;;) {
     q8nn_x86_avx2_gemm_block(MR, NB, rounding, nc, kc, ks, a, mr, a_offset, zero, wb, crow, params, &vout);

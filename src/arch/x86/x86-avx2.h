@@ -112,24 +112,79 @@ Q8NN_X86_INLINE struct q8nn_x86_rq8 q8nn_x86_rq8_init_rsingle(__m256i vmult, __m
   return p;
 }
 
-/* Requantized int32 of 8 accumulators plus the output zero point (wrapping), merged lane order. */
-Q8NN_X86_INLINE __m256i q8nn_x86_requantize8(__m256i vacc, const struct q8nn_x86_rq8* p, const int single) {
+/* The requantization of q8nn_x86_requantize8 from its constants: shift_left and blend say whether
+   the VPSLLVD and the nudge's VBLENDVPD are needed (see q8nn_x86_rq8). */
+Q8NN_X86_INLINE __m256i q8nn_x86_requantize8_with(__m256i vacc, int shift_left, __m256i lshift, int blend,
+                                                  __m256i m_even, __m256i m_odd, __m256i np_even, __m256i np_odd,
+                                                  __m256i nn_even, __m256i nn_odd, __m256i s_even, __m256i s_odd,
+                                                  __m256i zp) {
   /* blocks without a positive shift skip the VPSLLVD (x << 0 = x) */
-  const __m256i va = single || !p->lshift_any ? vacc : _mm256_sllv_epi32(vacc, p->lshift);
+  const __m256i va = shift_left ? _mm256_sllv_epi32(vacc, lshift) : vacc;
   const __m256i va_odd = _mm256_srli_epi64(va, 32);
-  const __m256i vp_even = _mm256_mul_epi32(va, p->m_even);
-  const __m256i vp_odd = _mm256_mul_epi32(va_odd, p->m_odd);
-  __m256i vn_even = p->np_even, vn_odd = p->np_odd;
+  const __m256i vp_even = _mm256_mul_epi32(va, m_even);
+  const __m256i vp_odd = _mm256_mul_epi32(va_odd, m_odd);
+  __m256i vn_even = np_even, vn_odd = np_odd;
   /* blocks where every lane has e = 0 (shift >= 0) have one nudge for both signs: no blend */
-  if (!single && p->sign_any) {
-    vn_even = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(p->np_even), _mm256_castsi256_pd(p->nn_even),
+  if (blend) {
+    vn_even = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(np_even), _mm256_castsi256_pd(nn_even),
                                                    _mm256_castsi256_pd(vp_even)));
-    vn_odd = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(p->np_odd), _mm256_castsi256_pd(p->nn_odd),
+    vn_odd = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(np_odd), _mm256_castsi256_pd(nn_odd),
                                                   _mm256_castsi256_pd(vp_odd)));
   }
-  const __m256i vx_even = _mm256_srlv_epi64(_mm256_add_epi64(vp_even, vn_even), p->s_even);
-  const __m256i vx_odd = _mm256_srlv_epi64(_mm256_add_epi64(vp_odd, vn_odd), p->s_odd);
-  return _mm256_add_epi32(q8nn_x86_merge8(vx_even, vx_odd), p->zp);
+  const __m256i vx_even = _mm256_srlv_epi64(_mm256_add_epi64(vp_even, vn_even), s_even);
+  const __m256i vx_odd = _mm256_srlv_epi64(_mm256_add_epi64(vp_odd, vn_odd), s_odd);
+  return _mm256_add_epi32(q8nn_x86_merge8(vx_even, vx_odd), zp);
+}
+
+/* Requantized int32 of 8 accumulators plus the output zero point (wrapping), merged lane order. */
+Q8NN_X86_INLINE __m256i q8nn_x86_requantize8(__m256i vacc, const struct q8nn_x86_rq8* p, const int single) {
+  return q8nn_x86_requantize8_with(vacc, !single && p->lshift_any, p->lshift, !single && p->sign_any, p->m_even,
+                                   p->m_odd, p->np_even, p->np_odd, p->nn_even, p->nn_odd, p->s_even, p->s_odd,
+                                   p->zp);
+}
+
+/* The constants of q8nn_x86_rq8_init_rdouble and _rsingle of 8 channels for output zero point 0,
+   precomputed at packing time (q8nn_pack_qs8_gemm_goki_w_avx2, x86-pack.h) so that the AVX2 gemm
+   kernels read them as memory operands instead of deriving them from multiplier and shift for every
+   block of every call: a record of Q8NN_X86_AVX2_RQ_EXT_BYTES, one 32-byte slot per field below
+   (the fields of struct q8nn_x86_rq8; the last slot holds lshift_any and sign_any as int32), at
+   any byte alignment. The multiplier itself (m_even) stays in the header's multiplier slot, where
+   the fp32 epilogue finds its scale. */
+enum q8nn_x86_rq8_ext_slot {
+  q8nn_x86_ext_lshift, q8nn_x86_ext_m_odd, q8nn_x86_ext_np_even, q8nn_x86_ext_np_odd, q8nn_x86_ext_nn_even,
+  q8nn_x86_ext_nn_odd, q8nn_x86_ext_s_even, q8nn_x86_ext_s_odd, q8nn_x86_ext_zp, /* rdouble */
+  q8nn_x86_ext_single_np_even, q8nn_x86_ext_single_np_odd, q8nn_x86_ext_single_s_even,
+  q8nn_x86_ext_single_s_odd, q8nn_x86_ext_single_zp, /* rsingle */
+  q8nn_x86_ext_flags, q8nn_x86_ext_slots
+};
+
+Q8NN_X86_INLINE __m256i q8nn_x86_ext_load(const int8_t* x, enum q8nn_x86_rq8_ext_slot slot) {
+  return _mm256_loadu_si256((const __m256i*) (x + 32 * (size_t) slot));
+}
+
+Q8NN_X86_INLINE int32_t q8nn_x86_ext_flag(const int8_t* x, size_t i) {
+  int32_t v;
+  memcpy(&v, x + 32 * (size_t) q8nn_x86_ext_flags + 4 * i, sizeof(v));
+  return v;
+}
+
+/* q8nn_x86_requantize8 with the constants of the record at x (single: rsingle, else rdouble); vzp:
+   the record's zp (or single_zp) plus the output zero point. */
+Q8NN_X86_INLINE __m256i q8nn_x86_requantize8_ext(__m256i vacc, __m256i m_even, const int8_t* x, __m256i vzp,
+                                                 const int single) {
+  if (single) {
+    const __m256i np_even = q8nn_x86_ext_load(x, q8nn_x86_ext_single_np_even);
+    const __m256i np_odd = q8nn_x86_ext_load(x, q8nn_x86_ext_single_np_odd);
+    return q8nn_x86_requantize8_with(vacc, 0, vacc, 0, m_even, q8nn_x86_ext_load(x, q8nn_x86_ext_m_odd), np_even,
+                                     np_odd, np_even, np_odd, q8nn_x86_ext_load(x, q8nn_x86_ext_single_s_even),
+                                     q8nn_x86_ext_load(x, q8nn_x86_ext_single_s_odd), vzp);
+  }
+  return q8nn_x86_requantize8_with(
+      vacc, q8nn_x86_ext_flag(x, 0), q8nn_x86_ext_load(x, q8nn_x86_ext_lshift), q8nn_x86_ext_flag(x, 1), m_even,
+      q8nn_x86_ext_load(x, q8nn_x86_ext_m_odd), q8nn_x86_ext_load(x, q8nn_x86_ext_np_even),
+      q8nn_x86_ext_load(x, q8nn_x86_ext_np_odd), q8nn_x86_ext_load(x, q8nn_x86_ext_nn_even),
+      q8nn_x86_ext_load(x, q8nn_x86_ext_nn_odd), q8nn_x86_ext_load(x, q8nn_x86_ext_s_even),
+      q8nn_x86_ext_load(x, q8nn_x86_ext_s_odd), vzp);
 }
 
 /* fp32 requantization of 8 accumulators (see the top of this file): rne((float) acc * scale)

@@ -57,8 +57,26 @@ void q8nn_pack_qs8_gemm_goki_w_avx2(
     int32_t input_fold, void* packed) {
   /* c8: after the horizontal adds accumulator lane l holds slot {0,2,4,6,1,3,5,7}[l]. */
   static const uint8_t slot[8] = {0, 1, 4, 5, 2, 3, 6, 7};
+  /* the ukernel.h layout first, at the start of the (larger) buffer */
   q8nn_pack_qs8_gemm_goki_w(groups, nc, ks, kc, nr, kr, kernel, bias, multiplier, shift, input_fold, packed);
   q8nn_x86_permute8(groups, nc, ks, kc, nr, kr, q8nn_x86_hdr8, slot, packed);
+  /* then every block moves up to its place in the longer layout, the last first: block b's new
+     place starts at or above its old one and ends below nothing not yet moved */
+  const size_t header = Q8NN_PACKED_HEADER_BYTES(nr);
+  const size_t ext = Q8NN_X86_AVX2_PACKED_HEADER_BYTES(nr) - header;
+  const size_t weights = ks * q8nn_round_up(kc, kr) * nr;
+  const size_t blocks = groups * q8nn_divide_round_up(nc, nr);
+  uint8_t* base = (uint8_t*) packed;
+  for (size_t b = blocks; b-- > 0;) {
+    const uint8_t* src = base + b * (header + weights);
+    uint8_t* dst = base + b * (header + ext + weights);
+    memmove(dst + header + ext, src + header, weights);
+    memmove(dst, src, header);
+    for (size_t g = 0; g < nr; g += 8) {
+      q8nn_x86_avx2_write_rq_ext(dst + (nr + g) * sizeof(int32_t), dst + (2 * nr + g) * sizeof(int32_t),
+                                 dst + header + g / 8 * Q8NN_X86_AVX2_RQ_EXT_BYTES);
+    }
+  }
 }
 
 void q8nn_pack_qs8_gemm_goki_w_u8_avxvnni(

@@ -17,11 +17,23 @@ Q8NN_INTERNAL void q8nn_pack_qs8_gemm_goki_w_u8(
 /* The goki layout (signed weights, KR = 8) with the channels of every 8-channel group reordered
    for the AVX2 c8 kernels: their horizontal-add reduction, even/odd requantization and
    pack/unpack output stage permute lanes, and the packing undoes that so bytes come out in order
-   with no shuffle. Bias, multiplier and shift are stored in accumulator lane order. */
+   with no shuffle. Bias, multiplier and shift are stored in accumulator lane order. Each block's
+   header is longer than ukernel.h's: after shift[NR] come NR / 8 records of
+   Q8NN_X86_AVX2_RQ_EXT_BYTES, the TFLite requantization constants of each 8-channel group for both
+   roundings (enum q8nn_x86_rq8_ext_slot, x86-avx2.h), written whatever the operator's rounding (an
+   fp32 operator's kernels do not read them). Block size: Q8NN_X86_AVX2_PACKED_HEADER_BYTES(NR) +
+   ks * round_up(kc, KR) * NR; q8nn_packed_gemm_size knows this packer. Needs AVX2 (only AVX2 lines
+   name it). */
+#define Q8NN_X86_AVX2_RQ_EXT_BYTES 480
+#define Q8NN_X86_AVX2_PACKED_HEADER_BYTES(nr) (Q8NN_PACKED_HEADER_BYTES(nr) + (nr) / 8 * Q8NN_X86_AVX2_RQ_EXT_BYTES)
 Q8NN_INTERNAL void q8nn_pack_qs8_gemm_goki_w_avx2(
     size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
     const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
     int32_t input_fold, void* packed);
+
+/* Writes the requantization record (enum q8nn_x86_rq8_ext_slot) of 8 channels from their multipliers and shifts (accumulator
+   lane order, unaligned) to ext (x86-pack-avx2.c, compiled for AVX2). */
+Q8NN_INTERNAL void q8nn_x86_avx2_write_rq_ext(const void* multiplier, const void* shift, void* ext);
 
 /* q8nn_pack_qs8_gemm_goki_w_u8 (KR = 4) with the same per-group reordering for the AVX-VNNI
    kernels (accumulator lane l = weight slot l). */
