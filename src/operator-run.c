@@ -91,8 +91,10 @@ static inline void copy_bytes(int8_t* dst, const int8_t* src, size_t n) {
 
 /* im2col path: the mt rows of K bytes of this tile (taps in kernel order, each tap's channels
    contiguous: the OHWI order of the packed 1x1 weights; padded taps hold the input zero point,
-   K padding holds zeros), then one gemm call. With dense pixels (stride = channels) and no
-   horizontal dilation, a kernel row inside the image is one copy of kernel_width * channels bytes. */
+   K padding holds zeros), then one gemm call per MR rows. With dense pixels (stride = channels) and
+   no horizontal dilation, a kernel row inside the image is one copy of kernel_width * channels
+   bytes. A tile is several MR (im2col_tile_rows), which cuts the per-task costs of a tile of
+   only MR rows (the threadpool call, the tile's coordinates, the kernel's per-call setup). */
 static void im2col_task(void* context, size_t n, size_t m0, size_t n0, size_t mt, size_t nt) {
   const struct q8nn_operator* op = context;
   const struct q8nn_conv_geometry* g = &op->geometry;
@@ -104,7 +106,7 @@ static void im2col_task(void* context, size_t n, size_t m0, size_t n0, size_t mt
   const int8_t* image = op->input + n * in_h * in_w * ps;
   const int dense = ps == kc && g->dilation_width == 1;
   const uint64_t zeros = 0;
-  int8_t rows[Q8NN_IM2COL_MAX_MR * Q8NN_IM2COL_MAX_K + 8];
+  int8_t rows[Q8NN_IM2COL_TILE_ROWS * Q8NN_IM2COL_MAX_K + 8];
   size_t oy = m0 / out_w, ox = m0 % out_w;
   for (size_t i = 0; i < mt; i++, ox = ox + 1 == out_w ? 0 : ox + 1, oy += ox == 0) {
     int8_t* row = rows + i * k;
@@ -132,9 +134,16 @@ static void im2col_task(void* context, size_t n, size_t m0, size_t n0, size_t mt
     /* K padding (< KR <= 8 bytes; the next row, written after, or the buffer's slack) */
     if (k != kbytes) memcpy(row, &zeros, 8);
   }
-  op->gemm(mt, nt, k, rows, k, packed_block(op, 0, n0),
-           op->output + (n * m_image + m0) * op->output_pixel_stride + n0, op->output_pixel_stride, op->nr,
-           &op->conv_params);
+  for (size_t i = 0; i < mt; i += op->mr) {
+    op->gemm(mt - i < op->mr ? mt - i : op->mr, nt, k, rows + i * k, k, packed_block(op, 0, n0),
+             op->output + (n * m_image + m0 + i) * op->output_pixel_stride + n0, op->output_pixel_stride,
+             op->nr, &op->conv_params);
+  }
+}
+
+/* Rows per im2col tile: the largest multiple of MR that the row buffer holds. */
+static size_t im2col_tile_rows(const struct q8nn_operator* op) {
+  return Q8NN_IM2COL_TILE_ROWS / op->mr * op->mr;
 }
 
 /* Depth multiplier > 1: one input row with every channel repeated dm times. */
@@ -202,10 +211,11 @@ enum q8nn_status q8nn_run_conv_cpu(struct q8nn_operator* op, pthreadpool_t threa
       break;
     }
     case q8nn_conv_path_im2col: {
+      const size_t m_tile = im2col_tile_rows(op);
       const size_t nc_tile = choose_nc_tile(g->group_output_channels, op->nr,
-                                            op->batch_size * q8nn_divide_round_up(m_image, op->mr), threads);
+                                            op->batch_size * q8nn_divide_round_up(m_image, m_tile), threads);
       pthreadpool_parallelize_3d_tile_2d(threadpool, im2col_task, op, op->batch_size, m_image,
-                                         g->group_output_channels, op->mr, nc_tile, 0);
+                                         g->group_output_channels, m_tile, nc_tile, 0);
       break;
     }
     case q8nn_conv_path_dwconv: {

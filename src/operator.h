@@ -38,6 +38,8 @@ struct q8nn_conv_geometry {
 #define Q8NN_IM2COL_MAX_CHANNELS 8
 #define Q8NN_IM2COL_MAX_K 256
 #define Q8NN_IM2COL_MAX_MR 16
+/* rows gathered per im2col task (a multiple of MR is used; >= Q8NN_IM2COL_MAX_MR) */
+#define Q8NN_IM2COL_TILE_ROWS 48
 
 struct q8nn_backend;
 
