@@ -31,8 +31,9 @@ Q8NN_INTERNAL void q8nn_pack_qs8_gemm_goki_w_avx2(
     const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
     int32_t input_fold, void* packed);
 
-/* Writes the requantization record (enum q8nn_x86_rq8_ext_slot) of 8 channels from their multipliers and shifts (accumulator
-   lane order, unaligned) to ext (x86-pack-avx2.c, compiled for AVX2). */
+/* Writes the requantization record (enum q8nn_x86_rq8_ext_slot) of 8 channels from their
+   multipliers and shifts (accumulator lane order, unaligned) to ext (x86-pack-avx2.c, compiled for
+   AVX2). */
 Q8NN_INTERNAL void q8nn_x86_avx2_write_rq_ext(const void* multiplier, const void* shift, void* ext);
 
 /* q8nn_pack_qs8_gemm_goki_w_u8 (KR = 4) with the same per-group reordering for the AVX-VNNI
