@@ -2,10 +2,59 @@
 #include "bound/bound-x86.h"
 #include "arch/x86/x86-avx2.h"
 
+/* VPDPBUSD ymm (VEX) on 12 accumulators (ymm4-ymm15), sources ymm0 (bytes of `iters`) and ymm1. */
 uint64_t q8nn_bound_dot_avxvnni(uint64_t iters) {
-  __m256i va = _mm256_set1_epi32((int) iters), s;
-  const __m256i vb = _mm256_set1_epi32(0x01020304);
-  Q8NN_BOUND_DOT_LOOP(__m256i, 12, _mm256_set1_epi32, _mm256_xor_si256, _mm256_dpbusd_avx_epi32, va, vb, iters, s);
-  q8nn_bound_sink = _mm256_extract_epi32(s, 0) ^ _mm256_extract_epi32(s, 7);
+  if (iters == 0) return 0;
+  uint64_t n = iters;
+  int32_t s;
+  __asm__ volatile(
+      "vmovd %k[a], %%xmm0\n\t"
+      "vpbroadcastd %%xmm0, %%ymm0\n\t"
+      "vmovd %k[b], %%xmm1\n\t"
+      "vpbroadcastd %%xmm1, %%ymm1\n\t"
+      "vpxor %%ymm4, %%ymm4, %%ymm4\n\t"
+      "vpxor %%ymm5, %%ymm5, %%ymm5\n\t"
+      "vpxor %%ymm6, %%ymm6, %%ymm6\n\t"
+      "vpxor %%ymm7, %%ymm7, %%ymm7\n\t"
+      "vpxor %%ymm8, %%ymm8, %%ymm8\n\t"
+      "vpxor %%ymm9, %%ymm9, %%ymm9\n\t"
+      "vpxor %%ymm10, %%ymm10, %%ymm10\n\t"
+      "vpxor %%ymm11, %%ymm11, %%ymm11\n\t"
+      "vpxor %%ymm12, %%ymm12, %%ymm12\n\t"
+      "vpxor %%ymm13, %%ymm13, %%ymm13\n\t"
+      "vpxor %%ymm14, %%ymm14, %%ymm14\n\t"
+      "vpxor %%ymm15, %%ymm15, %%ymm15\n\t"
+      "1:\n\t"
+      "%{vex%} vpdpbusd %%ymm1, %%ymm0, %%ymm4\n\t"
+      "%{vex%} vpdpbusd %%ymm1, %%ymm0, %%ymm5\n\t"
+      "%{vex%} vpdpbusd %%ymm1, %%ymm0, %%ymm6\n\t"
+      "%{vex%} vpdpbusd %%ymm1, %%ymm0, %%ymm7\n\t"
+      "%{vex%} vpdpbusd %%ymm1, %%ymm0, %%ymm8\n\t"
+      "%{vex%} vpdpbusd %%ymm1, %%ymm0, %%ymm9\n\t"
+      "%{vex%} vpdpbusd %%ymm1, %%ymm0, %%ymm10\n\t"
+      "%{vex%} vpdpbusd %%ymm1, %%ymm0, %%ymm11\n\t"
+      "%{vex%} vpdpbusd %%ymm1, %%ymm0, %%ymm12\n\t"
+      "%{vex%} vpdpbusd %%ymm1, %%ymm0, %%ymm13\n\t"
+      "%{vex%} vpdpbusd %%ymm1, %%ymm0, %%ymm14\n\t"
+      "%{vex%} vpdpbusd %%ymm1, %%ymm0, %%ymm15\n\t"
+      "dec %[n]\n\t"
+      "jnz 1b\n\t"
+      "vpxor %%ymm5, %%ymm4, %%ymm4\n\t"
+      "vpxor %%ymm6, %%ymm4, %%ymm4\n\t"
+      "vpxor %%ymm7, %%ymm4, %%ymm4\n\t"
+      "vpxor %%ymm8, %%ymm4, %%ymm4\n\t"
+      "vpxor %%ymm9, %%ymm4, %%ymm4\n\t"
+      "vpxor %%ymm10, %%ymm4, %%ymm4\n\t"
+      "vpxor %%ymm11, %%ymm4, %%ymm4\n\t"
+      "vpxor %%ymm12, %%ymm4, %%ymm4\n\t"
+      "vpxor %%ymm13, %%ymm4, %%ymm4\n\t"
+      "vpxor %%ymm14, %%ymm4, %%ymm4\n\t"
+      "vpxor %%ymm15, %%ymm4, %%ymm4\n\t"
+      "vmovd %%xmm4, %[s]\n\t"
+      "vzeroupper\n\t"
+      : [n] "+r"(n), [s] "=r"(s)
+      : [a] "r"((uint32_t) iters), [b] "r"(0x01020304u)
+      : "xmm0", "xmm1", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "cc");
+  q8nn_bound_sink = s;
   return iters * 12 * 32;
 }
