@@ -74,8 +74,9 @@ uint64_t q8nn_bound_dot_avx2(uint64_t iters) {
 }
 
 /* Per iteration 8 vectors of 8 accumulators: requantize (constants set once, as the kernels do per
-   block), two 4-vector packs with the clamp into 4 x 16 bytes, four stores; results are XORed back
-   into the accumulators (1 extra op per 8 outputs) so iterations depend on each other. */
+   block), two 4-vector packs with the clamp into 4 x 16 bytes, four stores. The accumulators are
+   made opaque each iteration (no instruction) but iterations are independent, as the epilogues of
+   successive tiles are: the loop times throughput, not the sequence's latency (see the AVX-512 loop). */
 static inline __attribute__((always_inline)) uint64_t epilogue(const int rounding, uint64_t iters) {
   const struct q8nn_x86_out32 vout = q8nn_x86_out32_init(-3, -128, 127);
   const __m256i vmult = _mm256_set1_epi32(1518500250), vshift = _mm256_set1_epi32(-9);
@@ -94,7 +95,8 @@ static inline __attribute__((always_inline)) uint64_t epilogue(const int roundin
     q8nn_x86_pack4x8(r[0], r[1], r[2], r[3], &vout, out, rounding);
     q8nn_x86_pack4x8(r[4], r[5], r[6], r[7], &vout, out + 2, rounding);
     for (int j = 0; j < 4; j++) _mm_storeu_si128((__m128i*) (q8nn_bound_out + 16 * j), out[j]);
-    for (int j = 0; j < 8; j++) acc[j] = _mm256_xor_si256(acc[j], _mm256_zextsi128_si256(out[j / 2]));
+    __asm__ volatile("" ::: "memory");
+    for (int j = 0; j < 8; j++) __asm__ volatile("" : "+x"(acc[j]));
   }
   return iters * 8 * 8;
 }
