@@ -28,6 +28,8 @@
 
 #define Q8NN_X86_AVX2_MAX_MR 4
 #define Q8NN_X86_AVX2_MAX_NB 2
+/* sign-extended row vectors a call keeps for all its channel blocks (8 KiB of stack) */
+#define Q8NN_X86_AVX2_ABUF_VECTORS 256
 
 /* 8 bytes of a row at p (n < 8: zero-extended copy), sign-extended and repeated in both halves. */
 Q8NN_X86_INLINE __m256i q8nn_x86_avx2_a8(const int8_t* p, size_t n) {
@@ -55,7 +57,7 @@ Q8NN_X86_INLINE void q8nn_x86_avx2_gemm_block(
     const size_t MR, const size_t NB, const int rounding,
     size_t nc, size_t kc, size_t ks, const int8_t* const* a, size_t mr, size_t a_offset,
     const int8_t* zero, const int8_t* w, int8_t* const* crow, const struct q8nn_qs8_conv_params* params,
-    const struct q8nn_x86_out32* vout) {
+    const struct q8nn_x86_out32* vout, const __m256i* abuf) {
   const size_t NR = 8 * NB;
   __m256i vacc[Q8NN_X86_AVX2_MAX_MR][Q8NN_X86_AVX2_MAX_NB][4];
 #pragma GCC unroll 4
@@ -67,7 +69,12 @@ Q8NN_X86_INLINE void q8nn_x86_avx2_gemm_block(
     }
   }
   const int8_t* wk = w + Q8NN_X86_AVX2_PACKED_HEADER_BYTES(NR);
-  for (size_t t = 0; t < ks; t++) {
+  if (abuf != NULL) {
+    /* the call's rows already sign-extended (q8nn_x86_avx2_gemm_rows): MR vectors per K step */
+    const size_t steps = ks * q8nn_divide_round_up(kc, 8);
+    for (size_t s = 0; s < steps; s++, wk += 8 * NR) q8nn_x86_avx2_kstep(MR, NB, abuf + s * MR, wk, vacc);
+  }
+  for (size_t t = 0; abuf == NULL && t < ks; t++) {
     const int8_t* p[Q8NN_X86_AVX2_MAX_MR];
     q8nn_x86_gemm_tap_rows(MR, a, t, mr, a_offset, zero, p);
     size_t k = 0;
@@ -124,8 +131,24 @@ Q8NN_X86_INLINE void q8nn_x86_avx2_gemm_rows(
   const size_t NR = 8 * NB;
   const size_t block_bytes = Q8NN_X86_AVX2_PACKED_HEADER_BYTES(NR) + ks * q8nn_round_up(kc, 8) * NR;
   const int8_t* wb = (const int8_t*) w;
+  /* More than one channel block: the rows are sign-extended once for the whole call instead of once
+     per block (VMOVQ, VPUNPCKLQDQ, VPMOVSXBW per row and K step), if they fit the buffer. */
+  __m256i abuf[Q8NN_X86_AVX2_ABUF_VECTORS];
+  const __m256i* ab = NULL;
+  if (nc > NR && ks * q8nn_divide_round_up(kc, 8) * MR <= Q8NN_X86_AVX2_ABUF_VECTORS) {
+    __m256i* v = abuf;
+    for (size_t t = 0; t < ks; t++) {
+      const int8_t* p[Q8NN_X86_AVX2_MAX_MR];
+      q8nn_x86_gemm_tap_rows(MR, a, t, mr, a_offset, zero, p);
+      for (size_t k = 0; k < kc; k += 8) {
+#pragma GCC unroll 4
+        for (size_t r = 0; r < MR; r++) *v++ = q8nn_x86_avx2_a8(p[r] + k, kc - k < 8 ? kc - k : 8);
+      }
+    }
+    ab = abuf;
+  }
   for (;;) {
-    q8nn_x86_avx2_gemm_block(MR, NB, rounding, nc, kc, ks, a, mr, a_offset, zero, wb, crow, params, &vout);
+    q8nn_x86_avx2_gemm_block(MR, NB, rounding, nc, kc, ks, a, mr, a_offset, zero, wb, crow, params, &vout, ab);
     if (nc <= NR) return;
     wb += block_bytes;
     nc -= NR;
