@@ -105,14 +105,30 @@ static void im2col_task(void* context, size_t n, size_t m0, size_t n0, size_t mt
   const int8_t zp = (int8_t) op->input_zero_point;
   const int8_t* image = op->input + n * in_h * in_w * ps;
   const int dense = ps == kc && g->dilation_width == 1;
+  /* Fast case: a pixel whose taps are all inside the image, dense, kernel rows of <= 16 bytes: each
+     kernel row is one 16-byte copy (the excess lands in bytes written after it: the next kernel row,
+     the K padding, the next pixel's row or the buffer's slack), provided 16 bytes can be read
+     there (`last16`: the image's last start of a 16-byte read). */
+  const int fast = dense && row_bytes <= 16;
+  const size_t image_bytes = in_h * in_w * ps, row_step = g->dilation_height * in_w * kc;
+  const int8_t* last16 = image_bytes >= 16 ? image + image_bytes - 16 : NULL;
   const uint64_t zeros = 0;
-  int8_t rows[Q8NN_IM2COL_TILE_ROWS * Q8NN_IM2COL_MAX_K + 8];
+  int8_t rows[Q8NN_IM2COL_TILE_ROWS * Q8NN_IM2COL_MAX_K + 16];
   size_t oy = m0 / out_w, ox = m0 % out_w;
   for (size_t i = 0; i < mt; i++, ox = ox + 1 == out_w ? 0 : ox + 1, oy += ox == 0) {
     int8_t* row = rows + i * k;
     /* setup bounds sizes by 2^32: int64 holds every coordinate */
     const int64_t ix0 = (int64_t) (ox * g->stride_width) - (int64_t) g->padding_left;
     const int inside_x = ix0 >= 0 && ix0 + (int64_t) ((kw - 1) * g->dilation_width) < (int64_t) in_w;
+    const int64_t iy0 = (int64_t) (oy * g->stride_height) - (int64_t) g->padding_top;
+    if (fast && inside_x && iy0 >= 0 && iy0 + (int64_t) ((kh - 1) * g->dilation_height) < (int64_t) in_h) {
+      const int8_t* src = image + ((size_t) iy0 * in_w + (size_t) ix0) * kc;
+      if (last16 != NULL && src + (kh - 1) * row_step <= last16) {
+        for (size_t ky = 0; ky < kh; ky++) memcpy(row + ky * row_bytes, src + ky * row_step, 16);
+        if (k != kbytes) memcpy(row + kbytes, &zeros, 8);
+        continue;
+      }
+    }
     for (size_t ky = 0; ky < kh; ky++) {
       const int64_t iy = (int64_t) (oy * g->stride_height + ky * g->dilation_height) - (int64_t) g->padding_top;
       if (iy < 0 || iy >= (int64_t) in_h) {
