@@ -1,6 +1,7 @@
 /* Every dwconv kernel of the list: channels around the channel tile, 1..3 output pixels, its tap
    count (or several for any-taps kernels), pointer strides beyond taps, output gaps, zero rows,
    offsets, zero points, clamps, scale regimes and every requantization the entry implements. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "ukernels/sweep.h"
@@ -43,17 +44,61 @@ static void test_dwconv_entry(void** state) {
   if (failures != 0) fail_msg("%s: %d mismatches (seed %llu)", e->name, failures, (unsigned long long) test_seed());
 }
 
+/* 9-tap kernels (and any-taps ones at 9 taps) on sliding 3x3 windows, as a stride-1 depthwise
+   operator feeds them: rows of 1..12 pixels, so kernels that reuse a window's columns for the next
+   pixel are checked on reused, partly reused (padding columns) and unshared windows. */
+static void test_dwconv_sliding(void** state) {
+  const struct q8nn_dwconv_entry* e = *state;
+  SWEEP_REQUIRE_ISA(SWEEP_ISA(e->isa), e->name);
+  if (e->taps != 0 && e->taps != 9) skip();
+  const size_t ct = e->channel_tile;
+  const size_t channels[] = {1, 24, 32, ct - 1, ct + 1, 2 * ct + 3, 144};
+  int failures = 0;
+  size_t i = 0;
+  for (int rounding = 0; rounding < Q8NN_REQUANT_KINDS; rounding++) {
+    if (e->fn[rounding] == NULL) continue;
+    for (size_t c = 0; c < sizeof(channels) / sizeof(channels[0]); c++) {
+      for (size_t width = 1; width <= 12; width++, i++) {
+        struct dwconv_tester t = {0};
+        t.channels = channels[c];
+        t.width = width;
+        t.taps = 9;
+        t.sliding = 1;
+        t.input_stride_extra = i % 5 == 4 ? 3 : 0;
+        t.output_increment = i % 2 ? 7 : 0;
+        t.input_zero_point = sweep_zero_point(i);
+        t.output_zero_point = sweep_zero_point(i / 4 + 2);
+        sweep_clamp(i / 2, t.output_zero_point, &t.output_min, &t.output_max);
+        t.rounding = rounding;
+        sweep_shift_range((int) (i / 3), 9.0, &t.shift_lo, &t.shift_hi);
+        t.input_offset = i % 4 == 3 ? 17 : 0;
+        failures += dwconv_tester_run(&t, e);
+        if (failures > 10) fail_msg("%s: too many mismatches", e->name);
+      }
+    }
+  }
+  if (failures != 0) fail_msg("%s: %d mismatches (seed %llu)", e->name, failures, (unsigned long long) test_seed());
+}
+
 int main(void) {
   test_seed();
-  struct CMUnitTest* tests = calloc(q8nn_dwconv_list_size, sizeof(struct CMUnitTest));
+  struct CMUnitTest* tests = calloc(2 * q8nn_dwconv_list_size, sizeof(struct CMUnitTest));
+  char(*names)[160] = calloc(q8nn_dwconv_list_size, sizeof(*names));
   size_t t = 0;
   for (size_t i = 0; i < q8nn_dwconv_list_size; i++) {
     if (!selected(q8nn_dwconv_list[i].isa, q8nn_dwconv_list[i].name)) continue;
     tests[t].name = q8nn_dwconv_list[i].name;
     tests[t].test_func = test_dwconv_entry;
     tests[t++].initial_state = (void*) &q8nn_dwconv_list[i];
+    if (q8nn_dwconv_list[i].taps == 0 || q8nn_dwconv_list[i].taps == 9) {
+      snprintf(names[i], sizeof(names[i]), "%s/sliding", q8nn_dwconv_list[i].name);
+      tests[t].name = names[i];
+      tests[t].test_func = test_dwconv_sliding;
+      tests[t++].initial_state = (void*) &q8nn_dwconv_list[i];
+    }
   }
   const int result = _cmocka_run_group_tests("ukernel_dwconv", tests, t, sweep_setup, NULL);
   free(tests);
+  free(names);
   return result;
 }

@@ -174,7 +174,7 @@ int dwconv_tester_run(const struct dwconv_tester* t, const struct q8nn_dwconv_en
   const size_t ct = e->channel_tile;
   const size_t input_stride = taps + t->input_stride_extra;
   /* every (pixel, tap) gets its own row of `channels` bytes, exactly sized as one block */
-  const size_t rows = width * taps;
+  const size_t rows = width * taps + 8; /* + the sliding windows' extra rows */
   const size_t in_size = t->input_offset + rows * channels;
   int8_t* in = checked_malloc(in_size);
   test_fill_s8(in, in_size);
@@ -195,6 +195,20 @@ int dwconv_tester_run(const struct dwconv_tester* t, const struct q8nn_dwconv_en
     for (size_t tap = 0; tap < input_stride; tap++) {
       const int is_zero = tap >= taps || test_rand() % 5 == 0;
       indirection[x * input_stride + tap] = is_zero ? zero : in + (x * taps + tap) * channels;
+    }
+  }
+  if (t->sliding && taps == 9) {
+    /* 3 kernel rows of width + 2 columns (3 * (width + 2) <= rows); zero columns drawn once */
+    const size_t columns = width + 2;
+    int zero_column[3 * 66];
+    for (size_t j = 0; j < 3 * columns && j < 3 * 66; j++) zero_column[j] = test_rand() % 6 == 0;
+    for (size_t x = 0; x < width; x++) {
+      for (size_t tap = 0; tap < 9; tap++) {
+        const size_t j = (tap / 3) * columns + x + tap % 3;
+        indirection[x * input_stride + tap] = j < 3 * 66 && zero_column[j] ? zero : in + j * channels;
+      }
+      /* an unshared row at one tap of some pixels: a window that does not slide from the last */
+      if (test_rand() % 7 == 0) indirection[x * input_stride + test_rand() % 9] = in + (3 * columns + x) * channels;
     }
   }
   const size_t out_stride = channels + t->output_increment;
