@@ -59,6 +59,28 @@ Q8NN_X86_INLINE void q8nn_x86_dw_weights(const int8_t* w, size_t t0, size_t taps
 }
 
 /*
+ * 9 taps (9p64c, and the 32-channel tile of it): taps grouped by t mod 3, {c, c + 3, c + 6}, the
+ * columns of a 3x3 kernel, one VPDPBUSD group each (4th byte zero). When a pixel's window is the last
+ * one moved by one column (its taps c, c + 3, c + 6 for c = 0, 1 point where the last pixel's
+ * c + 1, c + 4, c + 7 did: a stride-1 row, padding included, as the operator's indirection gives
+ * it), its columns 0 and 1 are the last pixel's 1 and 2, already loaded and interleaved: one new
+ * column per pixel, 3 loads and 8 unpacks instead of 9 and 24. Any other window loads all three.
+ * The test is on the pointers, so the result is the same bytes either way.
+ */
+Q8NN_X86_INLINE int q8nn_x86_dw9_slides(const int8_t* const* last, const int8_t* const* in) {
+  return in[0] == last[1] && in[1] == last[2] && in[3] == last[4] && in[4] == last[5] && in[6] == last[7] &&
+         in[7] == last[8];
+}
+
+Q8NN_X86_INLINE void q8nn_x86_dw9_column(const int8_t* const* in, size_t c, const int8_t* zero, size_t input_offset,
+                                         size_t c0, __mmask64 kc, __m512i vsign, __m512i* out) {
+  const __m512i x0 = _mm512_xor_si512(_mm512_maskz_loadu_epi8(kc, q8nn_x86_dw_row(in, c, zero, input_offset, c0)), vsign);
+  const __m512i x1 = _mm512_xor_si512(_mm512_maskz_loadu_epi8(kc, q8nn_x86_dw_row(in, c + 3, zero, input_offset, c0)), vsign);
+  const __m512i x2 = _mm512_xor_si512(_mm512_maskz_loadu_epi8(kc, q8nn_x86_dw_row(in, c + 6, zero, input_offset, c0)), vsign);
+  q8nn_x86_dw_interleave4(x0, x1, x2, _mm512_setzero_si512(), out);
+}
+
+/*
  * Last tile with at most 32 channels (C = 32, 96 and 144 in MobileNetV2): the same arithmetic in ymm
  * registers (AVX-512 VL forms of VPDPBUSD, masked loads and stores) at half the cost of a zmm tile.
  * The in-lane interleave leaves accumulator j lane L dword i = channel 16L + 4j + i as in zmm; the
@@ -74,6 +96,14 @@ Q8NN_X86_INLINE void q8nn_x86_dw_interleave4_y(__m256i x0, __m256i x1, __m256i x
   out[1] = _mm256_unpackhi_epi16(t0, t2);
   out[2] = _mm256_unpacklo_epi16(t1, t3);
   out[3] = _mm256_unpackhi_epi16(t1, t3);
+}
+
+Q8NN_X86_INLINE void q8nn_x86_dw9_column_y(const int8_t* const* in, size_t c, const int8_t* zero, size_t input_offset,
+                                           size_t c0, __mmask32 kc, __m256i vsign, __m256i* out) {
+  const __m256i x0 = _mm256_xor_si256(_mm256_maskz_loadu_epi8(kc, q8nn_x86_dw_row(in, c, zero, input_offset, c0)), vsign);
+  const __m256i x1 = _mm256_xor_si256(_mm256_maskz_loadu_epi8(kc, q8nn_x86_dw_row(in, c + 3, zero, input_offset, c0)), vsign);
+  const __m256i x2 = _mm256_xor_si256(_mm256_maskz_loadu_epi8(kc, q8nn_x86_dw_row(in, c + 6, zero, input_offset, c0)), vsign);
+  q8nn_x86_dw_interleave4_y(x0, x1, x2, _mm256_setzero_si256(), out);
 }
 
 /* Natural int32 [32] at p -> accumulator order: acc j = channels {4j..4j+3 | 16+4j..16+4j+3}. */
@@ -111,20 +141,40 @@ Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
   const __m256i vsign = _mm256_set1_epi8((char) 0x80);
   const __m256i vorder = _mm256_broadcastsi128_si256(_mm_setr_epi8(0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15));
   __m256i vw[Q8NN_X86_DW_MAX_GROUPS][4];
-  const size_t kept = groups < Q8NN_X86_DW_MAX_GROUPS ? groups : Q8NN_X86_DW_MAX_GROUPS;
+  const size_t kept = TAPS == 9 ? 3 : groups < Q8NN_X86_DW_MAX_GROUPS ? groups : Q8NN_X86_DW_MAX_GROUPS;
   for (size_t g = 0; g < kept; g++) {
     __m256i x[4];
 #pragma GCC unroll 4
     for (size_t i = 0; i < 4; i++) {
-      x[i] = 4 * g + i < taps ? _mm256_loadu_si256((const __m256i*) (wt + (4 * g + i) * Q8NN_X86_DW_CT))
-                              : _mm256_setzero_si256();
+      /* 9 taps: column g is taps g, g + 3, g + 6 (q8nn_x86_dw9_slides) */
+      const size_t t = TAPS == 9 ? g + 3 * i : 4 * g + i;
+      x[i] = (TAPS == 9 ? i < 3 : t < taps) ? _mm256_loadu_si256((const __m256i*) (wt + t * Q8NN_X86_DW_CT))
+                                           : _mm256_setzero_si256();
     }
     q8nn_x86_dw_interleave4_y(x[0], x[1], x[2], x[3], vw[g]);
   }
+  __m256i vcol[3][4]; /* the window's interleaved columns (9 taps), kept for the next pixel */
+#pragma GCC unroll 3
+  for (size_t c = 0; c < 3; c++) vcol[c][0] = vcol[c][1] = vcol[c][2] = vcol[c][3] = _mm256_setzero_si256();
   for (size_t x = 0; x < output_width; x++) {
     __m256i vacc[4] = {vbias[0], vbias[1], vbias[2], vbias[3]};
+    if (TAPS == 9) {
+      if (x != 0 && q8nn_x86_dw9_slides(in - input_stride, in)) {
+#pragma GCC unroll 4
+        for (size_t j = 0; j < 4; j++) vcol[0][j] = vcol[1][j], vcol[1][j] = vcol[2][j];
+        q8nn_x86_dw9_column_y(in, 2, zero, input_offset, c0, kc, vsign, vcol[2]);
+      } else {
+#pragma GCC unroll 3
+        for (size_t c = 0; c < 3; c++) q8nn_x86_dw9_column_y(in, c, zero, input_offset, c0, kc, vsign, vcol[c]);
+      }
+#pragma GCC unroll 3
+      for (size_t c = 0; c < 3; c++) {
+#pragma GCC unroll 4
+        for (size_t j = 0; j < 4; j++) vacc[j] = _mm256_dpbusd_epi32(vacc[j], vcol[c][j], vw[c][j]);
+      }
+    }
 #pragma GCC unroll 8
-    for (size_t g = 0; g < groups; g++) {
+    for (size_t g = 0; TAPS != 9 && g < groups; g++) {
       __m256i vx[4];
 #pragma GCC unroll 4
       for (size_t i = 0; i < 4; i++) {
@@ -211,16 +261,42 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
       }
     }
     __m512i vw[Q8NN_X86_DW_MAX_GROUPS][4];
-    const size_t kept = groups < Q8NN_X86_DW_MAX_GROUPS ? groups : Q8NN_X86_DW_MAX_GROUPS;
+    const size_t kept = TAPS == 9 ? 3 : groups < Q8NN_X86_DW_MAX_GROUPS ? groups : Q8NN_X86_DW_MAX_GROUPS;
 #pragma GCC unroll 8
-    for (size_t g = 0; g < kept; g++) q8nn_x86_dw_weights(wt, 4 * g, taps, vw[g]);
+    for (size_t g = 0; g < kept; g++) {
+      if (TAPS == 9) {
+        /* column g: taps g, g + 3, g + 6 (q8nn_x86_dw9_slides) */
+        q8nn_x86_dw_interleave4(_mm512_loadu_si512(wt + g * Q8NN_X86_DW_CT), _mm512_loadu_si512(wt + (g + 3) * Q8NN_X86_DW_CT),
+                                _mm512_loadu_si512(wt + (g + 6) * Q8NN_X86_DW_CT), _mm512_setzero_si512(), vw[g]);
+      } else {
+        q8nn_x86_dw_weights(wt, 4 * g, taps, vw[g]);
+      }
+    }
 
     const int8_t** in = input;
     int8_t* out = output + c0;
+    __m512i vcol[3][4]; /* the window's interleaved columns (9 taps), kept for the next pixel */
+#pragma GCC unroll 3
+    for (size_t c = 0; c < 3; c++) vcol[c][0] = vcol[c][1] = vcol[c][2] = vcol[c][3] = _mm512_setzero_si512();
     for (size_t x = 0; x < output_width; x++) {
       __m512i vacc[4] = {vbias[0], vbias[1], vbias[2], vbias[3]};
+      if (TAPS == 9) {
+        if (x != 0 && q8nn_x86_dw9_slides(in - input_stride, in)) {
+#pragma GCC unroll 4
+          for (size_t j = 0; j < 4; j++) vcol[0][j] = vcol[1][j], vcol[1][j] = vcol[2][j];
+          q8nn_x86_dw9_column(in, 2, zero, input_offset, c0, kc, vsign, vcol[2]);
+        } else {
+#pragma GCC unroll 3
+          for (size_t c = 0; c < 3; c++) q8nn_x86_dw9_column(in, c, zero, input_offset, c0, kc, vsign, vcol[c]);
+        }
+#pragma GCC unroll 3
+        for (size_t c = 0; c < 3; c++) {
+#pragma GCC unroll 4
+          for (size_t j = 0; j < 4; j++) vacc[j] = _mm512_dpbusd_epi32(vacc[j], vcol[c][j], vw[c][j]);
+        }
+      }
 #pragma GCC unroll 8
-      for (size_t g = 0; g < groups; g++) {
+      for (size_t g = 0; TAPS != 9 && g < groups; g++) {
         __m512i vx[4];
 #pragma GCC unroll 4
         for (size_t i = 0; i < 4; i++) {
