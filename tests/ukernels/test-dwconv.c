@@ -44,8 +44,8 @@ static void test_dwconv_entry(void** state) {
   if (failures != 0) fail_msg("%s: %d mismatches (seed %llu)", e->name, failures, (unsigned long long) test_seed());
 }
 
-/* 9-tap kernels (and any-taps ones at 9 taps) on sliding 3x3 windows, as a stride-1 depthwise
-   operator feeds them: rows of 1..12 pixels, so kernels that reuse a window's columns for the next
+/* 9-tap kernels (and any-taps ones at 9 taps) on sliding 3x3 windows, as a stride-1 or stride-2
+   depthwise operator feeds them: rows of 1..12 pixels, so kernels that reuse a window's columns for the next
    pixel are checked on reused, partly reused (padding columns) and unshared windows. */
 static void test_dwconv_sliding(void** state) {
   const struct q8nn_dwconv_entry* e = *state;
@@ -63,7 +63,7 @@ static void test_dwconv_sliding(void** state) {
         t.channels = channels[c];
         t.width = width;
         t.taps = 9;
-        t.sliding = 1;
+        t.sliding = 1 + (int) (i % 2);
         t.input_stride_extra = i % 5 == 4 ? 3 : 0;
         t.output_increment = i % 2 ? 7 : 0;
         t.input_zero_point = sweep_zero_point(i);

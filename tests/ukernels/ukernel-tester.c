@@ -198,13 +198,14 @@ int dwconv_tester_run(const struct dwconv_tester* t, const struct q8nn_dwconv_en
     }
   }
   if (t->sliding && taps == 9) {
-    /* 3 kernel rows of width + 2 columns (3 * (width + 2) <= rows); zero columns drawn once */
-    const size_t columns = width + 2;
+    /* 3 kernel rows of (width - 1) * stride + 3 columns (at most 7 * width + 3 rows with the
+       unshared ones); zero columns drawn once */
+    const size_t stride = t->sliding == 2 ? 2 : 1, columns = (width - 1) * stride + 3;
     int zero_column[3 * 66];
     for (size_t j = 0; j < 3 * columns && j < 3 * 66; j++) zero_column[j] = test_rand() % 6 == 0;
     for (size_t x = 0; x < width; x++) {
       for (size_t tap = 0; tap < 9; tap++) {
-        const size_t j = (tap / 3) * columns + x + tap % 3;
+        const size_t j = (tap / 3) * columns + x * stride + tap % 3;
         indirection[x * input_stride + tap] = j < 3 * 66 && zero_column[j] ? zero : in + j * channels;
       }
       /* an unshared row at one tap of some pixels: a window that does not slide from the last */

@@ -41,7 +41,8 @@ struct dwconv_tester {
   /* 3x3 windows sliding by one column per pixel (stride 1; needs taps == 9): pixel x tap 3r + c
      reads column x + c of kernel row r, so a pixel's columns 1, 2 are the next pixel's 0, 1, as a
      depthwise operator's indirection has them; a column is a zero row (padding) for every pixel
-     that reads it, and some pixels get one unshared tap, which breaks the pattern there. */
+     that reads it, and some pixels get one unshared tap, which breaks the pattern there.
+     2: the same with windows moving by two columns (stride 2). */
   int sliding;
 };
 int dwconv_tester_run(const struct dwconv_tester* t, const struct q8nn_dwconv_entry* e);

@@ -64,12 +64,18 @@ Q8NN_X86_INLINE void q8nn_x86_dw_weights(const int8_t* w, size_t t0, size_t taps
  * one moved by one column (its taps c, c + 3, c + 6 for c = 0, 1 point where the last pixel's
  * c + 1, c + 4, c + 7 did: a stride-1 row, padding included, as the operator's indirection gives
  * it), its columns 0 and 1 are the last pixel's 1 and 2, already loaded and interleaved: one new
- * column per pixel, 3 loads and 8 unpacks instead of 9 and 24. Any other window loads all three.
+ * column per pixel, 3 loads and 8 unpacks instead of 9 and 24; moved by two columns (stride 2),
+ * its column 0 is the last pixel's column 2. Any other window loads all three.
  * The test is on the pointers, so the result is the same bytes either way.
  */
 Q8NN_X86_INLINE int q8nn_x86_dw9_slides(const int8_t* const* last, const int8_t* const* in) {
   return in[0] == last[1] && in[1] == last[2] && in[3] == last[4] && in[4] == last[5] && in[6] == last[7] &&
          in[7] == last[8];
+}
+
+/* Moved by two columns (a stride-2 row): column 0 is the last pixel's column 2. */
+Q8NN_X86_INLINE int q8nn_x86_dw9_slides2(const int8_t* const* last, const int8_t* const* in) {
+  return in[0] == last[2] && in[3] == last[5] && in[6] == last[8];
 }
 
 Q8NN_X86_INLINE void q8nn_x86_dw9_column(const int8_t* const* in, size_t c, const int8_t* zero, size_t input_offset,
@@ -162,6 +168,11 @@ Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
       if (x != 0 && q8nn_x86_dw9_slides(in - input_stride, in)) {
 #pragma GCC unroll 4
         for (size_t j = 0; j < 4; j++) vcol[0][j] = vcol[1][j], vcol[1][j] = vcol[2][j];
+        q8nn_x86_dw9_column_y(in, 2, zero, input_offset, c0, kc, vsign, vcol[2]);
+      } else if (x != 0 && q8nn_x86_dw9_slides2(in - input_stride, in)) {
+#pragma GCC unroll 4
+        for (size_t j = 0; j < 4; j++) vcol[0][j] = vcol[2][j];
+        q8nn_x86_dw9_column_y(in, 1, zero, input_offset, c0, kc, vsign, vcol[1]);
         q8nn_x86_dw9_column_y(in, 2, zero, input_offset, c0, kc, vsign, vcol[2]);
       } else {
 #pragma GCC unroll 3
@@ -284,6 +295,11 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
         if (x != 0 && q8nn_x86_dw9_slides(in - input_stride, in)) {
 #pragma GCC unroll 4
           for (size_t j = 0; j < 4; j++) vcol[0][j] = vcol[1][j], vcol[1][j] = vcol[2][j];
+          q8nn_x86_dw9_column(in, 2, zero, input_offset, c0, kc, vsign, vcol[2]);
+        } else if (x != 0 && q8nn_x86_dw9_slides2(in - input_stride, in)) {
+#pragma GCC unroll 4
+          for (size_t j = 0; j < 4; j++) vcol[0][j] = vcol[2][j];
+          q8nn_x86_dw9_column(in, 1, zero, input_offset, c0, kc, vsign, vcol[1]);
           q8nn_x86_dw9_column(in, 2, zero, input_offset, c0, kc, vsign, vcol[2]);
         } else {
 #pragma GCC unroll 3
