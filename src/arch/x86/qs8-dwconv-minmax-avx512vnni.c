@@ -10,7 +10,9 @@
  * interleaved with the in-lane unpacks, which leaves accumulator j lane 4L + i holding channel
  * 16L + 4j + i. The int32 -> int8 saturating packs undo exactly that order, so no permute is
  * needed on the output; bias, multiplier and shift are transposed (128-bit blocks) to match once
- * per tile. Missing taps of the last group are zero weights against zero bytes.
+ * per tile. Missing taps of the last group are zero weights against zero bytes. 9 taps are grouped
+ * by kernel column instead, so that a stride-1 or stride-2 row reuses the interleaved columns of
+ * the last pixel's window (q8nn_x86_dw9_slides below).
  *
  * Params: output zero point and clamp; packed per 64-channel block: bias, multiplier, shift,
  * w[taps][64] (q8nn_pack_qs8_dwconv_w). Channel tails: masked loads (nothing read past
@@ -19,7 +21,6 @@
  */
 #include "kernel-decls.h"
 #include "arch/x86/x86-avx512.h"
-#include "arch/x86/x86-avx2.h"
 
 #define Q8NN_X86_DW_CT 64
 #define Q8NN_X86_DW_MAX_GROUPS 8 /* tap groups whose interleaved weights are kept (32 taps) */
@@ -89,9 +90,9 @@ Q8NN_X86_INLINE void q8nn_x86_dw9_column(const int8_t* const* in, size_t c, cons
 /*
  * Last tile with at most 32 channels (C = 32, 96 and 144 in MobileNetV2): the same arithmetic in ymm
  * registers (AVX-512 VL forms of VPDPBUSD, masked loads and stores) at half the cost of a zmm tile.
- * The in-lane interleave leaves accumulator j lane L dword i = channel 16L + 4j + i as in zmm; the
- * requantization is x86-avx2.h's, whose merge swaps dwords 1 and 2 of every group of 4, undone by
- * one byte shuffle (the fp32 epilogue keeps lanes in place and needs none).
+ * The in-lane interleave leaves accumulator j lane L dword i = channel 16L + 4j + i as in zmm. The
+ * epilogue pairs the four ymm accumulators into two zmm and runs the zmm requantization and pack
+ * (x86-avx512.h), then one VPERMD puts the 32 bytes in channel order (see q8nn_x86_dw_tile32).
  */
 Q8NN_X86_INLINE void q8nn_x86_dw_interleave4_y(__m256i x0, __m256i x1, __m256i x2, __m256i x3, __m256i* out) {
   const __m256i t0 = _mm256_unpacklo_epi8(x0, x1);
