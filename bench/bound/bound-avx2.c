@@ -14,18 +14,7 @@ uint64_t q8nn_bound_dot_avx2(uint64_t iters) {
       "vpbroadcastw %%xmm0, %%ymm0\n\t"
       "vmovd %k[b], %%xmm1\n\t"
       "vpbroadcastw %%xmm1, %%ymm1\n\t"
-      "vpxor %%ymm4, %%ymm4, %%ymm4\n\t"
-      "vpxor %%ymm5, %%ymm5, %%ymm5\n\t"
-      "vpxor %%ymm6, %%ymm6, %%ymm6\n\t"
-      "vpxor %%ymm7, %%ymm7, %%ymm7\n\t"
-      "vpxor %%ymm8, %%ymm8, %%ymm8\n\t"
-      "vpxor %%ymm9, %%ymm9, %%ymm9\n\t"
-      "vpxor %%ymm10, %%ymm10, %%ymm10\n\t"
-      "vpxor %%ymm11, %%ymm11, %%ymm11\n\t"
-      "vpxor %%ymm12, %%ymm12, %%ymm12\n\t"
-      "vpxor %%ymm13, %%ymm13, %%ymm13\n\t"
-      "vpxor %%ymm14, %%ymm14, %%ymm14\n\t"
-      "vpxor %%ymm15, %%ymm15, %%ymm15\n\t"
+      Q8NN_BOUND_YMM4_15_ZERO
       "1:\n\t"
       "vpmaddwd %%ymm1, %%ymm0, %%ymm2\n\t"
       "vpaddd %%ymm2, %%ymm4, %%ymm4\n\t"
@@ -53,22 +42,10 @@ uint64_t q8nn_bound_dot_avx2(uint64_t iters) {
       "vpaddd %%ymm3, %%ymm15, %%ymm15\n\t"
       "dec %[n]\n\t"
       "jnz 1b\n\t"
-      "vpxor %%ymm5, %%ymm4, %%ymm4\n\t"
-      "vpxor %%ymm6, %%ymm4, %%ymm4\n\t"
-      "vpxor %%ymm7, %%ymm4, %%ymm4\n\t"
-      "vpxor %%ymm8, %%ymm4, %%ymm4\n\t"
-      "vpxor %%ymm9, %%ymm4, %%ymm4\n\t"
-      "vpxor %%ymm10, %%ymm4, %%ymm4\n\t"
-      "vpxor %%ymm11, %%ymm4, %%ymm4\n\t"
-      "vpxor %%ymm12, %%ymm4, %%ymm4\n\t"
-      "vpxor %%ymm13, %%ymm4, %%ymm4\n\t"
-      "vpxor %%ymm14, %%ymm4, %%ymm4\n\t"
-      "vpxor %%ymm15, %%ymm4, %%ymm4\n\t"
-      "vmovd %%xmm4, %[s]\n\t"
-      "vzeroupper\n\t"
+      Q8NN_BOUND_YMM4_15_FOLD
       : [n] "+r"(n), [s] "=r"(s)
       : [a] "r"((uint32_t) iters), [b] "r"(0x0102u)
-      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "cc");
+      : "xmm0", "xmm1", "xmm2", "xmm3", Q8NN_BOUND_YMM4_15_CLOBBERS);
   q8nn_bound_sink = s;
   return iters * 12 * 16;
 }
