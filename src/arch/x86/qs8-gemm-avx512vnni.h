@@ -4,16 +4,20 @@
  * double rounding, 1 single rounding, 2 XNNPACK's fp32) as constants: the loops are shared, only
  * the epilogue after the K loop differs.
  *
- * Sign handling: weights are packed as unsigned bytes w + 128 (q8nn_pack_qs8_gemm_goki_w_u8) and
- * are VPDPBUSD's unsigned operand; activations are the signed operand, broadcast 4 bytes at a time
- * straight from the input rows (no per-K-step sign flip in the loop). Each accumulator then holds
- * sum(w x) + 128 sum(x); 128 sum(x) of each row (all taps for igemm) is computed once per call
- * with 64-byte loads and subtracted when the accumulators are initialised from the bias.
- * Everything is modulo 2^32, so the result equals TFLite's accumulator bit for bit.
+ * Sign handling: VPDPBUSD multiplies unsigned by signed bytes. The activations are its unsigned
+ * operand: each 4-byte broadcast gets its sign bit flipped (x ^ 0x80 = x + 128), one VPXORD per row
+ * and K step, which runs beside the VPDPBUSDs. The weights are the signed operand, packed as they
+ * are (q8nn_pack_qs8_gemm_goki_w_avx512), with the packed bias lowered by 128 sum(w) per channel.
+ * Each accumulator then holds sum((x + 128) w) + bias - 128 sum(w) = sum(x w) + bias, modulo 2^32:
+ * TFLite's accumulator bit for bit, with nothing computed per row.
+ * (Rounds one to five had it the other way round: weights w + 128 unsigned, activations signed
+ * straight from memory, and 128 sum(x) of each row computed per call and subtracted. Those row
+ * sums, their reductions, broadcasts and per-accumulator corrections cost as much as the K steps
+ * at K <= 32, and the flip costs nothing measurable even at K = 960: bench/README.md, round six.)
  *
- * K: groups of 4 bytes; a 1..3-byte K tail is read with a masked load (zeros past kc, which meet
- * packed padding). Rows past mr alias the last valid row (computed, stored to the same place with
- * identical bytes). Output channels: ceil(nc / (16 NB)) blocks; the last block runs only the
+ * K: groups of 4 bytes; a 1..3-byte K tail is read with a masked load (zeros past kc become 0x80
+ * and meet packed zeros). Rows past mr alias the last valid row (computed, stored to the same place
+ * with identical bytes). Output channels: ceil(nc / (16 NB)) blocks; the last block runs only the
  * 16-channel vectors it needs and stores nc bytes with masked stores.
  */
 #ifndef Q8NN_ARCH_X86_QS8_GEMM_AVX512VNNI_H
@@ -24,49 +28,40 @@
 #define Q8NN_X86_GEMM_MAX_MR 12
 #define Q8NN_X86_GEMM_MAX_NB 4
 
+/* One K step of every row against nb weight vectors; x: the 4 activation bytes of each row,
+   broadcast (sign bit not yet flipped). */
+#define Q8NN_X86_GEMM_KSTEP(bcast_expr)                                                   \
+  do {                                                                                    \
+    __m512i vw[Q8NN_X86_GEMM_MAX_NB];                                                     \
+    _Pragma("GCC unroll 4") for (size_t j = 0; j < nb; j++) vw[j] = _mm512_loadu_si512(wk + 64 * j); \
+    _Pragma("GCC unroll 12") for (size_t r = 0; r < MR; r++) {                            \
+      const __m512i vx = _mm512_xor_si512(bcast_expr, vsign);                             \
+      _Pragma("GCC unroll 4") for (size_t j = 0; j < nb; j++) vacc[r][j] = q8nn_x86_dpbusd(vacc[r][j], vx, vw[j]); \
+    }                                                                                     \
+    wk += 4 * NR;                                                                         \
+  } while (0)
+
 /* One NR block: nb (<= NB) vectors of 16 channels. a: [ks][MR] row pointers (see tap_rows). */
 Q8NN_X86_INLINE void q8nn_x86_gemm_block(
     const size_t MR, const size_t NB, const size_t nb, const int rounding,
     size_t nc, size_t kc, size_t ks, const int8_t* const* a, size_t mr, size_t a_offset,
-    const int8_t* zero, const __m512i* vcorr,
-    const uint8_t* w, int8_t* const* crow, const struct q8nn_x86_out64* vout) {
+    const int8_t* zero, const uint8_t* w, int8_t* const* crow, const struct q8nn_x86_out64* vout) {
   const size_t NR = 16 * NB;
   __m512i vacc[Q8NN_X86_GEMM_MAX_MR][Q8NN_X86_GEMM_MAX_NB];
 #pragma GCC unroll 4
   for (size_t j = 0; j < nb; j++) {
     const __m512i vbias = _mm512_loadu_si512(w + 64 * j);
 #pragma GCC unroll 12
-    for (size_t r = 0; r < MR; r++) vacc[r][j] = _mm512_add_epi32(vbias, vcorr[r]);
+    for (size_t r = 0; r < MR; r++) vacc[r][j] = vbias;
   }
+  const __m512i vsign = _mm512_set1_epi8(-128);
   const uint8_t* wk = w + Q8NN_PACKED_HEADER_BYTES(NR);
   for (size_t t = 0; t < ks; t++) {
     const int8_t* p[Q8NN_X86_GEMM_MAX_MR];
     q8nn_x86_gemm_tap_rows(MR, a, t, mr, a_offset, zero, p);
     size_t k = 0;
-    for (; k + 4 <= kc; k += 4) {
-      __m512i vw[Q8NN_X86_GEMM_MAX_NB];
-#pragma GCC unroll 4
-      for (size_t j = 0; j < nb; j++) vw[j] = _mm512_loadu_si512(wk + 64 * j);
-#pragma GCC unroll 12
-      for (size_t r = 0; r < MR; r++) {
-        const __m512i vx = q8nn_x86_bcast4(p[r] + k);
-#pragma GCC unroll 4
-        for (size_t j = 0; j < nb; j++) vacc[r][j] = q8nn_x86_dpbusd(vacc[r][j], vw[j], vx);
-      }
-      wk += 4 * NR;
-    }
-    if (k < kc) {
-      __m512i vw[Q8NN_X86_GEMM_MAX_NB];
-#pragma GCC unroll 4
-      for (size_t j = 0; j < nb; j++) vw[j] = _mm512_loadu_si512(wk + 64 * j);
-#pragma GCC unroll 12
-      for (size_t r = 0; r < MR; r++) {
-        const __m512i vx = q8nn_x86_bcast_tail(p[r] + k, kc - k);
-#pragma GCC unroll 4
-        for (size_t j = 0; j < nb; j++) vacc[r][j] = q8nn_x86_dpbusd(vacc[r][j], vw[j], vx);
-      }
-      wk += 4 * NR;
-    }
+    for (; k + 4 <= kc; k += 4) Q8NN_X86_GEMM_KSTEP(q8nn_x86_bcast4(p[r] + k));
+    if (k < kc) Q8NN_X86_GEMM_KSTEP(q8nn_x86_bcast_tail(p[r] + k, kc - k));
   }
   /* Requantize in place. */
   if (rounding == 2) {
@@ -123,28 +118,13 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_block(
   }
 }
 
-/* Whole call: row sums, then every NR block. a: [ks][MR] row pointers (see tap_rows). */
+/* Whole call: every NR block. a: [ks][MR] row pointers (see tap_rows). */
 Q8NN_X86_INLINE void q8nn_x86_gemm_rows(
     const size_t MR, const size_t NB, const int rounding,
     size_t nc, size_t kc, size_t ks, const int8_t* const* a, size_t a_offset, const int8_t* zero,
     const void* w, int8_t* c, size_t mr, size_t cm_stride, size_t cn_stride,
     const struct q8nn_qs8_conv_params* params) {
   if (mr == 0) __builtin_unreachable(); /* contract: mr in [1, MR] */
-  __m512i vsum[Q8NN_X86_GEMM_MAX_MR];
-#pragma GCC unroll 12
-  for (size_t r = 0; r < MR; r++) vsum[r] = _mm512_setzero_si512();
-  for (size_t t = 0; t < ks; t++) {
-    const int8_t* p[Q8NN_X86_GEMM_MAX_MR];
-    q8nn_x86_gemm_tap_rows(MR, a, t, mr, a_offset, zero, p);
-#pragma GCC unroll 12
-    for (size_t r = 0; r < MR; r++) vsum[r] = q8nn_x86_rowsum_acc(vsum[r], p[r], kc);
-  }
-  __m512i vcorr[Q8NN_X86_GEMM_MAX_MR];
-#pragma GCC unroll 12
-  for (size_t r = 0; r < MR; r++) {
-    const uint32_t sum = (uint32_t) _mm512_reduce_add_epi32(vsum[r]);
-    vcorr[r] = _mm512_set1_epi32((int32_t) (0u - (sum << 7)));
-  }
   int8_t* crow[Q8NN_X86_GEMM_MAX_MR];
 #pragma GCC unroll 12
   for (size_t r = 0; r < MR; r++) crow[r] = c + (r < mr ? r : mr - 1) * cm_stride;
@@ -153,7 +133,7 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_rows(
   const size_t block_bytes = Q8NN_PACKED_HEADER_BYTES(NR) + ks * q8nn_round_up(kc, 4) * NR;
   const uint8_t* wb = (const uint8_t*) w;
   while (nc > 16 * (NB - 1)) {
-    q8nn_x86_gemm_block(MR, NB, NB, rounding, nc, kc, ks, a, mr, a_offset, zero, vcorr, wb, crow, &vout);
+    q8nn_x86_gemm_block(MR, NB, NB, rounding, nc, kc, ks, a, mr, a_offset, zero, wb, crow, &vout);
     if (nc <= NR) return;
     wb += block_bytes;
     nc -= NR;
@@ -162,12 +142,12 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_rows(
   }
   /* Last block, 1..NB-1 vectors of 16 channels. */
   switch ((nc + 15) / 16) {
-    case 1: q8nn_x86_gemm_block(MR, NB, 1, rounding, nc, kc, ks, a, mr, a_offset, zero, vcorr, wb, crow, &vout); break;
+    case 1: q8nn_x86_gemm_block(MR, NB, 1, rounding, nc, kc, ks, a, mr, a_offset, zero, wb, crow, &vout); break;
     case 2:
-      if (NB > 2) q8nn_x86_gemm_block(MR, NB, 2, rounding, nc, kc, ks, a, mr, a_offset, zero, vcorr, wb, crow, &vout);
+      if (NB > 2) q8nn_x86_gemm_block(MR, NB, 2, rounding, nc, kc, ks, a, mr, a_offset, zero, wb, crow, &vout);
       break;
     case 3:
-      if (NB > 3) q8nn_x86_gemm_block(MR, NB, 3, rounding, nc, kc, ks, a, mr, a_offset, zero, vcorr, wb, crow, &vout);
+      if (NB > 3) q8nn_x86_gemm_block(MR, NB, 3, rounding, nc, kc, ks, a, mr, a_offset, zero, wb, crow, &vout);
       break;
     default: break;
   }

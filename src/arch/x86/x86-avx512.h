@@ -211,18 +211,6 @@ Q8NN_X86_INLINE __mmask64 q8nn_x86_mask64(size_t n) {
   return n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
 }
 
-/* Sum of the n int8 values at p, read with masked loads (never past p + n). */
-Q8NN_X86_INLINE __m512i q8nn_x86_rowsum_acc(__m512i vsum, const int8_t* p, size_t n) {
-  const __m512i vones = _mm512_set1_epi8(1);
-  for (; n >= 64; n -= 64, p += 64) {
-    vsum = _mm512_dpbusd_epi32(vsum, vones, _mm512_loadu_si512(p));
-  }
-  if (n != 0) {
-    vsum = _mm512_dpbusd_epi32(vsum, vones, _mm512_maskz_loadu_epi8(q8nn_x86_mask64(n), p));
-  }
-  return vsum;
-}
-
 /* Broadcast of 4 bytes at p (unaligned). */
 Q8NN_X86_INLINE __m512i q8nn_x86_bcast4(const int8_t* p) {
   int32_t v;
