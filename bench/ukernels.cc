@@ -207,7 +207,8 @@ int register_all() {
   // expand 14x14 64->384, project 7x7 960->320, expand 112x112 16->96.
   const std::vector<std::vector<int64_t>> gemm_shapes = {
       {3136, 144, 24}, {3136, 24, 144}, {196, 384, 64}, {49, 320, 960}, {12544, 96, 16}, {784, 192, 32},
-      {12544, 32, 28}, {12544, 16, 32}};  // {12544, 32, 28}: the stem's im2col gemm (3x3x3 taps x channels, K padded to 28); {12544, 16, 32}: b0.project
+      // the stem's im2col gemm (3x3x3 taps x channels, K padded to 28), then b0.project
+      {12544, 32, 28}, {12544, 16, 32}};
 #if Q8NN_ARCH_X86
   const std::pair<uint32_t, const char*> bound_isas[] = {
       {Q8NN_ISA_X86_AVX512VNNI, "avx512vnni"}, {Q8NN_ISA_X86_AVXVNNI | Q8NN_ISA_X86_AVX2, "avxvnni"},
