@@ -7,7 +7,7 @@
  * Sign handling: VPDPBUSD multiplies unsigned by signed bytes. The activations are its unsigned
  * operand: each 4-byte broadcast gets its sign bit flipped (x ^ 0x80 = x + 128), one VPXORD per row
  * and K step, which runs beside the VPDPBUSDs. The weights are the signed operand, packed as they
- * are (q8nn_pack_qs8_gemm_goki_w_avx512), with the packed bias lowered by 128 sum(w) per channel.
+ * are (q8nn_pack_qs8_gemm_goki_w_xu8), with the packed bias lowered by 128 sum(w) per channel.
  * Each accumulator then holds sum((x + 128) w) + bias - 128 sum(w) = sum(x w) + bias, modulo 2^32:
  * TFLite's accumulator bit for bit, with nothing computed per row.
  * (Rounds one to five had it the other way round: weights w + 128 unsigned, activations signed

@@ -19,7 +19,7 @@ void q8nn_pack_qs8_gemm_goki_w_u8(
   }
 }
 
-void q8nn_pack_qs8_gemm_goki_w_avx512(
+void q8nn_pack_qs8_gemm_goki_w_xu8(
     size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
     const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
     int32_t input_fold, void* packed) {

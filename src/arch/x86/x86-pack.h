@@ -5,10 +5,11 @@
 #include "ukernel.h"
 
 /* The goki layout of ukernel.h with every weight byte stored as w ^ 0x80, i.e. as the unsigned
-   byte w + 128. The AVX-VNNI gemm/igemm kernels (through q8nn_pack_qs8_gemm_goki_w_u8_avxvnni) feed
-   it as VPDPBUSD's unsigned operand and the activations (signed, unchanged) as the signed one,
-   then subtract 128 * sum(x) per output row (one sum per row, shared by every output channel). The bias fold is the usual
-   -(input_zero_point + input_offset) * sum(w) with input_offset 0. Padding bytes hold 0x80 (w = 0). */
+   byte w + 128. The AVX-VNNI gemm/igemm kernels (through q8nn_pack_qs8_gemm_goki_w_u8_avxvnni)
+   feed it as VPDPBUSD's unsigned operand and the activations (signed, unchanged) as the signed
+   one, then subtract 128 * sum(x) per output row (one sum per row, shared by every output
+   channel). The bias fold is the usual -(input_zero_point + input_offset) * sum(w) with
+   input_offset 0. Padding bytes hold 0x80 (w = 0). */
 Q8NN_INTERNAL void q8nn_pack_qs8_gemm_goki_w_u8(
     size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
     const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
@@ -16,9 +17,9 @@ Q8NN_INTERNAL void q8nn_pack_qs8_gemm_goki_w_u8(
 
 /* The goki layout of ukernel.h (signed weights) with 128 * sum(w) of each channel (over every tap
    and K byte, modulo 2^32) subtracted from its packed bias: the AVX-512 VNNI gemm/igemm kernels feed
-   the activations as VPDPBUSD's unsigned operand, x + 128 (sign bit flipped in the K loop), so
-   their sums gain 128 sum(w), which the bias takes back. */
-Q8NN_INTERNAL void q8nn_pack_qs8_gemm_goki_w_avx512(
+   the activations as VPDPBUSD's unsigned operand, x + 128 (sign bit flipped in the K loop), and
+   the weights as the signed one, so their sums gain 128 sum(w), which the bias takes back. */
+Q8NN_INTERNAL void q8nn_pack_qs8_gemm_goki_w_xu8(
     size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
     const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
     int32_t input_fold, void* packed);
