@@ -7,9 +7,10 @@
  * Sign handling: VPDPBUSD multiplies unsigned by signed bytes. The activations are its unsigned
  * operand: each 4-byte broadcast gets its sign bit flipped (x ^ 0x80 = x + 128), one VPXORD per row
  * and K step, which runs beside the VPDPBUSDs. The weights are the signed operand, packed as they
- * are (q8nn_pack_qs8_gemm_goki_w_xu8), with the packed bias lowered by 128 sum(w) per channel.
- * Each accumulator then holds sum((x + 128) w) + bias - 128 sum(w) = sum(x w) + bias, modulo 2^32:
- * TFLite's accumulator bit for bit, with nothing computed per row.
+ * are (q8nn_pack_qs8_gemm_goki_w); the list lines' input_offset 128 makes the packed bias
+ * bias - (input_zero_point + 128) sum(w) (ukernel.h), as for the depthwise kernels.
+ * Each accumulator then holds sum((x + 128) w) + bias - (zp + 128) sum(w) = sum((x - zp) w) + bias,
+ * modulo 2^32: TFLite's accumulator bit for bit, with nothing computed per row.
  * (Rounds one to five had it the other way round: weights w + 128 unsigned, activations signed
  * straight from memory, and 128 sum(x) of each row computed per call and subtracted. Those row
  * sums, their reductions, broadcasts and per-accumulator corrections cost as much as the K steps

@@ -197,11 +197,11 @@ Q8NN_X86_INLINE __m512i q8nn_x86_pack64(__m512i r0, __m512i r1, __m512i r2, __m5
    the asm 31, none), which left the loop issue-bound well below the VPDPBUSD rate. Same
    instruction and operands (AT&T order: signed source, unsigned source, accumulator).
    Q8NN_X86_EMULATED (the SIMDe builds of the test_ukernel_*_avx512_emulated tests) keeps the intrinsic. */
-Q8NN_X86_INLINE __m512i q8nn_x86_dpbusd(__m512i acc, __m512i w_u8, __m512i x_s8) {
+Q8NN_X86_INLINE __m512i q8nn_x86_dpbusd(__m512i acc, __m512i u8, __m512i s8) {
 #ifdef Q8NN_X86_EMULATED
-  return _mm512_dpbusd_epi32(acc, w_u8, x_s8);
+  return _mm512_dpbusd_epi32(acc, u8, s8);
 #else
-  __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(w_u8), "v"(x_s8));
+  __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(u8), "v"(s8));
   return acc;
 #endif
 }

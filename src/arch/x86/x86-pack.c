@@ -19,31 +19,6 @@ void q8nn_pack_qs8_gemm_goki_w_u8(
   }
 }
 
-void q8nn_pack_qs8_gemm_goki_w_xu8(
-    size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
-    const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
-    int32_t input_fold, void* packed) {
-  q8nn_pack_qs8_gemm_goki_w(groups, nc, ks, kc, nr, kr, kernel, bias, multiplier, shift, input_fold, packed);
-  const size_t header = Q8NN_PACKED_HEADER_BYTES(nr);
-  const size_t kblocks = ks * q8nn_round_up(kc, kr) / kr;
-  uint8_t* block = (uint8_t*) packed;
-  const size_t blocks = groups * q8nn_divide_round_up(nc, nr);
-  for (size_t b = 0; b < blocks; b++) {
-    const int8_t* w = (const int8_t*) (block + header);
-    for (size_t n = 0; n < nr; n++) {
-      uint32_t sum = 0; /* padding weights are 0 */
-      for (size_t i = 0; i < kblocks; i++) {
-        for (size_t k = 0; k < kr; k++) sum += (uint32_t) (int32_t) w[(i * nr + n) * kr + k];
-      }
-      uint32_t b32;
-      memcpy(&b32, block + n * sizeof(int32_t), sizeof(b32));
-      b32 -= sum << 7;
-      memcpy(block + n * sizeof(int32_t), &b32, sizeof(b32));
-    }
-    block += header + kblocks * nr * kr;
-  }
-}
-
 /* Reorders every 8-channel group of every block: header lane l <- channel hdr[l], weight slot s <-
    channel slot[s] (nr is a multiple of 8). */
 static void q8nn_x86_permute8(size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,

@@ -15,15 +15,6 @@ Q8NN_INTERNAL void q8nn_pack_qs8_gemm_goki_w_u8(
     const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
     int32_t input_fold, void* packed);
 
-/* The goki layout of ukernel.h (signed weights) with 128 * sum(w) of each channel (over every tap
-   and K byte, modulo 2^32) subtracted from its packed bias: the AVX-512 VNNI gemm/igemm kernels feed
-   the activations as VPDPBUSD's unsigned operand, x + 128 (sign bit flipped in the K loop), and
-   the weights as the signed one, so their sums gain 128 sum(w), which the bias takes back. */
-Q8NN_INTERNAL void q8nn_pack_qs8_gemm_goki_w_xu8(
-    size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
-    const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
-    int32_t input_fold, void* packed);
-
 /* The goki layout (signed weights, KR = 8) with the channels of every 8-channel group reordered
    for the AVX2 c8 kernels: their horizontal-add reduction, even/odd requantization and
    pack/unpack output stage permute lanes, and the packing undoes that so bytes come out in order
