@@ -91,8 +91,7 @@ static inline void copy_bytes(int8_t* dst, const int8_t* src, size_t n) {
 
 /* im2col path: the mt rows of K bytes of this tile (taps in kernel order, each tap's channels
    contiguous: the OHWI order of the packed 1x1 weights; padded taps hold the input zero point,
-   K padding holds zeros), then one gemm call per MR rows; in kernel-row mode (operator.h) one igemm
-   call per MR rows over kernel-row pointers, into the image or into those rows. With dense pixels (stride = channels) and
+   K padding holds zeros), then one gemm call per MR rows. With dense pixels (stride = channels) and
    no horizontal dilation, a kernel row inside the image is one copy of kernel_width * channels
    bytes. A tile is several MR (im2col_tile_rows), which cuts the per-task costs of a tile of
    only MR rows (the threadpool call, the tile's coordinates, the kernel's per-call setup). */
@@ -102,45 +101,33 @@ static void im2col_task(void* context, size_t n, size_t m0, size_t n0, size_t mt
   const size_t kh = g->kernel_height, kw = g->kernel_width, kc = g->group_input_channels;
   const size_t k = op->im2col_k, kbytes = kh * kw * kc, row_bytes = kw * kc;
   const size_t in_h = op->input_height, in_w = op->input_width, ps = op->input_pixel_stride;
-  const size_t out_w = op->output_width, m_image = op->output_height * out_w, mr = op->mr;
+  const size_t out_w = op->output_width, m_image = op->output_height * out_w;
   const int8_t zp = (int8_t) op->input_zero_point;
   const int8_t* image = op->input + n * in_h * in_w * ps;
   const int dense = ps == kc && g->dilation_width == 1;
-  const int rows_mode = op->im2col_rows;
   /* Fast case: a pixel whose taps are all inside the image, dense, kernel rows of <= 16 bytes: each
      kernel row is one 16-byte copy (the excess lands in bytes written after it: the next kernel row,
      the K padding, the next pixel's row or the buffer's slack), provided 16 bytes can be read
-     there (`last16`: the image's last start of a 16-byte read). In kernel-row mode such a pixel
-     (any row length) is not copied: its row pointers point into the image. */
-  const int fast = dense && (rows_mode || row_bytes <= 16);
+     there (`last16`: the image's last start of a 16-byte read). */
+  const int fast = dense && row_bytes <= 16;
   const size_t image_bytes = in_h * in_w * ps, row_step = g->dilation_height * in_w * kc;
   const int8_t* last16 = image_bytes >= 16 ? image + image_bytes - 16 : NULL;
   const uint64_t zeros = 0;
   int8_t rows[Q8NN_IM2COL_TILE_ROWS * Q8NN_IM2COL_MAX_K + 16];
-  /* kernel-row mode: per MR pixels, [kernel row][MR] pointers (the igemm indirection layout) */
-  const int8_t* ptrs[Q8NN_IM2COL_TILE_ROWS * Q8NN_IM2COL_ROWS_MAX_KH];
   size_t oy = m0 / out_w, ox = m0 % out_w;
   for (size_t i = 0; i < mt; i++, ox = ox + 1 == out_w ? 0 : ox + 1, oy += ox == 0) {
     int8_t* row = rows + i * k;
-    const int8_t** p = ptrs + (i / mr) * kh * mr + i % mr;
     /* setup bounds sizes by 2^32: int64 holds every coordinate */
     const int64_t ix0 = (int64_t) (ox * g->stride_width) - (int64_t) g->padding_left;
     const int inside_x = ix0 >= 0 && ix0 + (int64_t) ((kw - 1) * g->dilation_width) < (int64_t) in_w;
     const int64_t iy0 = (int64_t) (oy * g->stride_height) - (int64_t) g->padding_top;
     if (fast && inside_x && iy0 >= 0 && iy0 + (int64_t) ((kh - 1) * g->dilation_height) < (int64_t) in_h) {
       const int8_t* src = image + ((size_t) iy0 * in_w + (size_t) ix0) * kc;
-      if (rows_mode) {
-        for (size_t ky = 0; ky < kh; ky++) p[ky * mr] = src + ky * row_step;
-        continue;
-      }
       if (last16 != NULL && src + (kh - 1) * row_step <= last16) {
         for (size_t ky = 0; ky < kh; ky++) memcpy(row + ky * row_bytes, src + ky * row_step, 16);
         if (k != kbytes) memcpy(row + kbytes, &zeros, 8);
         continue;
       }
-    }
-    if (rows_mode) {
-      for (size_t ky = 0; ky < kh; ky++) p[ky * mr] = row + ky * row_bytes;
     }
     for (size_t ky = 0; ky < kh; ky++) {
       const int64_t iy = (int64_t) (oy * g->stride_height + ky * g->dilation_height) - (int64_t) g->padding_top;
@@ -163,23 +150,10 @@ static void im2col_task(void* context, size_t n, size_t m0, size_t n0, size_t mt
     /* K padding (< KR <= 8 bytes; the next row, written after, or the buffer's slack) */
     if (k != kbytes) memcpy(row, &zeros, 8);
   }
-  if (rows_mode) {
-    /* the last MR's pointers past mt (ignored by the kernels, ukernel.h) repeat pixel mt - 1's */
-    for (size_t i = mt; i % mr != 0; i++) {
-      const int8_t** p = ptrs + (i / mr) * kh * mr + i % mr;
-      for (size_t ky = 0; ky < kh; ky++) p[ky * mr] = p[ky * mr - 1];
-    }
-  }
-  int8_t* out = op->output + (n * m_image + m0) * op->output_pixel_stride + n0;
-  for (size_t i = 0; i < mt; i += mr) {
-    const size_t m = mt - i < mr ? mt - i : mr;
-    if (rows_mode) {
-      op->igemm(m, nt, row_bytes, kh, ptrs + i * kh, packed_block(op, 0, n0), out + i * op->output_pixel_stride,
-                op->output_pixel_stride, op->nr, 0, op->zero_buffer, &op->conv_params);
-    } else {
-      op->gemm(m, nt, k, rows + i * k, k, packed_block(op, 0, n0), out + i * op->output_pixel_stride,
-               op->output_pixel_stride, op->nr, &op->conv_params);
-    }
+  for (size_t i = 0; i < mt; i += op->mr) {
+    op->gemm(mt - i < op->mr ? mt - i : op->mr, nt, k, rows + i * k, k, packed_block(op, 0, n0),
+             op->output + (n * m_image + m0 + i) * op->output_pixel_stride + n0, op->output_pixel_stride,
+             op->nr, &op->conv_params);
   }
 }
 

@@ -40,14 +40,6 @@ struct q8nn_conv_geometry {
 #define Q8NN_IM2COL_MAX_MR 16
 /* rows gathered per im2col task (a multiple of MR is used; >= Q8NN_IM2COL_MAX_MR) */
 #define Q8NN_IM2COL_TILE_ROWS 48
-/* Kernel-row mode of the im2col path: the igemm kernel runs with taps = the kernel's rows and
-   K = kernel_width * channels (weights packed that way, OHWI as it is), fed one pointer per kernel
-   row: into the image itself for a pixel whose rows are all inside a dense image (no copy), into
-   the task's gathered rows for the others (borders, pixel strides). Chosen at create when the
-   dilation_width is 1, the kernel has at most Q8NN_IM2COL_ROWS_MAX_KH rows and the igemm line's
-   padded K over the rows is at most 4/3 of the gemm line's padded K over the whole pixel (3x3x3
-   with KR = 4: 3 x 12 = 36 against 28). Otherwise the path gathers every pixel for the gemm. */
-#define Q8NN_IM2COL_ROWS_MAX_KH 8
 
 struct q8nn_backend;
 
@@ -74,9 +66,7 @@ struct q8nn_operator {
   /* List line chosen at create (packing family); setup re-chooses MR inside it (tile-select.c). */
   const struct q8nn_gemm_entry* gemm_entry;
   const struct q8nn_igemm_entry* igemm_entry;
-  size_t im2col_k;            /* im2col path: K = taps * channels rounded up to the kernel's KR
-                                 (kernel-row mode: taps * channels, the bytes of a gathered pixel) */
-  int im2col_rows;            /* im2col path in kernel-row mode (see Q8NN_IM2COL_ROWS_MAX_KH) */
+  size_t im2col_k;            /* im2col path: K = taps * channels rounded up to the kernel's KR */
   q8nn_qs8_gemm_ukernel_fn gemm;
   q8nn_qs8_igemm_ukernel_fn igemm;
   q8nn_qs8_dwconv_ukernel_fn dwconv;

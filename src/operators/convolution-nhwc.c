@@ -206,20 +206,7 @@ enum q8nn_status q8nn_create_conv_common(
     int32_t input_offset;
     q8nn_pack_gemm_fn pack;
     const int r = op->rounding;
-    const struct q8nn_igemm_entry* rows_e = d.igemm[r];
-    op->im2col_rows = is_im2col && g->dilation_width == 1 && g->kernel_height <= Q8NN_IM2COL_ROWS_MAX_KH &&
-                      rows_e->mr <= Q8NN_IM2COL_MAX_MR &&
-                      3 * g->kernel_height * q8nn_round_up(g->kernel_width * gic, rows_e->kr) <=
-                          4 * q8nn_round_up(ks * gic, ge->kr);
-    if (op->im2col_rows) {
-      /* kernel-row mode (operator.h): the first usable igemm line, taps = kernel rows */
-      op->igemm_entry = rows_e;
-      op->path = q8nn_conv_path_im2col;
-      op->igemm = rows_e->fn[r];
-      op->mr = rows_e->mr, nr = rows_e->nr, kr = rows_e->kr;
-      input_offset = rows_e->input_offset, pack = rows_e->pack;
-      set_kernel_name(op, rows_e->names[r]);
-    } else if (is_gemm || is_im2col) {
+    if (is_gemm || is_im2col) {
       /* im2col keeps the first usable line: its row buffer bounds MR and KR (Q8NN_IM2COL_MAX_*) */
       const struct q8nn_gemm_entry* e = is_gemm ? q8nn_choose_gemm_tile(ge, r, 0, 0, goc, gic) : ge;
       op->gemm_entry = e;
@@ -238,16 +225,10 @@ enum q8nn_status q8nn_create_conv_common(
       set_kernel_name(op, e->names[r]);
     }
     op->nr = nr;
-    /* im2col: OHWI is [O][taps * I], a 1x1 kernel of K = taps * I; in kernel-row mode
-       [O][kernel_height][kernel_width * I], kernel_height taps of K = kernel_width * I */
-    size_t pack_ks = is_im2col ? 1 : ks, pack_kc = is_im2col ? ks * gic : gic;
-    if (op->im2col_rows) {
-      pack_ks = g->kernel_height, pack_kc = g->kernel_width * gic;
-      zero_size = pack_kc; /* the igemm contract: a zero row of K bytes (no pointer of run equals it) */
-    }
-    /* run pads the rows to whole K groups (the packed weights are zero there): no K tail; kernel-row
-       mode reads each row's K bytes exactly (the kernels' K tails) */
-    op->im2col_k = op->im2col_rows ? ks * gic : is_im2col ? q8nn_round_up(pack_kc, kr) : 0;
+    /* im2col: OHWI is [O][taps * I], a 1x1 kernel of K = taps * I */
+    const size_t pack_ks = is_im2col ? 1 : ks, pack_kc = is_im2col ? ks * gic : gic;
+    /* run pads the rows to whole K groups (the packed weights are zero there): no K tail */
+    op->im2col_k = is_im2col ? q8nn_round_up(pack_kc, kr) : 0;
     op->packed_group_stride = q8nn_packed_gemm_size(pack, 1, goc, pack_ks, pack_kc, nr, kr); /* gemm: ks = 1 */
     op->packed_weights = malloc(op->packed_group_stride * g->groups);
     if (op->packed_weights == NULL) {
