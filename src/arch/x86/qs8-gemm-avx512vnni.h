@@ -29,8 +29,10 @@
 #define Q8NN_X86_GEMM_MAX_MR 12
 #define Q8NN_X86_GEMM_MAX_NB 4
 
-/* One K step of every row against nb weight vectors; x: the 4 activation bytes of each row,
-   broadcast (sign bit not yet flipped). */
+/* One K step of every row against nb weight vectors, in q8nn_x86_gemm_block (it uses the block's
+   MR, nb, NR, vacc, vsign, wk and row index r): bcast_expr is the broadcast of row r's 4 activation
+   bytes (or its K tail), whose sign bits the step flips. A macro so that the main steps and the
+   tail step share one body while each keeps its own broadcast. */
 #define Q8NN_X86_GEMM_KSTEP(bcast_expr)                                                   \
   do {                                                                                    \
     __m512i vw[Q8NN_X86_GEMM_MAX_NB];                                                     \
