@@ -18,6 +18,9 @@
  * w[taps][64] (q8nn_pack_qs8_dwconv_w). Channel tails: masked loads (nothing read past
  * `channels` bytes of any input row) and masked stores. Requantization: x86-avx512.h (fp32: the
  * scale sits in the multiplier slot and is transposed with it, so it lands in accumulator order).
+ * rdouble: whether a tile needs the left shift and the negative-product correction is decided once
+ * per channel tile, and the pixel loop is compiled for each case (q8nn_x86_requantize_rdouble_with);
+ * testing the flags per vector and pixel cost 7-14% of the 3x3 kernel (bench_ukernels).
  */
 #include "kernel-decls.h"
 #include "arch/x86/x86-avx512.h"
@@ -126,8 +129,8 @@ Q8NN_X86_INLINE void q8nn_x86_dw_header_y(const uint8_t* p, __m256i* out) {
 }
 
 Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
-    const size_t TAPS, const int rounding, size_t crem, size_t output_width, size_t taps,
-    const int8_t** in, size_t input_stride, const uint8_t* wb, int8_t* out, size_t pixel_step,
+    const size_t TAPS, const int rounding, const int LSHIFT, const int DNEG, size_t crem, size_t output_width,
+    size_t taps, const int8_t** in, size_t input_stride, const uint8_t* wb, int8_t* out, size_t pixel_step,
     size_t input_offset, const int8_t* zero, size_t c0, const struct q8nn_qs8_conv_params* params) {
   const size_t groups = (taps + 3) / 4;
   const __mmask32 kc = (__mmask32) q8nn_x86_mask64(crem);
@@ -230,11 +233,88 @@ Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
       if (rounding == 2) {
         v2[h] = q8nn_x86_requantize_fp32(v2[h], _mm512_castsi512_ps(vmult2[h]), vout.fhi);
       } else {
-        v2[h] = rounding == 1 ? q8nn_x86_requantize_rsingle(v2[h], &rq[h]) : q8nn_x86_requantize_rdouble(v2[h], &rq[h]);
+        v2[h] = rounding == 1 ? q8nn_x86_requantize_rsingle(v2[h], &rq[h])
+                              : q8nn_x86_requantize_rdouble_with(v2[h], &rq[h], LSHIFT, DNEG);
       }
     }
     const __m512i v = _mm512_permutexvar_epi32(vorder, q8nn_x86_pack64(v2[0], v2[1], v2[0], v2[1], &vout, 0, rounding));
     _mm256_mask_storeu_epi8(out, kc, _mm512_castsi512_si256(v));
+    out += pixel_step;
+    in += input_stride;
+  }
+}
+
+/* The pixel loop of one 64-channel tile; LSHIFT and DNEG: see q8nn_x86_requantize_rdouble_with. */
+Q8NN_X86_INLINE void q8nn_x86_dw_pixels64(
+    const size_t TAPS, const int rounding, const int LSHIFT, const int DNEG, size_t output_width, size_t taps,
+    const int8_t** input, size_t input_stride, const int8_t* wt, const __m512i vw[][4], const __m512i vbias[4],
+    const __m512i vmult[4], const struct q8nn_x86_rq16 rq[4], int8_t* out, size_t pixel_step, size_t input_offset,
+    const int8_t* zero, size_t c0, __mmask64 kc, const struct q8nn_x86_out64* vout_p) {
+  const struct q8nn_x86_out64 vout = *vout_p;
+  const int8_t** in = input;
+  const __m512i vsign = _mm512_set1_epi8((char) 0x80);
+  const size_t groups = (taps + 3) / 4;
+  __m512i vcol[3][4]; /* the window's interleaved columns (9 taps), kept for the next pixel */
+#pragma GCC unroll 3
+  for (size_t c = 0; c < 3; c++) vcol[c][0] = vcol[c][1] = vcol[c][2] = vcol[c][3] = _mm512_setzero_si512();
+  for (size_t x = 0; x < output_width; x++) {
+    __m512i vacc[4] = {vbias[0], vbias[1], vbias[2], vbias[3]};
+    if (TAPS == 9) {
+      if (x != 0 && q8nn_x86_dw9_slides(in - input_stride, in)) {
+#pragma GCC unroll 4
+        for (size_t j = 0; j < 4; j++) vcol[0][j] = vcol[1][j], vcol[1][j] = vcol[2][j];
+        q8nn_x86_dw9_column(in, 2, zero, input_offset, c0, kc, vsign, vcol[2]);
+      } else if (x != 0 && q8nn_x86_dw9_slides2(in - input_stride, in)) {
+#pragma GCC unroll 4
+        for (size_t j = 0; j < 4; j++) vcol[0][j] = vcol[2][j];
+        q8nn_x86_dw9_column(in, 1, zero, input_offset, c0, kc, vsign, vcol[1]);
+        q8nn_x86_dw9_column(in, 2, zero, input_offset, c0, kc, vsign, vcol[2]);
+      } else {
+#pragma GCC unroll 3
+        for (size_t c = 0; c < 3; c++) q8nn_x86_dw9_column(in, c, zero, input_offset, c0, kc, vsign, vcol[c]);
+      }
+#pragma GCC unroll 3
+      for (size_t c = 0; c < 3; c++) {
+#pragma GCC unroll 4
+        for (size_t j = 0; j < 4; j++) vacc[j] = _mm512_dpbusd_epi32(vacc[j], vcol[c][j], vw[c][j]);
+      }
+    }
+#pragma GCC unroll 8
+    for (size_t g = 0; TAPS != 9 && g < groups; g++) {
+      __m512i vx[4];
+#pragma GCC unroll 4
+      for (size_t i = 0; i < 4; i++) {
+        const size_t t = 4 * g + i;
+        if (t < taps) {
+          vx[i] = _mm512_xor_si512(_mm512_maskz_loadu_epi8(kc, q8nn_x86_dw_row(in, t, zero, input_offset, c0)), vsign);
+        } else {
+          vx[i] = _mm512_setzero_si512();
+        }
+      }
+      __m512i vxi[4];
+      q8nn_x86_dw_interleave4(vx[0], vx[1], vx[2], vx[3], vxi);
+      __m512i vwg[4];
+      const __m512i* pw = vw[g < Q8NN_X86_DW_MAX_GROUPS ? g : 0];
+      if (TAPS != 0 || g < Q8NN_X86_DW_MAX_GROUPS) {
+#pragma GCC unroll 4
+        for (size_t j = 0; j < 4; j++) vwg[j] = pw[j];
+      } else {
+        q8nn_x86_dw_weights(wt, 4 * g, taps, vwg);
+      }
+#pragma GCC unroll 4
+      for (size_t j = 0; j < 4; j++) vacc[j] = _mm512_dpbusd_epi32(vacc[j], vxi[j], vwg[j]);
+    }
+#pragma GCC unroll 4
+    for (size_t j = 0; j < 4; j++) {
+      if (rounding == 2) {
+        vacc[j] = q8nn_x86_requantize_fp32(vacc[j], _mm512_castsi512_ps(vmult[j]), vout.fhi);
+      } else {
+        vacc[j] = rounding == 1 ? q8nn_x86_requantize_rsingle(vacc[j], &rq[j])
+                                : q8nn_x86_requantize_rdouble_with(vacc[j], &rq[j], LSHIFT, DNEG);
+      }
+    }
+    const __m512i v = q8nn_x86_pack64(vacc[0], vacc[1], vacc[2], vacc[3], &vout, 0, rounding);
+    _mm512_mask_storeu_epi8(out, kc, v);
     out += pixel_step;
     in += input_stride;
   }
@@ -248,14 +328,33 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
   if (TAPS != 0) taps = TAPS;
   const size_t groups = (taps + 3) / 4;
   const struct q8nn_x86_out64 vout = q8nn_x86_out64_init(params);
-  const __m512i vsign = _mm512_set1_epi8((char) 0x80);
   const size_t pixel_step = channels + output_increment;
   const uint8_t* wb = (const uint8_t*) weights;
   for (size_t c0 = 0; c0 < channels; c0 += Q8NN_X86_DW_CT) {
     const size_t crem = channels - c0;
     if (crem <= 32) {
-      q8nn_x86_dw_tile32(TAPS, rounding, crem, output_width, taps, input, input_stride, wb, output + c0, pixel_step,
-                         input_offset, zero, c0, params);
+      /* rdouble: the left shift and the sign correction, tested once for the tile's channels (shift > 0,
+         shift < 0; see q8nn_x86_requantize_rdouble_with) */
+      int lshift = 0, dneg = 0;
+      if (rounding == 0) {
+        const __mmask16 k0 = (__mmask16) q8nn_x86_mask64(crem < 16 ? crem : 16);
+        const __mmask16 k1 = (__mmask16) q8nn_x86_mask64(crem > 16 ? crem - 16 : 0);
+        const __m512i s0 = _mm512_maskz_loadu_epi32(k0, wb + 512);
+        const __m512i s1 = _mm512_maskz_loadu_epi32(k1, wb + 512 + 64);
+        const __m512i vzero = _mm512_setzero_si512();
+        lshift = (_mm512_cmpgt_epi32_mask(s0, vzero) | _mm512_cmpgt_epi32_mask(s1, vzero)) != 0;
+        dneg = (_mm512_cmplt_epi32_mask(s0, vzero) | _mm512_cmplt_epi32_mask(s1, vzero)) != 0;
+      }
+      if (lshift) {
+        q8nn_x86_dw_tile32(TAPS, rounding, 1, 1, crem, output_width, taps, input, input_stride, wb, output + c0,
+                           pixel_step, input_offset, zero, c0, params);
+      } else if (dneg) {
+        q8nn_x86_dw_tile32(TAPS, rounding, 0, 1, crem, output_width, taps, input, input_stride, wb, output + c0,
+                           pixel_step, input_offset, zero, c0, params);
+      } else {
+        q8nn_x86_dw_tile32(TAPS, rounding, 0, 0, crem, output_width, taps, input, input_stride, wb, output + c0,
+                           pixel_step, input_offset, zero, c0, params);
+      }
       break;
     }
     const __mmask64 kc = q8nn_x86_mask64(crem);
@@ -291,71 +390,22 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
       }
     }
 
-    const int8_t** in = input;
-    int8_t* out = output + c0;
-    __m512i vcol[3][4]; /* the window's interleaved columns (9 taps), kept for the next pixel */
-#pragma GCC unroll 3
-    for (size_t c = 0; c < 3; c++) vcol[c][0] = vcol[c][1] = vcol[c][2] = vcol[c][3] = _mm512_setzero_si512();
-    for (size_t x = 0; x < output_width; x++) {
-      __m512i vacc[4] = {vbias[0], vbias[1], vbias[2], vbias[3]};
-      if (TAPS == 9) {
-        if (x != 0 && q8nn_x86_dw9_slides(in - input_stride, in)) {
+    /* rdouble: the left shift and the sign correction are tested once for the block (see
+       q8nn_x86_requantize_rdouble_with); the pixel loop is compiled for each case. */
+    int lshift = 0, dneg = 0;
+    if (rounding == 0) {
 #pragma GCC unroll 4
-          for (size_t j = 0; j < 4; j++) vcol[0][j] = vcol[1][j], vcol[1][j] = vcol[2][j];
-          q8nn_x86_dw9_column(in, 2, zero, input_offset, c0, kc, vsign, vcol[2]);
-        } else if (x != 0 && q8nn_x86_dw9_slides2(in - input_stride, in)) {
-#pragma GCC unroll 4
-          for (size_t j = 0; j < 4; j++) vcol[0][j] = vcol[2][j];
-          q8nn_x86_dw9_column(in, 1, zero, input_offset, c0, kc, vsign, vcol[1]);
-          q8nn_x86_dw9_column(in, 2, zero, input_offset, c0, kc, vsign, vcol[2]);
-        } else {
-#pragma GCC unroll 3
-          for (size_t c = 0; c < 3; c++) q8nn_x86_dw9_column(in, c, zero, input_offset, c0, kc, vsign, vcol[c]);
-        }
-#pragma GCC unroll 3
-        for (size_t c = 0; c < 3; c++) {
-#pragma GCC unroll 4
-          for (size_t j = 0; j < 4; j++) vacc[j] = _mm512_dpbusd_epi32(vacc[j], vcol[c][j], vw[c][j]);
-        }
-      }
-#pragma GCC unroll 8
-      for (size_t g = 0; TAPS != 9 && g < groups; g++) {
-        __m512i vx[4];
-#pragma GCC unroll 4
-        for (size_t i = 0; i < 4; i++) {
-          const size_t t = 4 * g + i;
-          if (t < taps) {
-            vx[i] = _mm512_xor_si512(_mm512_maskz_loadu_epi8(kc, q8nn_x86_dw_row(in, t, zero, input_offset, c0)), vsign);
-          } else {
-            vx[i] = _mm512_setzero_si512();
-          }
-        }
-        __m512i vxi[4];
-        q8nn_x86_dw_interleave4(vx[0], vx[1], vx[2], vx[3], vxi);
-        __m512i vwg[4];
-        const __m512i* pw = vw[g < Q8NN_X86_DW_MAX_GROUPS ? g : 0];
-        if (TAPS != 0 || g < Q8NN_X86_DW_MAX_GROUPS) {
-#pragma GCC unroll 4
-          for (size_t j = 0; j < 4; j++) vwg[j] = pw[j];
-        } else {
-          q8nn_x86_dw_weights(wt, 4 * g, taps, vwg);
-        }
-#pragma GCC unroll 4
-        for (size_t j = 0; j < 4; j++) vacc[j] = _mm512_dpbusd_epi32(vacc[j], vxi[j], vwg[j]);
-      }
-#pragma GCC unroll 4
-      for (size_t j = 0; j < 4; j++) {
-        if (rounding == 2) {
-          vacc[j] = q8nn_x86_requantize_fp32(vacc[j], _mm512_castsi512_ps(vmult[j]), vout.fhi);
-        } else {
-          vacc[j] = rounding == 1 ? q8nn_x86_requantize_rsingle(vacc[j], &rq[j])
-                                  : q8nn_x86_requantize_rdouble(vacc[j], &rq[j]);
-        }
-      }
-      const __m512i v = q8nn_x86_pack64(vacc[0], vacc[1], vacc[2], vacc[3], &vout, 0, rounding);
-      _mm512_mask_storeu_epi8(out, kc, v);
-      out += pixel_step;
-      in += input_stride;
+      for (size_t j = 0; j < 4; j++) lshift |= rq[j].lshift_any, dneg |= rq[j].d_any;
+    }
+    if (lshift) {
+      q8nn_x86_dw_pixels64(TAPS, rounding, 1, 1, output_width, taps, input, input_stride, wt, vw, vbias, vmult, rq,
+                           output + c0, pixel_step, input_offset, zero, c0, kc, &vout);
+    } else if (dneg) {
+      q8nn_x86_dw_pixels64(TAPS, rounding, 0, 1, output_width, taps, input, input_stride, wt, vw, vbias, vmult, rq,
+                           output + c0, pixel_step, input_offset, zero, c0, kc, &vout);
+    } else {
+      q8nn_x86_dw_pixels64(TAPS, rounding, 0, 0, output_width, taps, input, input_stride, wt, vw, vbias, vmult, rq,
+                           output + c0, pixel_step, input_offset, zero, c0, kc, &vout);
     }
     wb += Q8NN_PACKED_HEADER_BYTES(Q8NN_X86_DW_CT) + taps * Q8NN_X86_DW_CT;
   }

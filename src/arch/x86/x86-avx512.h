@@ -104,16 +104,18 @@ Q8NN_X86_INLINE __m512i q8nn_x86_merge_even_odd(__m512i even, __m512i odd) {
   return _mm512_permutex2var_epi32(even, vidx, odd);
 }
 
-Q8NN_X86_INLINE __m512i q8nn_x86_requantize_rdouble(__m512i vacc, const struct q8nn_x86_rq16* p) {
-  /* TFLite shifts left in int32 (modulo 2^32); blocks without a positive shift (every realistic
-     one) skip the VPSLLVD, one of the 13 instructions per 16 outputs. Blocks where no lane shifts
-     right beyond the doubling (e = 0: shift >= 0) skip the two sign masks and masked subtractions
-     too: their nudge is 2^30 for both signs. */
-  const __m512i va = p->lshift_any ? _mm512_sllv_epi32(vacc, p->lshift) : vacc;
+/* Double rounding with the two optional steps given by the caller: lshift (the VPSLLVD) and dneg (the
+   sign masks and masked subtractions of the nudge correction). Either may be 1 for a block whose
+   lanes do not need it and the bytes are the same: the shift is by 0 and the correction is 0 where
+   e = 0 (q8nn_x86_rq16_init_rdouble). A kernel that passes constants (see the depthwise kernels)
+   tests the flags once per channel block instead of once per vector. */
+Q8NN_X86_INLINE __m512i q8nn_x86_requantize_rdouble_with(__m512i vacc, const struct q8nn_x86_rq16* p,
+                                                         const int lshift, const int dneg) {
+  const __m512i va = lshift ? _mm512_sllv_epi32(vacc, p->lshift) : vacc;
   const __m512i va_odd = _mm512_srli_epi64(va, 32);
   __m512i vp_even = _mm512_mul_epi32(va, p->m_even);
   __m512i vp_odd = _mm512_mul_epi32(va_odd, p->m_odd);
-  if (p->d_any) {
+  if (dneg) {
     const __mmask8 kneg_even = _mm512_movepi64_mask(vp_even);
     const __mmask8 kneg_odd = _mm512_movepi64_mask(vp_odd);
     vp_even = _mm512_add_epi64(vp_even, p->n_even);
@@ -129,6 +131,14 @@ Q8NN_X86_INLINE __m512i q8nn_x86_requantize_rdouble(__m512i vacc, const struct q
   vp_odd = _mm512_srav_epi64(vp_odd, p->s_odd);
   /* |r| < 2^31: the low dword is the int32 result. */
   return q8nn_x86_merge_even_odd(vp_even, vp_odd);
+}
+
+Q8NN_X86_INLINE __m512i q8nn_x86_requantize_rdouble(__m512i vacc, const struct q8nn_x86_rq16* p) {
+  /* TFLite shifts left in int32 (modulo 2^32); blocks without a positive shift (every realistic
+     one) skip the VPSLLVD, one of the 13 instructions per 16 outputs. Blocks where no lane shifts
+     right beyond the doubling (e = 0: shift >= 0) skip the two sign masks and masked subtractions
+     too: their nudge is 2^30 for both signs. */
+  return q8nn_x86_requantize_rdouble_with(vacc, p, p->lshift_any, p->d_any);
 }
 
 Q8NN_X86_INLINE __m512i q8nn_x86_requantize_rsingle(__m512i vacc, const struct q8nn_x86_rq16* p) {
