@@ -82,10 +82,20 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_block(
       const __m512i vshift = _mm512_loadu_si512(w + 8 * NR + 64 * j);
       const struct q8nn_x86_rq16 rq =
           single ? q8nn_x86_rq16_init_rsingle(vmult, vshift) : q8nn_x86_rq16_init_rdouble(vmult, vshift);
+      /* rdouble: the optional steps are tested once per vector of channels, not per row
+         (q8nn_x86_requantize_rdouble_with) */
+      if (single) {
 #pragma GCC unroll 12
-      for (size_t r = 0; r < MR; r++) {
-        vacc[r][j] = single ? q8nn_x86_requantize_rsingle(vacc[r][j], &rq)
-                            : q8nn_x86_requantize_rdouble(vacc[r][j], &rq);
+        for (size_t r = 0; r < MR; r++) vacc[r][j] = q8nn_x86_requantize_rsingle(vacc[r][j], &rq);
+      } else if (rq.lshift_any) {
+#pragma GCC unroll 12
+        for (size_t r = 0; r < MR; r++) vacc[r][j] = q8nn_x86_requantize_rdouble_with(vacc[r][j], &rq, 1, 1);
+      } else if (rq.d_any) {
+#pragma GCC unroll 12
+        for (size_t r = 0; r < MR; r++) vacc[r][j] = q8nn_x86_requantize_rdouble_with(vacc[r][j], &rq, 0, 1);
+      } else {
+#pragma GCC unroll 12
+        for (size_t r = 0; r < MR; r++) vacc[r][j] = q8nn_x86_requantize_rdouble_with(vacc[r][j], &rq, 0, 0);
       }
     }
   }
