@@ -89,6 +89,41 @@ static inline void copy_bytes(int8_t* dst, const int8_t* src, size_t n) {
   }
 }
 
+/* One im2col row (K bytes) for output pixel (ox, oy) of image: the general case (padding, strided
+   pixels, dilation); im2col_task copies interior pixels itself. */
+static void im2col_pixel(const struct q8nn_operator* op, const int8_t* image, int8_t* row, size_t ox, size_t oy,
+                         int8_t zp) {
+  const struct q8nn_conv_geometry* g = &op->geometry;
+  const size_t kh = g->kernel_height, kw = g->kernel_width, kc = g->group_input_channels;
+  const size_t k = op->im2col_k, kbytes = kh * kw * kc, row_bytes = kw * kc;
+  const size_t in_h = op->input_height, in_w = op->input_width, ps = op->input_pixel_stride;
+  const int dense = ps == kc && g->dilation_width == 1;
+  const uint64_t zeros = 0;
+  /* setup bounds sizes by 2^32: int64 holds every coordinate */
+  const int64_t ix0 = (int64_t) (ox * g->stride_width) - (int64_t) g->padding_left;
+  const int inside_x = ix0 >= 0 && ix0 + (int64_t) ((kw - 1) * g->dilation_width) < (int64_t) in_w;
+  for (size_t ky = 0; ky < kh; ky++) {
+    const int64_t iy = (int64_t) (oy * g->stride_height + ky * g->dilation_height) - (int64_t) g->padding_top;
+    if (iy < 0 || iy >= (int64_t) in_h) {
+      memset(row, zp, row_bytes);
+    } else if (dense && inside_x) {
+      copy_bytes(row, image + ((size_t) iy * in_w + (size_t) ix0) * kc, row_bytes);
+    } else {
+      for (size_t kx = 0; kx < kw; kx++) {
+        const int64_t ix = ix0 + (int64_t) (kx * g->dilation_width);
+        if (ix < 0 || ix >= (int64_t) in_w) {
+          memset(row + kx * kc, zp, kc);
+        } else {
+          copy_bytes(row + kx * kc, image + ((size_t) iy * in_w + (size_t) ix) * ps, kc);
+        }
+      }
+    }
+    row += row_bytes;
+  }
+  /* K padding (< KR <= 8 bytes; the next row, written after, or the buffer's slack) */
+  if (k != kbytes) memcpy(row, &zeros, 8);
+}
+
 /* im2col path: the mt rows of K bytes of this tile (taps in kernel order, each tap's channels
    contiguous: the OHWI order of the packed 1x1 weights; padded taps hold the input zero point,
    K padding holds zeros), then one gemm call per MR rows. With dense pixels (stride = channels) and
@@ -115,40 +150,34 @@ static void im2col_task(void* context, size_t n, size_t m0, size_t n0, size_t mt
   const uint64_t zeros = 0;
   int8_t rows[Q8NN_IM2COL_TILE_ROWS * Q8NN_IM2COL_MAX_K + 16];
   size_t oy = m0 / out_w, ox = m0 % out_w;
-  for (size_t i = 0; i < mt; i++, ox = ox + 1 == out_w ? 0 : ox + 1, oy += ox == 0) {
-    int8_t* row = rows + i * k;
-    /* setup bounds sizes by 2^32: int64 holds every coordinate */
-    const int64_t ix0 = (int64_t) (ox * g->stride_width) - (int64_t) g->padding_left;
-    const int inside_x = ix0 >= 0 && ix0 + (int64_t) ((kw - 1) * g->dilation_width) < (int64_t) in_w;
+  for (size_t i = 0; i < mt;) {
+    /* the tile's pixels in output row oy: [ox, ox + run) */
+    const size_t run = out_w - ox < mt - i ? out_w - ox : mt - i;
     const int64_t iy0 = (int64_t) (oy * g->stride_height) - (int64_t) g->padding_top;
-    if (fast && inside_x && iy0 >= 0 && iy0 + (int64_t) ((kh - 1) * g->dilation_height) < (int64_t) in_h) {
-      const int8_t* src = image + ((size_t) iy0 * in_w + (size_t) ix0) * kc;
-      if (last16 != NULL && src + (kh - 1) * row_step <= last16) {
+    size_t x = ox;
+    if (fast && iy0 >= 0 && iy0 + (int64_t) ((kh - 1) * g->dilation_height) < (int64_t) in_h) {
+      /* Every kernel row inside the image: the pixels whose taps are inside horizontally are a
+         contiguous range; they run in a loop that only copies (the source moves by stride * kc). */
+      for (; x < ox + run; x++) {
+        const int64_t ix0 = (int64_t) (x * g->stride_width) - (int64_t) g->padding_left;
+        if (ix0 >= 0) break;
+        im2col_pixel(op, image, rows + (i + x - ox) * k, x, oy, zp);
+      }
+      const size_t src_step = g->stride_width * kc, last_row = (kh - 1) * row_step;
+      const int8_t* src = x < ox + run ? image + ((size_t) iy0 * in_w + (x * g->stride_width - g->padding_left)) * kc
+                                       : image;
+      int8_t* row = rows + (i + x - ox) * k;
+      for (; x < ox + run; x++, src += src_step, row += k) {
+        const int64_t ix0 = (int64_t) (x * g->stride_width) - (int64_t) g->padding_left;
+        if (ix0 + (int64_t) (kw - 1) >= (int64_t) in_w || last16 == NULL || src + last_row > last16) break;
         for (size_t ky = 0; ky < kh; ky++) memcpy(row + ky * row_bytes, src + ky * row_step, 16);
         if (k != kbytes) memcpy(row + kbytes, &zeros, 8);
-        continue;
       }
     }
-    for (size_t ky = 0; ky < kh; ky++) {
-      const int64_t iy = (int64_t) (oy * g->stride_height + ky * g->dilation_height) - (int64_t) g->padding_top;
-      if (iy < 0 || iy >= (int64_t) in_h) {
-        memset(row, zp, row_bytes);
-      } else if (dense && inside_x) {
-        copy_bytes(row, image + ((size_t) iy * in_w + (size_t) ix0) * kc, row_bytes);
-      } else {
-        for (size_t kx = 0; kx < kw; kx++) {
-          const int64_t ix = ix0 + (int64_t) (kx * g->dilation_width);
-          if (ix < 0 || ix >= (int64_t) in_w) {
-            memset(row + kx * kc, zp, kc);
-          } else {
-            copy_bytes(row + kx * kc, image + ((size_t) iy * in_w + (size_t) ix) * ps, kc);
-          }
-        }
-      }
-      row += row_bytes;
-    }
-    /* K padding (< KR <= 8 bytes; the next row, written after, or the buffer's slack) */
-    if (k != kbytes) memcpy(row, &zeros, 8);
+    for (; x < ox + run; x++) im2col_pixel(op, image, rows + (i + x - ox) * k, x, oy, zp);
+    i += run;
+    ox += run;
+    if (ox == out_w) ox = 0, oy++;
   }
   for (size_t i = 0; i < mt; i += op->mr) {
     op->gemm(mt - i < op->mr ? mt - i : op->mr, nt, k, rows + i * k, k, packed_block(op, 0, n0),
