@@ -4,6 +4,7 @@
 // by layer on q8nn's inputs, then Google Benchmark times whole-network runs for 1 and 2 threads
 // and a per-layer table is printed (median of repeated runs of each layer).
 //   bench_mobilenet_v2 [--benchmark_* flags] [--no-layers] [--layer-reps=N] [--fp32] [--omp-passive]
+//                      [--sequence]
 // q8nn runs twice: "q8nn" in TFLite's numerics and "q8nn fp32" in XNNPACK's (q8nn_rounding_fp32,
 // Q8NN_FLAG_XNNPACK_ADD). The first is the reference of the check and of every ratio; --fp32 makes
 // "q8nn fp32" the reference, and the check against XNNPACK must then report 0 differing bytes on
@@ -262,6 +263,57 @@ double median_layer_ms(Runner& r, size_t i, int reps) {
   return t[reps / 2];
 }
 
+double median_of(std::vector<double> t) {
+  std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
+  return t[t.size() / 2];
+}
+
+// --sequence: where a whole-network pass spends its time beyond the sum of isolated layers. Each
+// runner runs `reps` passes with a clock read between layers; per class, the median time of its
+// layers inside the passes next to their isolated medians (each layer repeated alone, as in the
+// per-layer table), and the median pass. Reading the clock costs well under a microsecond a layer.
+void sequence_table(int reps) {
+  const Model& m = model();
+  const std::vector<std::string> classes = {"add", "conv1x1", "conv3x3", "dw", "total"};
+  for (int threads = 1; threads <= 2; threads++) {
+    printf("\nIn sequence vs isolated, %d thread%s (ms; medians of %d; gap = in sequence - isolated)\n", threads,
+           threads > 1 ? "s" : "", reps);
+    printf("%-10s %-8s %9s %9s %9s\n", "runner", "class", "isolated", "in seq", "gap");
+    for (const auto& kind : runner_kinds()) {
+      auto r = kind.make();
+      if (!r->prepare(m, threads)) continue;
+      r->write_buffer(0, random_input(m.buffer_bytes[0]));
+      for (size_t i = 0; i < m.layers.size(); i++) r->run_layer(i);
+      std::vector<std::vector<double>> seq(m.layers.size(), std::vector<double>(reps));
+      std::vector<double> pass(reps);
+      for (int k = 0; k < reps; k++) {
+        const auto p0 = std::chrono::steady_clock::now();
+        auto t0 = p0;
+        for (size_t i = 0; i < m.layers.size(); i++) {
+          r->run_layer(i);
+          const auto t1 = std::chrono::steady_clock::now();
+          seq[i][k] = std::chrono::duration<double, std::milli>(t1 - t0).count();
+          t0 = t1;
+        }
+        pass[k] = std::chrono::duration<double, std::milli>(t0 - p0).count();
+      }
+      std::map<std::string, double> iso, in_seq;
+      for (size_t i = 0; i < m.layers.size(); i++) {
+        const Layer& l = m.layers[i];
+        const std::string c = l.kind == LayerKind::kConv ? (l.kernel == 1 ? "conv1x1" : "conv3x3") : kind_name(l.kind);
+        const double a = median_layer_ms(*r, i, reps), b = median_of(seq[i]);
+        iso[c] += a, in_seq[c] += b, iso["total"] += a, in_seq["total"] += b;
+      }
+      for (const auto& c : classes) {
+        printf("%-10s %-8s %9.4f %9.4f %+9.4f\n", kind.name, c.c_str(), iso[c], in_seq[c], in_seq[c] - iso[c]);
+      }
+      printf("%-10s %-8s %9s %9.4f\n", kind.name, "pass", "", median_of(pass));
+      r.reset();
+      let_openmp_settle(kind);
+    }
+  }
+}
+
 // Per-layer medians for every runner and thread count, then totals by layer class.
 void layer_table(int reps) {
   const Model& m = model();
@@ -355,12 +407,13 @@ int main(int argc, char** argv) {
     if (!passive) setenv("GOMP_SPINCOUNT", "1000000", 0);
     execv("/proc/self/exe", argv);
   }
-  bool layers = true;
+  bool layers = true, sequence = false;
   int reps = 15;
   for (int i = 1; i < argc; i++) {
     if (std::strcmp(argv[i], "--no-layers") == 0) layers = false;
     if (std::strncmp(argv[i], "--layer-reps=", 13) == 0) reps = std::atoi(argv[i] + 13);
     if (std::strcmp(argv[i], "--fp32") == 0) g_fp32 = true;
+    if (std::strcmp(argv[i], "--sequence") == 0) sequence = true;
   }
   printf("MobileNetV2 1.0 224x224: %zu layers, %.1f M MACs; q8nn numerics: %s\n", model().layers.size(),
          model().total_macs() * 1e-6, g_fp32 ? "XNNPACK (fp32 conv, XNNPACK add)" : "TFLite");
@@ -387,5 +440,6 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   if (layers) layer_table(reps);
+  if (sequence) sequence_table(reps);
   return 0;
 }
