@@ -80,10 +80,42 @@ static void test_dwconv_sliding(void** state) {
   if (failures != 0) fail_msg("%s: %d mismatches (seed %llu)", e->name, failures, (unsigned long long) test_seed());
 }
 
+/* Many outputs in the realistic scale regime (every channel shifts right: e = 7..11), as the
+   MobileNetV2 layers have them: a requantization step that is wrong only for a small fraction of
+   the values near a rounding boundary (a nudge off by 2^30 changes about one negative output in
+   2^(e+1)) needs tens of thousands of outputs to show. Rows of 64 pixels, stride-1 windows where
+   the kernel has 9 taps, channel counts of the 14x14 and 56x56 layers. */
+static void test_dwconv_many_outputs(void** state) {
+  const struct q8nn_dwconv_entry* e = *state;
+  SWEEP_REQUIRE_ISA(SWEEP_ISA(e->isa), e->name);
+  const size_t channels[] = {96, 144, 576};
+  int failures = 0;
+  size_t i = 0;
+  for (int rounding = 0; rounding < Q8NN_REQUANT_KINDS; rounding++) {
+    if (e->fn[rounding] == NULL) continue;
+    for (size_t c = 0; c < sizeof(channels) / sizeof(channels[0]); c++, i++) {
+      struct dwconv_tester t = {0};
+      t.channels = channels[c];
+      t.width = 64;
+      t.taps = e->taps != 0 ? e->taps : 9;
+      t.sliding = t.taps == 9 ? 1 : 0;
+      t.input_zero_point = sweep_zero_point(i);
+      t.output_zero_point = sweep_zero_point(i + 2);
+      t.output_min = -128, t.output_max = 127;
+      t.rounding = rounding;
+      sweep_shift_range(0, (double) t.taps, &t.shift_lo, &t.shift_hi);
+      failures += dwconv_tester_run(&t, e);
+      if (failures > 10) fail_msg("%s: too many mismatches", e->name);
+    }
+  }
+  if (failures != 0) fail_msg("%s: %d mismatches (seed %llu)", e->name, failures, (unsigned long long) test_seed());
+}
+
 int main(void) {
   test_seed();
-  struct CMUnitTest* tests = calloc(2 * q8nn_dwconv_list_size, sizeof(struct CMUnitTest));
+  struct CMUnitTest* tests = calloc(3 * q8nn_dwconv_list_size, sizeof(struct CMUnitTest));
   char(*names)[160] = calloc(q8nn_dwconv_list_size, sizeof(*names));
+  char(*wide_names)[160] = calloc(q8nn_dwconv_list_size, sizeof(*wide_names));
   size_t t = 0;
   for (size_t i = 0; i < q8nn_dwconv_list_size; i++) {
     if (!selected(q8nn_dwconv_list[i].isa, q8nn_dwconv_list[i].name)) continue;
@@ -96,9 +128,14 @@ int main(void) {
       tests[t].test_func = test_dwconv_sliding;
       tests[t++].initial_state = (void*) &q8nn_dwconv_list[i];
     }
+    snprintf(wide_names[i], sizeof(wide_names[i]), "%s/many_outputs", q8nn_dwconv_list[i].name);
+    tests[t].name = wide_names[i];
+    tests[t].test_func = test_dwconv_many_outputs;
+    tests[t++].initial_state = (void*) &q8nn_dwconv_list[i];
   }
   const int result = _cmocka_run_group_tests("ukernel_dwconv", tests, t, sweep_setup, NULL);
   free(tests);
   free(names);
+  free(wide_names);
   return result;
 }
