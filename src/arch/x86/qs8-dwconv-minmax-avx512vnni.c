@@ -18,8 +18,9 @@
  * w[taps][64] (q8nn_pack_qs8_dwconv_w). Channel tails: masked loads (nothing read past
  * `channels` bytes of any input row) and masked stores. Requantization: x86-avx512.h (fp32: the
  * scale sits in the multiplier slot and is transposed with it, so it lands in accumulator order).
- * rdouble: whether a tile needs the left shift and the negative-product correction is decided once
- * per channel tile, and the pixel loop is compiled for each case (q8nn_x86_requantize_rdouble_with);
+ * rdouble: whether a tile needs the left shift and the negative-product correction (and, 64-channel
+ * tiles, whether that correction is 2^31 in every lane) is decided once per channel tile, and the
+ * pixel loop is compiled for each case (q8nn_x86_requantize_rdouble_with);
  * testing the flags per vector and pixel cost 7-14% of the 3x3 kernel (bench_ukernels).
  */
 #include "kernel-decls.h"
@@ -392,12 +393,15 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
 
     /* rdouble: the left shift and the sign correction are tested once for the block (see
        q8nn_x86_requantize_rdouble_with); the pixel loop is compiled for each case. */
-    int lshift = 0, dneg = 0;
+    int lshift = 0, dneg = 0, dall = 1;
     if (rounding == 0) {
 #pragma GCC unroll 4
-      for (size_t j = 0; j < 4; j++) lshift |= rq[j].lshift_any, dneg |= rq[j].d_any;
+      for (size_t j = 0; j < 4; j++) lshift |= rq[j].lshift_any, dneg |= rq[j].d_any, dall &= rq[j].d_all;
     }
-    if (lshift) {
+    if (rounding == 0 && !lshift && dall) {
+      q8nn_x86_dw_pixels64(TAPS, rounding, 0, 2, output_width, taps, input, input_stride, wt, vw, vbias, vmult, rq,
+                           output + c0, pixel_step, input_offset, zero, c0, kc, &vout);
+    } else if (lshift) {
       q8nn_x86_dw_pixels64(TAPS, rounding, 1, 1, output_width, taps, input, input_stride, wt, vw, vbias, vmult, rq,
                            output + c0, pixel_step, input_offset, zero, c0, kc, &vout);
     } else if (dneg) {

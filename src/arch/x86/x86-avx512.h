@@ -49,6 +49,7 @@ struct q8nn_x86_rq16 {
   int lshift_any;          /* some lane has a left shift; 0: the shift is skipped (x << 0 = x) */
   int d_any;               /* rdouble: some lane has e > 0 (d != 0); 0: the sign masks and masked
                               subtractions are skipped */
+  int d_all;               /* rdouble: every lane has e > 0 (d = 2^31 in all of them) */
   __m512i m_even, m_odd;   /* multiplier in the low dword of each qword (even / odd channels) */
   __m512i n_even, n_odd;   /* rounding nudge, int64 */
   __m512i d_even, d_odd;   /* rdouble: nudge correction for negative products, int64 */
@@ -74,6 +75,7 @@ Q8NN_X86_INLINE struct q8nn_x86_rq16 q8nn_x86_rq16_init_rdouble(__m512i vmult, _
   p.d_even = _mm512_maskz_mov_epi64(kpos_even, v2p31);
   p.d_odd = _mm512_maskz_mov_epi64(kpos_odd, v2p31);
   p.d_any = (kpos_even | kpos_odd) != 0;
+  p.d_all = (kpos_even & kpos_odd) == 0xFF;
   const __m512i v31 = _mm512_set1_epi64(31);
   p.s_even = _mm512_add_epi64(ve_even, v31);
   p.s_odd = _mm512_add_epi64(ve_odd, v31);
@@ -85,6 +87,7 @@ Q8NN_X86_INLINE struct q8nn_x86_rq16 q8nn_x86_rq16_init_rsingle(__m512i vmult, _
   p.lshift = _mm512_setzero_si512();
   p.lshift_any = 0;
   p.d_any = 0;
+  p.d_all = 0;
   p.m_even = vmult;
   p.m_odd = _mm512_srli_epi64(vmult, 32);
   /* s = 31 - shift in [1, 62]; nudge 2^(s-1). */
@@ -107,8 +110,10 @@ Q8NN_X86_INLINE __m512i q8nn_x86_merge_even_odd(__m512i even, __m512i odd) {
 /* Double rounding with the two optional steps given by the caller: lshift (the VPSLLVD) and dneg (the
    sign masks and masked subtractions of the nudge correction). Either may be 1 for a block whose
    lanes do not need it and the bytes are the same: the shift is by 0 and the correction is 0 where
-   e = 0 (q8nn_x86_rq16_init_rdouble). A kernel that passes constants (see the depthwise kernels)
-   tests the flags once per channel block instead of once per vector. */
+   e = 0 (q8nn_x86_rq16_init_rdouble). dneg 2: every lane has e > 0 (d_all), so the correction is
+   the constant 2^31 (a broadcast the compiler keeps in a register) rather than two per-lane
+   vectors read from memory. A kernel that passes constants (see the depthwise kernels) tests the
+   flags once per channel block instead of once per vector. */
 Q8NN_X86_INLINE __m512i q8nn_x86_requantize_rdouble_with(__m512i vacc, const struct q8nn_x86_rq16* p,
                                                          const int lshift, const int dneg) {
   const __m512i va = lshift ? _mm512_sllv_epi32(vacc, p->lshift) : vacc;
@@ -120,8 +125,10 @@ Q8NN_X86_INLINE __m512i q8nn_x86_requantize_rdouble_with(__m512i vacc, const str
     const __mmask8 kneg_odd = _mm512_movepi64_mask(vp_odd);
     vp_even = _mm512_add_epi64(vp_even, p->n_even);
     vp_odd = _mm512_add_epi64(vp_odd, p->n_odd);
-    vp_even = _mm512_mask_sub_epi64(vp_even, kneg_even, vp_even, p->d_even);
-    vp_odd = _mm512_mask_sub_epi64(vp_odd, kneg_odd, vp_odd, p->d_odd);
+    const __m512i vd_even = dneg == 2 ? _mm512_set1_epi64(INT64_C(1) << 31) : p->d_even;
+    const __m512i vd_odd = dneg == 2 ? _mm512_set1_epi64(INT64_C(1) << 31) : p->d_odd;
+    vp_even = _mm512_mask_sub_epi64(vp_even, kneg_even, vp_even, vd_even);
+    vp_odd = _mm512_mask_sub_epi64(vp_odd, kneg_odd, vp_odd, vd_odd);
   } else {
     /* every lane has e = 0: one nudge (2^30) for both signs, no sign masks */
     vp_even = _mm512_add_epi64(vp_even, p->n_even);
