@@ -85,6 +85,23 @@ static void test_unrated_tier_keeps_first_line(void** state) {
   assert_int_equal(q8nn_set_isa_mask(Q8NN_ISA_ALL), q8nn_status_success);
 }
 
+/* AVX-512 tier (where the host has it): the cost model's use of M. At 7x7 (M = 49) 8x32c4 would
+   compute 56 rows and the 7-row tile of its family wins; at M = 196 their modelled costs are equal
+   (200/196 rows at rate 1000 against 196/196 at 980) and the tie keeps the list's first line; at
+   M = 12544 (no padding for either) the faster 8x32c4. */
+static void test_avx512_rows_choice(void** state) {
+  (void) state;
+  if ((q8nn_get_active_isa() & Q8NN_ISA_X86_AVX512VNNI) == 0) skip();
+  const struct q8nn_dispatch d = q8nn_get_dispatch();
+  for (int r = 0; r < 3; r++) {
+    const struct q8nn_gemm_entry* g = q8nn_choose_gemm_tile(d.gemm[r], r, 0, 0, 320, 960);
+    if (g->nr != 32) continue; /* another family chosen at create: nothing to compare here */
+    assert_int_equal(q8nn_choose_gemm_tile(g, r, 1, 49, 320, 960)->mr, 7);
+    assert_int_equal(q8nn_choose_gemm_tile(g, r, 1, 196, 384, 64)->mr, 8); /* equal up to rounding */
+    assert_int_equal(q8nn_choose_gemm_tile(g, r, 1, 12544, 320, 960)->mr, 8);
+  }
+}
+
 /* Few pixels and odd channel counts, where a tile other than the first line can win; every mask and
    rounding, exact against the reference (test_conv_run), 1x1 (gemm) and 3x3 (igemm). */
 static void test_small_shapes_exact(void** state) {
@@ -109,6 +126,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_choice_is_valid_and_deterministic),
       cmocka_unit_test(test_unrated_tier_keeps_first_line),
+      cmocka_unit_test(test_avx512_rows_choice),
       cmocka_unit_test(test_small_shapes_exact),
   };
   return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
