@@ -338,13 +338,12 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
          shift < 0; see q8nn_x86_requantize_rdouble_with) */
       int lshift = 0, dneg = 0;
       if (rounding == 0) {
-        const __mmask16 k0 = (__mmask16) q8nn_x86_mask64(crem < 16 ? crem : 16);
-        const __mmask16 k1 = (__mmask16) q8nn_x86_mask64(crem > 16 ? crem - 16 : 0);
-        const __m512i s0 = _mm512_maskz_loadu_epi32(k0, wb + 512);
-        const __m512i s1 = _mm512_maskz_loadu_epi32(k1, wb + 512 + 64);
+        /* the tile's crem shifts (int32), lanes past crem zero */
+        const __m512i s0 = _mm512_maskz_loadu_epi8(q8nn_x86_mask64(4 * (crem < 16 ? crem : 16)), wb + 512);
+        const __m512i s1 = _mm512_maskz_loadu_epi8(q8nn_x86_mask64(crem > 16 ? 4 * (crem - 16) : 0), wb + 512 + 64);
         const __m512i vzero = _mm512_setzero_si512();
         lshift = (_mm512_cmpgt_epi32_mask(s0, vzero) | _mm512_cmpgt_epi32_mask(s1, vzero)) != 0;
-        dneg = (_mm512_cmplt_epi32_mask(s0, vzero) | _mm512_cmplt_epi32_mask(s1, vzero)) != 0;
+        dneg = (_mm512_cmpgt_epi32_mask(vzero, s0) | _mm512_cmpgt_epi32_mask(vzero, s1)) != 0;
       }
       if (lshift) {
         q8nn_x86_dw_tile32(TAPS, rounding, 1, 1, crem, output_width, taps, input, input_stride, wb, output + c0,
