@@ -390,8 +390,9 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
       }
     }
 
-    /* rdouble: the left shift and the sign correction are tested once for the block (see
-       q8nn_x86_requantize_rdouble_with); the pixel loop is compiled for each case. */
+    /* rdouble: the left shift and the sign correction (and whether it is 2^31 in every lane) are
+       tested once for the block (see q8nn_x86_requantize_rdouble_with); the pixel loop is compiled
+       for each case. */
     int lshift = 0, dneg = 0, dall = 1;
     if (rounding == 0) {
 #pragma GCC unroll 4

@@ -5,9 +5,9 @@
  * (q8nn_pack_qs8_gemm_goki_w, input_offset 128, NR = 32, KR = 4; fp32: the scale in the
  * multiplier slot).
  * Tails: masked K loads, masked stores for nc.
- * 7 rows: every MobileNetV2 image side is 7 * 2^k, so 7x7 and 14x14 layers (M = 49, 196), which
- * leave 8x32c4 a last block of 1 or 4 rows computed as 8, run without padding rows
- * (src/tile-select.c chooses it by the rows it saves).
+ * 7 rows: every MobileNetV2 image side is 7 * 2^k, and at 7x7 (M = 49) 8x32c4's last block computes
+ * 8 rows for 1. src/tile-select.c weighs the rows each tile pads against its rate (980 to
+ * 8x32c4's 1000): this tile wins at M = 49 and ties (the list keeps 8x32c4) at M = 196.
  * See qs8-gemm-avx512vnni.h for the arithmetic.
  */
 #include "kernel-decls.h"
