@@ -129,50 +129,16 @@ Q8NN_X86_INLINE void q8nn_x86_dw_header_y(const uint8_t* p, __m256i* out) {
   out[3] = _mm256_permute2x128_si256(n1, n3, 0x31);
 }
 
-Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
-    const size_t TAPS, const int rounding, const int LSHIFT, const int DNEG, size_t crem, size_t output_width,
-    size_t taps, const int8_t** in, size_t input_stride, const uint8_t* wb, int8_t* out, size_t pixel_step,
-    size_t input_offset, const int8_t* zero, size_t c0, const struct q8nn_qs8_conv_params* params) {
-  const size_t groups = (taps + 3) / 4;
-  const __mmask32 kc = (__mmask32) q8nn_x86_mask64(crem);
-  const int8_t* wt = (const int8_t*) wb + Q8NN_PACKED_HEADER_BYTES(Q8NN_X86_DW_CT);
-  __m256i vbias[4], vmult[4], vshift[4];
-  q8nn_x86_dw_header_y(wb, vbias);
-  q8nn_x86_dw_header_y(wb + 256, vmult);
-  q8nn_x86_dw_header_y(wb + 512, vshift);
-  /* The epilogue runs in zmm, the ymm accumulators paired (0 | 1) and (2 | 3): AVX-512's
-     requantization costs about half of AVX2's per output (x86-avx512.h: no blends, 64-bit
-     arithmetic shifts). Multipliers and shifts are paired the same way. */
-  const __m512i vmult2[2] = {_mm512_inserti64x4(_mm512_castsi256_si512(vmult[0]), vmult[1], 1),
-                             _mm512_inserti64x4(_mm512_castsi256_si512(vmult[2]), vmult[3], 1)};
-  const __m512i vshift2[2] = {_mm512_inserti64x4(_mm512_castsi256_si512(vshift[0]), vshift[1], 1),
-                              _mm512_inserti64x4(_mm512_castsi256_si512(vshift[2]), vshift[3], 1)};
-  struct q8nn_x86_rq16 rq[2];
-  if (rounding != 2) {
-#pragma GCC unroll 2
-    for (size_t h = 0; h < 2; h++) {
-      rq[h] = rounding == 1 ? q8nn_x86_rq16_init_rsingle(vmult2[h], vshift2[h])
-                            : q8nn_x86_rq16_init_rdouble(vmult2[h], vshift2[h]);
-    }
-  }
-  const struct q8nn_x86_out64 vout = q8nn_x86_out64_init(params);
-  /* pack64(A, B, A, B) leaves dword 4L + j = (vector j, lane L); A's lanes hold channels 0-3,
-     16-19, 4-7, 20-23 and B's 8-11, 24-27, 12-15, 28-31, so channel order is this: */
-  const __m512i vorder = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 13, 5, 12, 4, 9, 1, 8, 0);
+/* The pixel loop of the 32-channel tile; LSHIFT and DNEG: see q8nn_x86_requantize_rdouble_with. */
+Q8NN_X86_INLINE void q8nn_x86_dw_pixels32(
+    const size_t TAPS, const int rounding, const int LSHIFT, const int DNEG, __mmask32 kc, size_t output_width,
+    size_t taps, const int8_t** in, size_t input_stride, const int8_t* wt, const __m256i vw[][4],
+    const __m256i vbias[4], const __m512i vmult2[2], const struct q8nn_x86_rq16 rq[2],
+    const struct q8nn_x86_out64* vout_p, __m512i vorder, int8_t* out, size_t pixel_step, size_t input_offset,
+    const int8_t* zero, size_t c0) {
+  const struct q8nn_x86_out64 vout = *vout_p;
   const __m256i vsign = _mm256_set1_epi8((char) 0x80);
-  __m256i vw[Q8NN_X86_DW_MAX_GROUPS][4];
-  const size_t kept = TAPS == 9 ? 3 : groups < Q8NN_X86_DW_MAX_GROUPS ? groups : Q8NN_X86_DW_MAX_GROUPS;
-  for (size_t g = 0; g < kept; g++) {
-    __m256i x[4];
-#pragma GCC unroll 4
-    for (size_t i = 0; i < 4; i++) {
-      /* 9 taps: column g is taps g, g + 3, g + 6 (q8nn_x86_dw9_slides) */
-      const size_t t = TAPS == 9 ? g + 3 * i : 4 * g + i;
-      x[i] = (TAPS == 9 ? i < 3 : t < taps) ? _mm256_loadu_si256((const __m256i*) (wt + t * Q8NN_X86_DW_CT))
-                                           : _mm256_setzero_si256();
-    }
-    q8nn_x86_dw_interleave4_y(x[0], x[1], x[2], x[3], vw[g]);
-  }
+  const size_t groups = (taps + 3) / 4;
   __m256i vcol[3][4]; /* the window's interleaved columns (9 taps), kept for the next pixel */
 #pragma GCC unroll 3
   for (size_t c = 0; c < 3; c++) vcol[c][0] = vcol[c][1] = vcol[c][2] = vcol[c][3] = _mm256_setzero_si256();
@@ -242,6 +208,65 @@ Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
     _mm256_mask_storeu_epi8(out, kc, _mm512_castsi512_si256(v));
     out += pixel_step;
     in += input_stride;
+  }
+}
+
+
+Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
+    const size_t TAPS, const int rounding, size_t crem, size_t output_width, size_t taps, const int8_t** in, size_t input_stride, const uint8_t* wb, int8_t* out, size_t pixel_step,
+    size_t input_offset, const int8_t* zero, size_t c0, const struct q8nn_qs8_conv_params* params) {
+  const size_t groups = (taps + 3) / 4;
+  const __mmask32 kc = (__mmask32) q8nn_x86_mask64(crem);
+  const int8_t* wt = (const int8_t*) wb + Q8NN_PACKED_HEADER_BYTES(Q8NN_X86_DW_CT);
+  __m256i vbias[4], vmult[4], vshift[4];
+  q8nn_x86_dw_header_y(wb, vbias);
+  q8nn_x86_dw_header_y(wb + 256, vmult);
+  q8nn_x86_dw_header_y(wb + 512, vshift);
+  /* The epilogue runs in zmm, the ymm accumulators paired (0 | 1) and (2 | 3): AVX-512's
+     requantization costs about half of AVX2's per output (x86-avx512.h: no blends, 64-bit
+     arithmetic shifts). Multipliers and shifts are paired the same way. */
+  const __m512i vmult2[2] = {_mm512_inserti64x4(_mm512_castsi256_si512(vmult[0]), vmult[1], 1),
+                             _mm512_inserti64x4(_mm512_castsi256_si512(vmult[2]), vmult[3], 1)};
+  const __m512i vshift2[2] = {_mm512_inserti64x4(_mm512_castsi256_si512(vshift[0]), vshift[1], 1),
+                              _mm512_inserti64x4(_mm512_castsi256_si512(vshift[2]), vshift[3], 1)};
+  struct q8nn_x86_rq16 rq[2];
+  if (rounding != 2) {
+#pragma GCC unroll 2
+    for (size_t h = 0; h < 2; h++) {
+      rq[h] = rounding == 1 ? q8nn_x86_rq16_init_rsingle(vmult2[h], vshift2[h])
+                            : q8nn_x86_rq16_init_rdouble(vmult2[h], vshift2[h]);
+    }
+  }
+  const struct q8nn_x86_out64 vout = q8nn_x86_out64_init(params);
+  /* pack64(A, B, A, B) leaves dword 4L + j = (vector j, lane L); A's lanes hold channels 0-3,
+     16-19, 4-7, 20-23 and B's 8-11, 24-27, 12-15, 28-31, so channel order is this: */
+  const __m512i vorder = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 13, 5, 12, 4, 9, 1, 8, 0);
+  __m256i vw[Q8NN_X86_DW_MAX_GROUPS][4];
+  const size_t kept = TAPS == 9 ? 3 : groups < Q8NN_X86_DW_MAX_GROUPS ? groups : Q8NN_X86_DW_MAX_GROUPS;
+  for (size_t g = 0; g < kept; g++) {
+    __m256i x[4];
+#pragma GCC unroll 4
+    for (size_t i = 0; i < 4; i++) {
+      /* 9 taps: column g is taps g, g + 3, g + 6 (q8nn_x86_dw9_slides) */
+      const size_t t = TAPS == 9 ? g + 3 * i : 4 * g + i;
+      x[i] = (TAPS == 9 ? i < 3 : t < taps) ? _mm256_loadu_si256((const __m256i*) (wt + t * Q8NN_X86_DW_CT))
+                                           : _mm256_setzero_si256();
+    }
+    q8nn_x86_dw_interleave4_y(x[0], x[1], x[2], x[3], vw[g]);
+  }
+  /* rdouble: the left shift and the sign correction, tested once for the tile (see
+     q8nn_x86_requantize_rdouble_with); the pixel loop is compiled for each case. */
+  const int lshift = rounding == 0 && (rq[0].lshift_any | rq[1].lshift_any);
+  const int dneg = rounding == 0 && (rq[0].d_any | rq[1].d_any);
+  if (lshift) {
+    q8nn_x86_dw_pixels32(TAPS, rounding, 1, 1, kc, output_width, taps, in, input_stride, wt, vw, vbias, vmult2, rq,
+                         &vout, vorder, out, pixel_step, input_offset, zero, c0);
+  } else if (dneg) {
+    q8nn_x86_dw_pixels32(TAPS, rounding, 0, 1, kc, output_width, taps, in, input_stride, wt, vw, vbias, vmult2, rq,
+                         &vout, vorder, out, pixel_step, input_offset, zero, c0);
+  } else {
+    q8nn_x86_dw_pixels32(TAPS, rounding, 0, 0, kc, output_width, taps, in, input_stride, wt, vw, vbias, vmult2, rq,
+                         &vout, vorder, out, pixel_step, input_offset, zero, c0);
   }
 }
 
@@ -334,27 +359,8 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
   for (size_t c0 = 0; c0 < channels; c0 += Q8NN_X86_DW_CT) {
     const size_t crem = channels - c0;
     if (crem <= 32) {
-      /* rdouble: the left shift and the sign correction, tested once for the tile's channels (shift > 0,
-         shift < 0; see q8nn_x86_requantize_rdouble_with) */
-      int lshift = 0, dneg = 0;
-      if (rounding == 0) {
-        /* the tile's crem shifts (int32), lanes past crem zero */
-        const __m512i s0 = _mm512_maskz_loadu_epi8(q8nn_x86_mask64(4 * (crem < 16 ? crem : 16)), wb + 512);
-        const __m512i s1 = _mm512_maskz_loadu_epi8(q8nn_x86_mask64(crem > 16 ? 4 * (crem - 16) : 0), wb + 512 + 64);
-        const __m512i vzero = _mm512_setzero_si512();
-        lshift = (_mm512_cmpgt_epi32_mask(s0, vzero) | _mm512_cmpgt_epi32_mask(s1, vzero)) != 0;
-        dneg = (_mm512_cmpgt_epi32_mask(vzero, s0) | _mm512_cmpgt_epi32_mask(vzero, s1)) != 0;
-      }
-      if (lshift) {
-        q8nn_x86_dw_tile32(TAPS, rounding, 1, 1, crem, output_width, taps, input, input_stride, wb, output + c0,
-                           pixel_step, input_offset, zero, c0, params);
-      } else if (dneg) {
-        q8nn_x86_dw_tile32(TAPS, rounding, 0, 1, crem, output_width, taps, input, input_stride, wb, output + c0,
-                           pixel_step, input_offset, zero, c0, params);
-      } else {
-        q8nn_x86_dw_tile32(TAPS, rounding, 0, 0, crem, output_width, taps, input, input_stride, wb, output + c0,
-                           pixel_step, input_offset, zero, c0, params);
-      }
+      q8nn_x86_dw_tile32(TAPS, rounding, crem, output_width, taps, input, input_stride, wb, output + c0, pixel_step,
+                         input_offset, zero, c0, params);
       break;
     }
     const __mmask64 kc = q8nn_x86_mask64(crem);
