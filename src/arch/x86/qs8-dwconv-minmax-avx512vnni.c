@@ -19,8 +19,9 @@
  * `channels` bytes of any input row) and masked stores. Requantization: x86-avx512.h (fp32: the
  * scale sits in the multiplier slot and is transposed with it, so it lands in accumulator order).
  * rdouble: whether a tile needs the left shift and the negative-product correction (and, 64-channel
- * tiles, whether that correction is 2^31 in every lane) is decided once per channel tile, and the
- * pixel loop is compiled for each case (q8nn_x86_requantize_rdouble_with);
+ * tiles, whether every lane shifts right, e >= 1, which takes the int32 form of the second rounding)
+ * is decided once per channel tile, and the pixel loop is compiled for each case
+ * (q8nn_x86_requantize_rdouble_with);
  * testing the flags per vector and pixel cost 7-14% of the 3x3 kernel (bench_ukernels).
  */
 #include "kernel-decls.h"
@@ -255,7 +256,9 @@ Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
     q8nn_x86_dw_interleave4_y(x[0], x[1], x[2], x[3], vw[g]);
   }
   /* rdouble: the left shift and the sign correction, tested once for the tile (see
-     q8nn_x86_requantize_rdouble_with); the pixel loop is compiled for each case. */
+     q8nn_x86_requantize_rdouble_with); the pixel loop is compiled for each case. The int32 form
+     for tiles where every lane has e >= 1 (dneg 2) measured no faster here (bench_ukernels
+     112x112x32, 0.99x), nor on the gemm epilogue (1.00x): only the 64-channel tile uses it. */
   const int lshift = rounding == 0 && (rq[0].lshift_any | rq[1].lshift_any);
   const int dneg = rounding == 0 && (rq[0].d_any | rq[1].d_any);
   if (lshift) {
@@ -396,7 +399,7 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
       }
     }
 
-    /* rdouble: the left shift and the sign correction (and whether it is 2^31 in every lane) are
+    /* rdouble: the left shift and the sign correction (and whether every lane has e >= 1) are
        tested once for the block (see q8nn_x86_requantize_rdouble_with); the pixel loop is compiled
        for each case. */
     int lshift = 0, dneg = 0, dall = 1;

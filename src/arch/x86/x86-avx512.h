@@ -14,6 +14,19 @@
  * [q < 0] may be replaced by [P < 0]: when P < 0 but q = 0 the result is 0 with either nudge.
  * |P| < 2^62 and N < 2^62, so the sum never overflows.
  *
+ * Double rounding where every lane has e >= 1 and none shifts left (dneg 2 below; every
+ * MobileNetV2 depthwise tile): the second rounding is done on 16 int32 lanes at once instead of
+ * on two halves of int64. With b = [P < 0] = [acc < 0] (m > 0; for m = 0, P = 0 and both give 0):
+ *   q = floor((P + 2^30) / 2^31)                     SRDHM, in (-2^31, 2^31 - 1): int32
+ *   r = floor((q + 2^(e-1) - b) / 2^e)              the formula above, 2^31 (2^(e-1) - b) taken out
+ *     = floor((floor((q - b) / 2^(e-1)) + 1) / 2)   floor((floor(u) + 1) / 2) = floor((u + 1) / 2)
+ * t = q - b >= -2^31 and t >> (e-1) <= 2^31 - 2, so nothing overflows int32. q is bits 31..62 of
+ * P + 2^30: a VPSRLQ by 31 leaves them in the even lanes' low dword, a VPSLLQ by 1 in the odd
+ * lanes' high dword, and one VPBLENDMD merges the two (no cross-lane permute). Per 16 outputs
+ * that is 13 simple instructions and three per-lane constants (m even, m odd, e - 1), where the
+ * int64 form needs 12 with two mask extractions, two masked subtractions, two 64-bit variable
+ * shifts, a VPERMT2D and six per-lane constants: 1.11-1.17x on the 64-channel depthwise kernel.
+ *
  * Single rounding (TFLITE_SINGLE_ROUNDING): r = (acc * m + 2^(s-1)) >> s with s = 31 - shift in
  * [1, 62], truncated to its low 32 bits as TFLite's static_cast does.
  *
@@ -49,11 +62,12 @@ struct q8nn_x86_rq16 {
   int lshift_any;          /* some lane has a left shift; 0: the shift is skipped (x << 0 = x) */
   int d_any;               /* rdouble: some lane has e > 0 (d != 0); 0: the sign masks and masked
                               subtractions are skipped */
-  int d_all;               /* rdouble: every lane has e > 0 (d = 2^31 in all of them) */
+  int d_all;               /* rdouble: every lane has e > 0 (so none shifts left): dneg 2 applies */
   __m512i m_even, m_odd;   /* multiplier in the low dword of each qword (even / odd channels) */
   __m512i n_even, n_odd;   /* rounding nudge, int64 */
   __m512i d_even, d_odd;   /* rdouble: nudge correction for negative products, int64 */
   __m512i s_even, s_odd;   /* total right shift, int64 */
+  __m512i e_minus1;        /* rdouble: e - 1 per int32 lane (used where every e >= 1, dneg 2) */
 };
 
 Q8NN_X86_INLINE struct q8nn_x86_rq16 q8nn_x86_rq16_init_rdouble(__m512i vmult, __m512i vshift) {
@@ -79,6 +93,7 @@ Q8NN_X86_INLINE struct q8nn_x86_rq16 q8nn_x86_rq16_init_rdouble(__m512i vmult, _
   const __m512i v31 = _mm512_set1_epi64(31);
   p.s_even = _mm512_add_epi64(ve_even, v31);
   p.s_odd = _mm512_add_epi64(ve_odd, v31);
+  p.e_minus1 = _mm512_sub_epi32(ve, _mm512_set1_epi32(1));
   return p;
 }
 
@@ -98,6 +113,7 @@ Q8NN_X86_INLINE struct q8nn_x86_rq16 q8nn_x86_rq16_init_rsingle(__m512i vmult, _
   p.n_even = _mm512_sllv_epi64(vone, _mm512_sub_epi64(p.s_even, vone));
   p.n_odd = _mm512_sllv_epi64(vone, _mm512_sub_epi64(p.s_odd, vone));
   p.d_even = p.d_odd = _mm512_setzero_si512();
+  p.e_minus1 = _mm512_setzero_si512();
   return p;
 }
 
@@ -110,12 +126,21 @@ Q8NN_X86_INLINE __m512i q8nn_x86_merge_even_odd(__m512i even, __m512i odd) {
 /* Double rounding with the two optional steps given by the caller: lshift (the VPSLLVD) and dneg (the
    sign masks and masked subtractions of the nudge correction). Either may be 1 for a block whose
    lanes do not need it and the bytes are the same: the shift is by 0 and the correction is 0 where
-   e = 0 (q8nn_x86_rq16_init_rdouble). dneg 2: every lane has e > 0 (d_all), so the correction is
-   the constant 2^31 (a broadcast the compiler keeps in a register) rather than two per-lane
-   vectors read from memory. A kernel that passes constants (see the depthwise kernels) tests the
-   flags once per channel block instead of once per vector. */
+   e = 0 (q8nn_x86_rq16_init_rdouble). dneg 2: every lane has e >= 1 (d_all, hence no left shift):
+   the int32 second rounding of the top of this file. A kernel that passes constants (see the
+   depthwise kernels) tests the flags once per channel block instead of once per vector. */
 Q8NN_X86_INLINE __m512i q8nn_x86_requantize_rdouble_with(__m512i vacc, const struct q8nn_x86_rq16* p,
                                                          const int lshift, const int dneg) {
+  if (dneg == 2) {
+    const __m512i v2p30 = _mm512_set1_epi64(INT64_C(1) << 30);
+    const __m512i vp_even = _mm512_add_epi64(_mm512_mul_epi32(vacc, p->m_even), v2p30);
+    const __m512i vp_odd = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(vacc, 32), p->m_odd), v2p30);
+    const __m512i vq = _mm512_mask_blend_epi32((__mmask16) 0xAAAA, _mm512_srli_epi64(vp_even, 31),
+                                               _mm512_slli_epi64(vp_odd, 1));
+    const __m512i vt = _mm512_add_epi32(vq, _mm512_srai_epi32(vacc, 31)); /* q - b */
+    const __m512i vu = _mm512_add_epi32(_mm512_srav_epi32(vt, p->e_minus1), _mm512_set1_epi32(1));
+    return _mm512_srai_epi32(vu, 1);
+  }
   const __m512i va = lshift ? _mm512_sllv_epi32(vacc, p->lshift) : vacc;
   const __m512i va_odd = _mm512_srli_epi64(va, 32);
   __m512i vp_even = _mm512_mul_epi32(va, p->m_even);
@@ -125,10 +150,8 @@ Q8NN_X86_INLINE __m512i q8nn_x86_requantize_rdouble_with(__m512i vacc, const str
     const __mmask8 kneg_odd = _mm512_movepi64_mask(vp_odd);
     vp_even = _mm512_add_epi64(vp_even, p->n_even);
     vp_odd = _mm512_add_epi64(vp_odd, p->n_odd);
-    const __m512i vd_even = dneg == 2 ? _mm512_set1_epi64(INT64_C(1) << 31) : p->d_even;
-    const __m512i vd_odd = dneg == 2 ? _mm512_set1_epi64(INT64_C(1) << 31) : p->d_odd;
-    vp_even = _mm512_mask_sub_epi64(vp_even, kneg_even, vp_even, vd_even);
-    vp_odd = _mm512_mask_sub_epi64(vp_odd, kneg_odd, vp_odd, vd_odd);
+    vp_even = _mm512_mask_sub_epi64(vp_even, kneg_even, vp_even, p->d_even);
+    vp_odd = _mm512_mask_sub_epi64(vp_odd, kneg_odd, vp_odd, p->d_odd);
   } else {
     /* every lane has e = 0: one nudge (2^30) for both signs, no sign masks */
     vp_even = _mm512_add_epi64(vp_even, p->n_even);

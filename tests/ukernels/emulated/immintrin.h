@@ -112,6 +112,21 @@ static inline __m512i q8nn_emu_mm512_sra_epi32(__m512i a, __m128i count) {
 }
 #define _mm512_sra_epi32 q8nn_emu_mm512_sra_epi32
 
+/* VPSRAD by an immediate and VPSRAVD (one count per lane), absent from SIMDe 0.7.4: counts above 31
+   fill with the sign. */
+static inline __m512i q8nn_emu_mm512_srav_epi32(__m512i a, __m512i count) {
+  int32_t v[16];
+  uint32_t c[16];
+  memcpy(v, &a, sizeof(v));
+  memcpy(c, &count, sizeof(c));
+  for (int i = 0; i < 16; i++) v[i] = c[i] > 31 ? (v[i] < 0 ? -1 : 0) : v[i] >> c[i];
+  __m512i r;
+  memcpy(&r, v, sizeof(r));
+  return r;
+}
+#define _mm512_srav_epi32 q8nn_emu_mm512_srav_epi32
+#define _mm512_srai_epi32(a, imm) q8nn_emu_mm512_srav_epi32((a), _mm512_set1_epi32((int) (imm)))
+
 /* VCVTDQ2PS and VCVTPS2DQ under the default MXCSR (round to nearest even); out of range or NaN
    converts to INT32_MIN, the "integer indefinite" value. */
 static inline __m512 q8nn_emu_mm512_cvtepi32_ps(__m512i a) {

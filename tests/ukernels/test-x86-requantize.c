@@ -1,0 +1,152 @@
+/*
+ * The AVX-512 TFLite double-rounding requantization of x86-avx512.h, each variant the kernels compile
+ * (q8nn_x86_requantize_rdouble_with: left shift on/off, sign correction off / per lane / the int32
+ * form for blocks where every lane shifts right), lane by lane against the independent reference
+ * (tests/reference), on the shift regimes each variant is used for. Accumulators come from the
+ * whole int32 range with its ends over-represented (INT32_MIN, INT32_MAX and their neighbours, 0,
+ * +-1, small values), multipliers from [2^30, 2^31) with both ends, and 0 (flushed channels): the
+ * kernel tests' accumulators are sums of a few products and never reach the ranges where the int32
+ * form could overflow. Built with the AVX-512 flags; skipped on a CPU without AVX-512 VNNI, and also
+ * built against SIMDe (test_x86_requantize_emulated) where the host lacks it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cmocka.h>
+
+#include "q8nn.h"
+#include "arch/x86/x86-avx512.h"
+#include "reference/reference.h"
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15u;
+
+static uint32_t rng(void) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return (uint32_t) (rng_state >> 16);
+}
+
+static int32_t random_accumulator(void) {
+  const uint32_t r = rng();
+  switch (rng() % 6) {
+    case 0: return (int32_t) r;                                   /* anywhere in int32 */
+    case 1: return INT32_MIN + (int32_t) (r % 8);                 /* the negative end */
+    case 2: return INT32_MAX - (int32_t) (r % 8);                 /* the positive end */
+    case 3: return (int32_t) (r % 9) - 4;                         /* 0, +-1, ... */
+    case 4: return (int32_t) (r % (1u << 21)) - (1 << 20);        /* a convolution's range */
+    default: {                                                    /* every magnitude */
+      const int32_t m = (int32_t) (r >> (1 + rng() % 31));
+      return r & 1 ? -m : m;
+    }
+  }
+}
+
+static int32_t random_multiplier(void) {
+  const uint32_t r = rng();
+  switch (r % 8) {
+    case 0: return 0;
+    case 1: return INT32_C(1) << 30;
+    case 2: return INT32_MAX;
+    default: return (INT32_C(1) << 30) + (int32_t) (rng() & 0x3FFFFFFF);
+  }
+}
+
+/* shift in [lo, hi], the ends over-represented */
+static int32_t random_shift(int32_t lo, int32_t hi) {
+  const uint32_t r = rng();
+  if (r % 4 == 0) return lo;
+  if (r % 4 == 1) return hi;
+  return lo + (int32_t) (rng() % (uint32_t) (hi - lo + 1));
+}
+
+/* One variant over `vectors` random 16-lane vectors whose shifts lie in [lo, hi]. */
+static void check_variant(int lshift, int dneg, int32_t lo, int32_t hi, size_t vectors) {
+  size_t mismatches = 0;
+  for (size_t v = 0; v < vectors; v++) {
+    int32_t acc[16], mult[16], shift[16], out[16];
+    for (int i = 0; i < 16; i++) {
+      acc[i] = random_accumulator();
+      mult[i] = random_multiplier();
+      shift[i] = random_shift(lo, hi);
+    }
+    const struct q8nn_x86_rq16 rq =
+        q8nn_x86_rq16_init_rdouble(_mm512_loadu_si512(mult), _mm512_loadu_si512(shift));
+    /* the kernels pick the variant from these flags: it must be one they would pick */
+    if (dneg == 2) assert_true(rq.d_all && !rq.lshift_any);
+    if (!lshift) assert_false(rq.lshift_any);
+    if (!dneg) assert_false(rq.d_any);
+    __m512i r;
+    switch (lshift * 4 + dneg) {
+      case 0: r = q8nn_x86_requantize_rdouble_with(_mm512_loadu_si512(acc), &rq, 0, 0); break;
+      case 1: r = q8nn_x86_requantize_rdouble_with(_mm512_loadu_si512(acc), &rq, 0, 1); break;
+      case 2: r = q8nn_x86_requantize_rdouble_with(_mm512_loadu_si512(acc), &rq, 0, 2); break;
+      default: r = q8nn_x86_requantize_rdouble_with(_mm512_loadu_si512(acc), &rq, 1, 1); break;
+    }
+    _mm512_storeu_si512(out, r);
+    for (int i = 0; i < 16; i++) {
+      const int32_t want = ref_multiply_by_quantized_multiplier(acc[i], mult[i], shift[i], 0);
+      if (out[i] != want && mismatches++ < 5) {
+        print_error("lshift %d dneg %d: acc %d multiplier %d shift %d -> %d, reference %d\n", lshift, dneg, acc[i],
+                    mult[i], shift[i], out[i], want);
+      }
+    }
+  }
+  assert_int_equal(mismatches, 0);
+}
+
+static int avx512_available(void) {
+#ifdef Q8NN_X86_EMULATED
+  return 1;
+#else
+  return q8nn_initialize() == q8nn_status_success && (q8nn_get_available_isa() & Q8NN_ISA_X86_AVX512VNNI) != 0;
+#endif
+}
+
+#ifdef Q8NN_X86_EMULATED
+#define VECTORS 20000 /* SIMDe at -O1 */
+#else
+#define VECTORS 200000
+#endif
+
+/* every lane shifts right (e in [1, 31]): the int32 second rounding */
+static void test_rdouble_all_right_shifts(void** state) {
+  (void) state;
+  if (!avx512_available()) skip();
+  check_variant(0, 2, -31, -1, VECTORS);
+  check_variant(0, 1, -31, -1, VECTORS); /* the per-lane form agrees on the same lanes */
+}
+
+/* right shifts and 0 mixed: the per-lane correction */
+static void test_rdouble_mixed_right_shifts(void** state) {
+  (void) state;
+  if (!avx512_available()) skip();
+  check_variant(0, 1, -31, 0, VECTORS);
+}
+
+/* no lane shifts right or left: neither step */
+static void test_rdouble_no_shift(void** state) {
+  (void) state;
+  if (!avx512_available()) skip();
+  check_variant(0, 0, 0, 0, VECTORS);
+}
+
+/* any legal shift: both steps */
+static void test_rdouble_any_shift(void** state) {
+  (void) state;
+  if (!avx512_available()) skip();
+  check_variant(1, 1, -31, 30, VECTORS);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_rdouble_all_right_shifts),
+      cmocka_unit_test(test_rdouble_mixed_right_shifts),
+      cmocka_unit_test(test_rdouble_no_shift),
+      cmocka_unit_test(test_rdouble_any_shift),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
