@@ -170,7 +170,7 @@ static void im2col_task(void* context, size_t n, size_t m0, size_t n0, size_t mt
       if (kh == 3) {
         /* 3-row kernels (the usual stem): two pixels per step, their six loads issued before their
            six stores. One pixel per step, each pixel's loads waited behind the last pixel's stores
-           to the row buffer: 7-8% of the MobileNetV2 stem (bench/README.md, round eight). */
+           to the row buffer: the MobileNetV2 stem ran 1.12x slower (bench/README.md, round eight). */
         for (; x + 1 < ox + run; x += 2, src += 2 * src_step, row += 2 * k) {
           const int64_t ix1 = (int64_t) ((x + 1) * g->stride_width) - (int64_t) g->padding_left;
           if (ix1 + (int64_t) (kw - 1) >= (int64_t) in_w || last16 == NULL || src + src_step + last_row > last16) break;
