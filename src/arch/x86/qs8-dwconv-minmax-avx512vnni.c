@@ -212,7 +212,6 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pixels32(
   }
 }
 
-
 Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
     const size_t TAPS, const int rounding, size_t crem, size_t output_width, size_t taps, const int8_t** in, size_t input_stride, const uint8_t* wb, int8_t* out, size_t pixel_step,
     size_t input_offset, const int8_t* zero, size_t c0, const struct q8nn_qs8_conv_params* params) {
@@ -234,8 +233,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
   if (rounding != 2) {
 #pragma GCC unroll 2
     for (size_t h = 0; h < 2; h++) {
-      rq[h] = rounding == 1 ? q8nn_x86_rq16_init_rsingle(vmult2[h], vshift2[h])
-                            : q8nn_x86_rq16_init_rdouble(vmult2[h], vshift2[h]);
+      rq[h] = q8nn_x86_rq16_init(rounding, vmult2[h], vshift2[h]);
     }
   }
   const struct q8nn_x86_out64 vout = q8nn_x86_out64_init(params);
@@ -382,8 +380,7 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
     if (rounding != 2) {
 #pragma GCC unroll 4
       for (size_t j = 0; j < 4; j++) {
-        rq[j] = rounding == 1 ? q8nn_x86_rq16_init_rsingle(vmult[j], vshift[j])
-                              : q8nn_x86_rq16_init_rdouble(vmult[j], vshift[j]);
+        rq[j] = q8nn_x86_rq16_init(rounding, vmult[j], vshift[j]);
       }
     }
     __m512i vw[Q8NN_X86_DW_MAX_GROUPS][4];

@@ -80,8 +80,7 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_block(
     for (size_t j = 0; j < nb; j++) {
       const __m512i vmult = _mm512_loadu_si512(w + 4 * NR + 64 * j);
       const __m512i vshift = _mm512_loadu_si512(w + 8 * NR + 64 * j);
-      const struct q8nn_x86_rq16 rq =
-          single ? q8nn_x86_rq16_init_rsingle(vmult, vshift) : q8nn_x86_rq16_init_rdouble(vmult, vshift);
+      const struct q8nn_x86_rq16 rq = q8nn_x86_rq16_init(rounding, vmult, vshift);
       /* rdouble: the optional steps are tested once per vector of channels, not per row
          (q8nn_x86_requantize_rdouble_with) */
       if (single) {

@@ -117,6 +117,12 @@ Q8NN_X86_INLINE struct q8nn_x86_rq16 q8nn_x86_rq16_init_rsingle(__m512i vmult, _
   return p;
 }
 
+/* The constants of one vector for the kernel's requantization: rounding 1 single, else double
+   (fp32 kernels do not read them). */
+Q8NN_X86_INLINE struct q8nn_x86_rq16 q8nn_x86_rq16_init(int rounding, __m512i vmult, __m512i vshift) {
+  return rounding == 1 ? q8nn_x86_rq16_init_rsingle(vmult, vshift) : q8nn_x86_rq16_init_rdouble(vmult, vshift);
+}
+
 /* Takes the low dword of every qword of `even` (lanes 0, 2, ...) and of `odd` (lanes 1, 3, ...). */
 Q8NN_X86_INLINE __m512i q8nn_x86_merge_even_odd(__m512i even, __m512i odd) {
   const __m512i vidx = _mm512_set_epi32(30, 14, 28, 12, 26, 10, 24, 8, 22, 6, 20, 4, 18, 2, 16, 0);
