@@ -43,6 +43,23 @@ static size_t choose_nc_tile(size_t nc, size_t nr, size_t rows, size_t threads) 
   return best_strip * nr;
 }
 
+/*
+ * Rows per gemm task. A kernel whose line has mloop takes several MR blocks per call and sets up
+ * its requantization constants once per call (qs8-gemm-avx512vnni.h). Where the output channels
+ * fit in one NR block (the projections, N <= 64 in MobileNetV2) tasks take up to
+ * Q8NN_GEMM_MAX_TILE_BLOCKS row blocks, as long as every thread still gets 8 tasks' worth of row
+ * blocks (small layers keep MR-row tasks, so the threads still finish together): b0.project
+ * (112x112x32>16) 1.2x. With several NR blocks per call (the expansions) it measured 0.93-0.97x
+ * (bench/README.md, round nine), so those keep MR rows, as do kernels without mloop.
+ */
+#define Q8NN_GEMM_MAX_TILE_BLOCKS 6
+static size_t choose_gemm_m_tile(const struct q8nn_operator* op, size_t row_blocks, size_t threads) {
+  if (!op->gemm_mloop || op->geometry.group_output_channels > op->nr) return op->mr;
+  size_t f = row_blocks / (8 * threads);
+  f = f < 1 ? 1 : f > Q8NN_GEMM_MAX_TILE_BLOCKS ? Q8NN_GEMM_MAX_TILE_BLOCKS : f;
+  return f * op->mr;
+}
+
 /* Packed gemm/igemm weights of the NR-channel block that starts at output channel n0 of `group`. */
 static const int8_t* packed_block(const struct q8nn_operator* op, size_t group, size_t n0) {
   const size_t block = op->packed_group_stride / q8nn_divide_round_up(op->geometry.group_output_channels, op->nr);
@@ -205,8 +222,10 @@ static void im2col_task(void* context, size_t n, size_t m0, size_t n0, size_t mt
     ox += run;
     if (ox == out_w) ox = 0, oy++;
   }
-  for (size_t i = 0; i < mt; i += op->mr) {
-    op->gemm(mt - i < op->mr ? mt - i : op->mr, nt, k, rows + i * k, k, packed_block(op, 0, n0),
+  /* one call for the whole tile where the kernel takes any number of rows (its per-call setup once) */
+  const size_t rows_per_call = op->gemm_mloop ? mt : op->mr;
+  for (size_t i = 0; i < mt; i += rows_per_call) {
+    op->gemm(mt - i < rows_per_call ? mt - i : rows_per_call, nt, k, rows + i * k, k, packed_block(op, 0, n0),
              op->output + (n * m_image + m0 + i) * op->output_pixel_stride + n0, op->output_pixel_stride,
              op->nr, &op->conv_params);
   }
@@ -267,10 +286,11 @@ enum q8nn_status q8nn_run_conv_cpu(struct q8nn_operator* op, pthreadpool_t threa
   switch (op->path) {
     case q8nn_conv_path_gemm: {
       const size_t m = op->batch_size * m_image;
+      const size_t m_tile = choose_gemm_m_tile(op, g->groups * q8nn_divide_round_up(m, op->mr), threads);
       const size_t nc_tile = choose_nc_tile(g->group_output_channels, op->nr,
-                                            g->groups * q8nn_divide_round_up(m, op->mr), threads);
+                                            g->groups * q8nn_divide_round_up(m, m_tile), threads);
       pthreadpool_parallelize_3d_tile_2d(threadpool, gemm_task, op, g->groups, m, g->group_output_channels,
-                                         op->mr, nc_tile, 0);
+                                         m_tile, nc_tile, 0);
       break;
     }
     case q8nn_conv_path_igemm: {

@@ -68,6 +68,7 @@ struct q8nn_operator {
   const struct q8nn_igemm_entry* igemm_entry;
   size_t im2col_k;            /* im2col path: K = taps * channels rounded up to the kernel's KR */
   q8nn_qs8_gemm_ukernel_fn gemm;
+  uint32_t gemm_mloop;        /* the gemm line's mloop: one call may take more than MR rows */
   q8nn_qs8_igemm_ukernel_fn igemm;
   q8nn_qs8_dwconv_ukernel_fn dwconv;
   size_t dwconv_channel_tile; /* CT of the dwconv line: packed blocks of CT channels */

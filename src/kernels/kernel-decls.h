@@ -18,8 +18,8 @@
 #define Q8NN_DECLARE_VADD(fn) \
   Q8NN_INTERNAL void fn(size_t, const int8_t*, const int8_t*, int8_t*, const struct q8nn_qs8_add_params*);
 
-#define Q8NN_GEMM_KERNEL(isa, fd, fs, mr, nr, kr, ioff, pack) Q8NN_DECLARE_GEMM(fd) Q8NN_DECLARE_GEMM(fs)
-#define Q8NN_GEMM_FP32_KERNEL(isa, ff, mr, nr, kr, ioff, pack) Q8NN_DECLARE_GEMM(ff)
+#define Q8NN_GEMM_KERNEL(isa, fd, fs, mr, nr, kr, ioff, pack, mloop) Q8NN_DECLARE_GEMM(fd) Q8NN_DECLARE_GEMM(fs)
+#define Q8NN_GEMM_FP32_KERNEL(isa, ff, mr, nr, kr, ioff, pack, mloop) Q8NN_DECLARE_GEMM(ff)
 #include "gemm-list.h"
 #undef Q8NN_GEMM_KERNEL
 #undef Q8NN_GEMM_FP32_KERNEL

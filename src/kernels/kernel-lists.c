@@ -2,10 +2,10 @@
 #include "ukernel.h"
 #include "kernel-decls.h"
 
-#define Q8NN_GEMM_KERNEL(isa, fd, fs, mr, nr, kr, ioff, pack) \
-  {#fd, isa, {fd, fs, NULL}, {#fd, #fs, NULL}, mr, nr, kr, ioff, pack},
-#define Q8NN_GEMM_FP32_KERNEL(isa, ff, mr, nr, kr, ioff, pack) \
-  {#ff, isa, {NULL, NULL, ff}, {NULL, NULL, #ff}, mr, nr, kr, ioff, pack},
+#define Q8NN_GEMM_KERNEL(isa, fd, fs, mr, nr, kr, ioff, pack, mloop) \
+  {#fd, isa, {fd, fs, NULL}, {#fd, #fs, NULL}, mr, nr, kr, ioff, pack, mloop},
+#define Q8NN_GEMM_FP32_KERNEL(isa, ff, mr, nr, kr, ioff, pack, mloop) \
+  {#ff, isa, {NULL, NULL, ff}, {NULL, NULL, #ff}, mr, nr, kr, ioff, pack, mloop},
 const struct q8nn_gemm_entry q8nn_gemm_list[] = {
 #include "gemm-list.h"
 };

@@ -61,7 +61,8 @@ struct q8nn_qs8_conv_params {
 /*
  * gemm: C[mr][nc] = requant(A[mr][kc] * W[kc][nc]) for a 1x1 stride-1 convolution over NHWC
  * pixels (or a fully connected layer).
- *   mr        rows of this tile, 1..MR
+ *   mr        rows of this call: 1..MR, or any mr >= 1 for a kernel whose list line has mloop 1
+ *             (it walks the rows in blocks of MR, each as a call of those rows would)
  *   nc        output channels, any >= 1: the kernel walks ceil(nc / NR) packed blocks of w
  *   kc        input channels (K), >= 1; the kernel reads exactly kc bytes per row of A
  *   a         first row; a_stride bytes between rows
@@ -216,6 +217,7 @@ struct q8nn_gemm_entry {
   uint32_t mr, nr, kr;
   int32_t input_offset;            /* see the top of this file */
   q8nn_pack_gemm_fn pack;
+  uint32_t mloop;                  /* 1: any mr >= 1 per call (the kernel walks MR-row blocks); 0: mr <= MR */
 };
 struct q8nn_igemm_entry {
   const char* name;

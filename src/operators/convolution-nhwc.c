@@ -212,6 +212,7 @@ enum q8nn_status q8nn_create_conv_common(
       op->gemm_entry = e;
       op->path = is_gemm ? q8nn_conv_path_gemm : q8nn_conv_path_im2col;
       op->gemm = e->fn[r];
+      op->gemm_mloop = e->mloop;
       op->mr = e->mr, nr = e->nr, kr = e->kr;
       input_offset = e->input_offset, pack = e->pack;
       set_kernel_name(op, e->names[r]);
@@ -388,6 +389,7 @@ enum q8nn_status q8nn_setup_conv_common(
   }
   if (gemm_e != NULL) {
     op->gemm = gemm_e->fn[op->rounding];
+    op->gemm_mloop = gemm_e->mloop;
     op->mr = gemm_e->mr;
     set_kernel_name(op, gemm_e->names[op->rounding]);
   } else if (igemm_e != NULL) {

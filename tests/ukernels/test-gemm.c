@@ -1,4 +1,5 @@
-/* Every gemm and igemm kernel of the lists over sweeps around its tile: rows 1..MR, channels
+/* Every gemm and igemm kernel of the lists over sweeps around its tile: rows 1..MR (and several
+   MR blocks in one call for gemm lines with mloop), channels
    around NR, K below / at / above the K block, taps, zero points, clamps, scale regimes, every
    requantization the entry implements, padded (zero) rows and offset pointers for igemm. */
 #include <stdio.h>
@@ -47,7 +48,12 @@ static void run_sweep(const struct q8nn_gemm_entry* gemm, const struct q8nn_igem
   size_t i = 0;
   for (int rounding = 0; rounding < Q8NN_REQUANT_KINDS; rounding++) {
     if (gemm != NULL ? gemm->fn[rounding] == NULL : igemm->fn[rounding] == NULL) continue;
-    for (size_t m = 1; m <= mr; m++) {
+    /* rows 1..MR; kernels that take any row count (mloop) also several MR blocks with and
+       without a partial last block, and the im2col path's 48-row tile */
+    const size_t more[] = {mr + 1, 2 * mr, 3 * mr + 2, 48};
+    const size_t nm = mr + (gemm != NULL && gemm->mloop ? sizeof(more) / sizeof(more[0]) : 0);
+    for (size_t mi = 0; mi < nm; mi++) {
+      const size_t m = mi < mr ? mi + 1 : more[mi - mr];
       for (size_t a = 0; a < nn; a++) {
         for (size_t b = 0; b < nk; b++) {
           for (size_t tp = 0; tp < ntaps; tp++, i++) {
