@@ -94,21 +94,21 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_block(
     const struct q8nn_x86_rq16* rqs = rq_given != NULL ? rq_given : rq_here;
 #pragma GCC unroll 4
     for (size_t j = 0; j < nb; j++) {
-      const struct q8nn_x86_rq16 rq = rqs[j];
+      const struct q8nn_x86_rq16* rq = &rqs[j];
       /* rdouble: the optional steps are tested once per vector of channels, not per row
          (q8nn_x86_requantize_rdouble_with) */
       if (single) {
 #pragma GCC unroll 12
-        for (size_t r = 0; r < MR; r++) vacc[r][j] = q8nn_x86_requantize_rsingle(vacc[r][j], &rq);
-      } else if (rq.lshift_any) {
+        for (size_t r = 0; r < MR; r++) vacc[r][j] = q8nn_x86_requantize_rsingle(vacc[r][j], rq);
+      } else if (rq->lshift_any) {
 #pragma GCC unroll 12
-        for (size_t r = 0; r < MR; r++) vacc[r][j] = q8nn_x86_requantize_rdouble_with(vacc[r][j], &rq, 1, 1);
-      } else if (rq.d_any) {
+        for (size_t r = 0; r < MR; r++) vacc[r][j] = q8nn_x86_requantize_rdouble_with(vacc[r][j], rq, 1, 1);
+      } else if (rq->d_any) {
 #pragma GCC unroll 12
-        for (size_t r = 0; r < MR; r++) vacc[r][j] = q8nn_x86_requantize_rdouble_with(vacc[r][j], &rq, 0, 1);
+        for (size_t r = 0; r < MR; r++) vacc[r][j] = q8nn_x86_requantize_rdouble_with(vacc[r][j], rq, 0, 1);
       } else {
 #pragma GCC unroll 12
-        for (size_t r = 0; r < MR; r++) vacc[r][j] = q8nn_x86_requantize_rdouble_with(vacc[r][j], &rq, 0, 0);
+        for (size_t r = 0; r < MR; r++) vacc[r][j] = q8nn_x86_requantize_rdouble_with(vacc[r][j], rq, 0, 0);
       }
     }
   }
