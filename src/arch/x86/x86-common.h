@@ -77,9 +77,14 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_tap_rows(const size_t MR, const int8_t* const
       const void* w, int8_t* c, size_t cm_stride, size_t cn_stride,                                 \
       const struct q8nn_qs8_conv_params* params) {                                                  \
     if (mr == 0) __builtin_unreachable();                                                           \
-    const int8_t* rows[MR_];                                                                        \
-    for (size_t r = 0; r < (MR_); r++) rows[r] = a + (r < mr ? r : mr - 1) * a_stride;             \
-    rows_fn(MR_, NB_, rounding, nc, kc, 1, rows, 0, NULL, w, c, mr, cm_stride, cn_stride, params);  \
+    for (;;) { /* any mr (mloop 1): blocks of MR rows */                                            \
+      const size_t mb = mr < (MR_) ? mr : (MR_);                                                    \
+      const int8_t* rows[MR_];                                                                      \
+      for (size_t r = 0; r < (MR_); r++) rows[r] = a + (r < mb ? r : mb - 1) * a_stride;           \
+      rows_fn(MR_, NB_, rounding, nc, kc, 1, rows, 0, NULL, w, c, mb, cm_stride, cn_stride, params); \
+      if (mr <= (MR_)) break;                                                                       \
+      mr -= (MR_), a += (MR_) * a_stride, c += (MR_) * cm_stride;                                   \
+    }                                                                                               \
   }                                                                                                 \
   static inline __attribute__((always_inline)) void impl##_igemm(                                   \
       int rounding, size_t mr, size_t nc, size_t kc, size_t ks, const int8_t** a, const void* w,    \
