@@ -46,7 +46,7 @@ static size_t choose_nc_tile(size_t nc, size_t nr, size_t rows, size_t threads) 
 /*
  * Rows per gemm task. A kernel whose line has mloop takes several MR blocks per call and sets up
  * its requantization constants once per call (qs8-gemm-avx512vnni.h). Where the output channels
- * fit in one NR block (the projections, N <= 64 in MobileNetV2) tasks take up to
+ * fit in one NR block (MobileNetV2's projections to 16, 24 and 32 channels) tasks take up to
  * Q8NN_GEMM_MAX_TILE_BLOCKS row blocks, as long as every thread still gets 8 tasks' worth of row
  * blocks (small layers keep MR-row tasks, so the threads still finish together): b0.project
  * (112x112x32>16) 1.2x. With several NR blocks per call (the expansions) it measured 0.93-0.97x
