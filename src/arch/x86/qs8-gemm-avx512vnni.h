@@ -269,14 +269,14 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_mrows(
 #define Q8NN_X86_GEMM_AVX512VNNI_(gemm_rd, gemm_rs, igemm_rd, igemm_rs, MR_, NB_) \
   Q8NN_DEFINE_GEMM_UKERNEL(gemm_rd, q8nn_x86_gemm_mrows, MR_, NB_, 0)            \
   Q8NN_DEFINE_GEMM_UKERNEL(gemm_rs, q8nn_x86_gemm_mrows, MR_, NB_, 1)            \
-  Q8NN_X86_GEMM_IMPLS(q8nn_x86_gemm_rows, igemm_rd, MR_, NB_)                    \
+  Q8NN_X86_IGEMM_IMPL(q8nn_x86_gemm_rows, igemm_rd, MR_, NB_)                    \
   Q8NN_DEFINE_IGEMM_UKERNEL(igemm_rd, igemm_rd##_igemm, 0)                       \
   Q8NN_DEFINE_IGEMM_UKERNEL(igemm_rs, igemm_rd##_igemm, 1)
 /* Defines the fp32 gemm and igemm kernels of one tile. */
 #define Q8NN_X86_GEMM_FP32_AVX512VNNI(gemm_f, igemm_f, MR_, NB_) Q8NN_X86_GEMM_FP32_AVX512VNNI_(gemm_f, igemm_f, MR_, NB_)
 #define Q8NN_X86_GEMM_FP32_AVX512VNNI_(gemm_f, igemm_f, MR_, NB_)    \
   Q8NN_DEFINE_GEMM_UKERNEL(gemm_f, q8nn_x86_gemm_mrows, MR_, NB_, 2) \
-  Q8NN_X86_GEMM_IMPLS(q8nn_x86_gemm_rows, igemm_f, MR_, NB_)         \
+  Q8NN_X86_IGEMM_IMPL(q8nn_x86_gemm_rows, igemm_f, MR_, NB_)         \
   Q8NN_DEFINE_IGEMM_UKERNEL(igemm_f, igemm_f##_igemm, 2)
 
 #endif

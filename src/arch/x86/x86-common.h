@@ -86,6 +86,10 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_tap_rows(const size_t MR, const int8_t* const
       mr -= (MR_), a += (MR_) * a_stride, c += (MR_) * cm_stride;                                   \
     }                                                                                               \
   }                                                                                                 \
+  Q8NN_X86_IGEMM_IMPL(rows_fn, impl, MR_, NB_)
+
+/* The igemm half of Q8NN_X86_GEMM_IMPLS alone (the AVX-512 tiles define their gemm otherwise). */
+#define Q8NN_X86_IGEMM_IMPL(rows_fn, impl, MR_, NB_)                                                \
   static inline __attribute__((always_inline)) void impl##_igemm(                                   \
       int rounding, size_t mr, size_t nc, size_t kc, size_t ks, const int8_t** a, const void* w,    \
       int8_t* c, size_t cm_stride, size_t cn_stride, size_t a_offset, const int8_t* zero,           \
