@@ -49,10 +49,11 @@ static size_t choose_nc_tile(size_t nc, size_t nr, size_t rows, size_t threads) 
  * fit in one NR block (MobileNetV2's projections to 16, 24 and 32 channels) tasks take up to
  * Q8NN_GEMM_MAX_TILE_BLOCKS row blocks, as long as every thread still gets 8 tasks' worth of row
  * blocks (small layers keep MR-row tasks, so the threads still finish together): b0.project
- * (112x112x32>16) 1.2x. With several NR blocks per call (the expansions) it measured 0.93-0.97x
- * (bench/README.md, round nine), so those keep MR rows, as do kernels without mloop.
+ * (112x112x32>16) 1.2x. Up to 24 blocks rather than 6: 1.02-1.06x more on the four largest such
+ * projections (one thread). With several NR blocks per call (the expansions) it measured
+ * 0.93-0.97x (bench/README.md, round nine), so those keep MR rows, as do kernels without mloop.
  */
-#define Q8NN_GEMM_MAX_TILE_BLOCKS 6
+#define Q8NN_GEMM_MAX_TILE_BLOCKS 24
 static size_t choose_gemm_m_tile(const struct q8nn_operator* op, size_t row_blocks, size_t threads) {
   if (!op->gemm_mloop || op->geometry.group_output_channels > op->nr) return op->mr;
   size_t f = row_blocks / (8 * threads);
