@@ -230,21 +230,22 @@ static void test_channel_tails(void** state) {
 
 /* 1x1 layers with many rows and few output channels: the gemm path hands kernels with mloop tasks
    of several MR-row blocks (operator-run.c, choose_gemm_m_tile), the partial last task and block
-   included; 33 channels (more than one NR block) keeps MR-row tasks. Every thread count. */
+   included, and per group; 33 channels (more than one NR block) keeps MR-row tasks. Every thread
+   count. */
 static void test_gemm_row_tiles(void** state) {
   (void) state;
   static const struct {
-    size_t h, w, c, oc, batch, extra;
+    size_t h, w, c, oc, batch, extra, groups;
   } cases[] = {
-      {48, 40, 24, 16, 1, 0}, {40, 41, 32, 32, 1, 3}, {20, 10, 16, 24, 2, 0}, {25, 8, 8, 7, 1, 1},
-      {7, 7, 96, 32, 1, 0},   {45, 47, 24, 33, 1, 2},
+      {48, 40, 24, 16, 1, 0, 1}, {40, 41, 32, 32, 1, 3, 1}, {20, 10, 16, 24, 2, 0, 1}, {25, 8, 8, 7, 1, 1, 1},
+      {7, 7, 96, 32, 1, 0, 1},   {45, 47, 24, 33, 1, 2, 1}, {30, 33, 12, 16, 1, 1, 3},
   };
   int failures = 0;
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     for (int rounding = 0; rounding <= 2; rounding++) {
       struct sweep_conv s = {
           .batch = cases[i].batch, .in_h = cases[i].h, .in_w = cases[i].w, .in_c = cases[i].c,
-          .out_c = cases[i].oc, .k_h = 1, .k_w = 1, .out_extra = cases[i].extra,
+          .out_c = cases[i].oc, .groups = cases[i].groups, .k_h = 1, .k_w = 1, .out_extra = cases[i].extra,
           .in_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127), .rounding = rounding,
           .quant = i % 2 ? SWEEP_SCALES : SWEEP_FIXED, .num_threadpools = TEST_NUM_THREADPOOLS,
       };
