@@ -187,8 +187,7 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_mblock(
     const int8_t* a, size_t a_stride, const uint8_t* wb, int8_t* c, size_t cm_stride,
     const struct q8nn_x86_out64* vout) {
   struct q8nn_x86_rq16 rq[Q8NN_X86_GEMM_MAX_NB];
-  const int hoist = rounding != 2;
-  if (hoist) q8nn_x86_gemm_block_rq(16 * NB, nb, rounding, wb, rq);
+  if (rounding != 2) q8nn_x86_gemm_block_rq(16 * NB, nb, rounding, wb, rq);
   for (size_t m0 = 0; m0 < mr; m0 += MR) {
     /* Two or more vectors: their constants (up to 9 zmm each) are read from memory after each K
        loop. Kept in registers across it, they pushed the accumulators out to the stack around the
@@ -204,11 +203,9 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_mblock(
       rows[r] = a + rr * a_stride;
       crow[r] = c + rr * cm_stride;
     }
-    if (hoist) {
-      q8nn_x86_gemm_block(MR, NB, nb, rounding, nc, kc, 1, rows, mb, 0, NULL, wb, crow, vout, rq);
-    } else {
-      q8nn_x86_gemm_block(MR, NB, nb, rounding, nc, kc, 1, rows, mb, 0, NULL, wb, crow, vout, NULL);
-    }
+    /* rounding is a constant: fp32 (no constants) passes NULL at compile time */
+    q8nn_x86_gemm_block(MR, NB, nb, rounding, nc, kc, 1, rows, mb, 0, NULL, wb, crow, vout,
+                        rounding != 2 ? rq : NULL);
   }
 }
 
@@ -230,8 +227,7 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_mrows(
        ran the 14x14 and 7x7 expansions (one block per call) 3-14% slower, with or without the
        constants computed before the K loop. */
     const int8_t* rows[Q8NN_X86_GEMM_MAX_MR];
-#pragma GCC unroll 12
-    for (size_t r = 0; r < MR; r++) rows[r] = a + (r < mr ? r : mr - 1) * a_stride;
+    q8nn_x86_gemm_dense_rows(MR, a, a_stride, mr, rows);
     q8nn_x86_gemm_rows(MR, NB, rounding, nc, kc, 1, rows, 0, NULL, w, c, mr, cm_stride, cn_stride, params);
     return;
   }

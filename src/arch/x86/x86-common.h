@@ -68,6 +68,14 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_tap_rows(const size_t MR, const int8_t* const
   }
 }
 
+/* The MR row pointers of a gemm call's mr (1..MR) contiguous rows, a_stride bytes apart: rows >= mr
+   alias row mr - 1 (the dense twin of q8nn_x86_gemm_tap_rows). */
+Q8NN_X86_INLINE void q8nn_x86_gemm_dense_rows(const size_t MR, const int8_t* a, size_t a_stride, size_t mr,
+                                              const int8_t** rows) {
+#pragma GCC unroll 12
+  for (size_t r = 0; r < MR; r++) rows[r] = a + (r < mr ? r : mr - 1) * a_stride;
+}
+
 /* gemm and igemm kernels of one tile from a rows function with the signature of
    q8nn_x86_avx2_gemm_rows (MR, NB, rounding, nc, kc, ks, a, a_offset, zero, w, c, mr, cm_stride,
    cn_stride, params); rounding: 0 TFLite double, 1 TFLite single, 2 XNNPACK's fp32. */
@@ -80,7 +88,7 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_tap_rows(const size_t MR, const int8_t* const
     for (;;) { /* any mr (mloop 1): blocks of MR rows */                                            \
       const size_t mb = mr < (MR_) ? mr : (MR_);                                                    \
       const int8_t* rows[MR_];                                                                      \
-      for (size_t r = 0; r < (MR_); r++) rows[r] = a + (r < mb ? r : mb - 1) * a_stride;           \
+      q8nn_x86_gemm_dense_rows(MR_, a, a_stride, mb, rows);                                         \
       rows_fn(MR_, NB_, rounding, nc, kc, 1, rows, 0, NULL, w, c, mb, cm_stride, cn_stride, params); \
       if (mr <= (MR_)) break;                                                                       \
       mr -= (MR_), a += (MR_) * a_stride, c += (MR_) * cm_stride;                                   \
