@@ -4,7 +4,9 @@
 // by layer on q8nn's inputs, then Google Benchmark times whole-network runs for 1 and 2 threads
 // and a per-layer table is printed (median of repeated runs of each layer).
 //   bench_mobilenet_v2 [--benchmark_* flags] [--no-layers] [--layer-reps=N] [--fp32] [--omp-passive]
-//                      [--sequence]
+//                      [--sequence] [--one-call-per-layer]
+// The whole-network benchmarks run q8nn's layers as one q8nn_run_operators list (one parallel
+// region per pass); --one-call-per-layer runs them with one q8nn_run_operator call each instead.
 // q8nn runs twice: "q8nn" in TFLite's numerics and "q8nn fp32" in XNNPACK's (q8nn_rounding_fp32,
 // Q8NN_FLAG_XNNPACK_ADD). The first is the reference of the check and of every ratio; --fp32 makes
 // "q8nn fp32" the reference, and the check against XNNPACK must then report 0 differing bytes on
@@ -32,6 +34,7 @@ namespace {
 constexpr double kPeakGmacPerCore = 455.0;  // VPDPBUSD zmm on this machine (see README)
 
 bool g_fp32 = false;  // --fp32: the fp32-mode q8nn is the reference column
+bool g_one_call_per_layer = false;  // --one-call-per-layer: whole passes without q8nn_run_operators
 q8nn_bound_rates g_bound = {};  // rates of the active ISA's loops (bench/README.md, "The exact path's bound")
 
 // Lower bound (ms, one core) of the reference column's numerics on layer l: the MACs at the dot
@@ -126,6 +129,13 @@ class Q8nnRunner : public Runner {
     return true;
   }
   void run_layer(size_t i) override { q8nn_run_operator(ops_[i], pool_); }
+  void run_all(size_t layers) override {
+    if (g_one_call_per_layer) {
+      Runner::run_all(layers);
+    } else {
+      q8nn_run_operators(layers, ops_.data(), pool_);
+    }
+  }
   void write_buffer(int id, const std::vector<int8_t>& d) override { bufs_[id] = d; }
   std::vector<int8_t> read_buffer(int id) override { return bufs_[id]; }
 
@@ -245,9 +255,7 @@ void network_benchmark(benchmark::State& state, Factory make, int threads) {
     return;
   }
   r->write_buffer(0, random_input(m.buffer_bytes[0]));
-  for (auto _ : state) {
-    for (size_t i = 0; i < m.layers.size(); i++) r->run_layer(i);
-  }
+  for (auto _ : state) r->run_all(m.layers.size());
   state.counters["GMAC/s"] = benchmark::Counter(m.total_macs() * state.iterations() * 1e-9,
                                                 benchmark::Counter::kIsRate);
 }
@@ -271,7 +279,8 @@ double median_of(std::vector<double> t) {
 // --sequence: where a whole-network pass spends its time beyond the sum of isolated layers. Each
 // runner runs `reps` passes with a clock read between layers; per class, the median time of its
 // layers inside the passes next to their isolated medians (each layer repeated alone, as in the
-// per-layer table), and the median pass. Reading the clock costs well under a microsecond a layer.
+// per-layer table), and the median pass; for q8nn also the median pass as one q8nn_run_operators
+// list (run_all). Reading the clock costs well under a microsecond a layer.
 void sequence_table(int reps) {
   const Model& m = model();
   const std::vector<std::string> classes = {"add", "conv1x1", "conv3x3", "dw", "total"};
@@ -308,6 +317,15 @@ void sequence_table(int reps) {
         printf("%-10s %-8s %9.4f %9.4f %+9.4f\n", kind.name, c.c_str(), iso[c], in_seq[c], in_seq[c] - iso[c]);
       }
       printf("%-10s %-8s %9s %9.4f\n", kind.name, "pass", "", median_of(pass));
+      if (std::strncmp(kind.name, "q8nn", 4) == 0) {
+        // the same passes as one q8nn_run_operators call each (no clock between layers)
+        for (int k = 0; k < reps; k++) {
+          const auto p0 = std::chrono::steady_clock::now();
+          r->run_all(m.layers.size());
+          pass[k] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - p0).count();
+        }
+        printf("%-10s %-8s %9s %9.4f\n", kind.name, "one list", "", median_of(pass));
+      }
       r.reset();
       let_openmp_settle(kind);
     }
@@ -414,6 +432,7 @@ int main(int argc, char** argv) {
     if (std::strncmp(argv[i], "--layer-reps=", 13) == 0) reps = std::atoi(argv[i] + 13);
     if (std::strcmp(argv[i], "--fp32") == 0) g_fp32 = true;
     if (std::strcmp(argv[i], "--sequence") == 0) sequence = true;
+    if (std::strcmp(argv[i], "--one-call-per-layer") == 0) g_one_call_per_layer = true;
   }
   printf("MobileNetV2 1.0 224x224: %zu layers, %.1f M MACs; q8nn numerics: %s\n", model().layers.size(),
          model().total_macs() * 1e-6, g_fp32 ? "XNNPACK (fp32 conv, XNNPACK add)" : "TFLite");

@@ -16,6 +16,10 @@ class Runner {
   // Creates and sets up every layer for `threads` threads (1 or 2). False if unsupported.
   virtual bool prepare(const Model& m, int threads) = 0;
   virtual void run_layer(size_t i) = 0;
+  // One pass over every layer (q8nn: one q8nn_run_operators call unless --one-call-per-layer).
+  virtual void run_all(size_t layers) {
+    for (size_t i = 0; i < layers; i++) run_layer(i);
+  }
   // Activation buffer `id` in q8nn's representation (int8 with the model's zero point).
   virtual void write_buffer(int id, const std::vector<int8_t>& data) = 0;
   virtual std::vector<int8_t> read_buffer(int id) = 0;

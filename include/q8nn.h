@@ -312,6 +312,17 @@ Q8NN_API enum q8nn_status q8nn_setup_add_nd_s8(
     bytes. No allocation. invalid_state before setup. */
 Q8NN_API enum q8nn_status q8nn_run_operator(q8nn_operator_t op, pthreadpool_t threadpool);
 
+/** Runs count set-up operators in order, as count calls of q8nn_run_operator would, with the same
+    bytes, but in one parallel region: with two or more threads, one pthreadpool call for the whole
+    list and a barrier between operators instead of one call per operator (a call costs about a
+    microsecond and a half on a 2-core VM, a barrier a fifth of that). An operator may read any
+    earlier operator's output. Operators on a backend run between regions, as q8nn_run_operator
+    runs them. Checks every operator before running any: invalid_parameter for ops NULL (count > 0)
+    or a NULL operator, invalid_state for one not set up; out_of_memory if its small working block
+    (shares and counters, one allocation per call) cannot be allocated. A backend error stops the
+    list after the operators before it have run. */
+Q8NN_API enum q8nn_status q8nn_run_operators(size_t count, const q8nn_operator_t* ops, pthreadpool_t threadpool);
+
 /** Deletes an operator and everything it owns. NULL is fine. */
 Q8NN_API enum q8nn_status q8nn_delete_operator(q8nn_operator_t op);
 

@@ -296,9 +296,14 @@ static size_t choose_dwconv_strip(size_t rows, size_t channels, size_t ct, size_
   return q8nn_round_up(q8nn_divide_round_up(channels, threads), ct);
 }
 
-enum q8nn_status q8nn_run_conv_cpu(struct q8nn_operator* op, pthreadpool_t threadpool) {
+static struct q8nn_work make_work(enum q8nn_work_kind kind, void (*fn)(void), void* context, size_t r0, size_t r1,
+                                  size_t r2, size_t r3, size_t t2, size_t t3) {
+  const struct q8nn_work w = {kind, fn, context, {r0, r1, r2, r3}, {1, 1, t2, t3}, 0};
+  return w;
+}
+
+static size_t conv_works(struct q8nn_operator* op, size_t threads, struct q8nn_work* works) {
   const struct q8nn_conv_geometry* g = &op->geometry;
-  const size_t threads = threads_of(threadpool);
   const size_t m_image = op->output_height * op->output_width;
   switch (op->path) {
     case q8nn_conv_path_gemm: {
@@ -306,38 +311,103 @@ enum q8nn_status q8nn_run_conv_cpu(struct q8nn_operator* op, pthreadpool_t threa
       const size_t m_tile = choose_gemm_m_tile(op, g->groups * q8nn_divide_round_up(m, op->mr), threads);
       const size_t nc_tile = choose_nc_tile(g->group_output_channels, op->nr,
                                             g->groups * q8nn_divide_round_up(m, m_tile), threads);
-      pthreadpool_parallelize_3d_tile_2d(threadpool, gemm_task, op, g->groups, m, g->group_output_channels,
-                                         m_tile, nc_tile, 0);
-      break;
+      works[0] = make_work(q8nn_work_3d_tile_2d, (void (*)(void)) gemm_task, op, 1, g->groups,
+                           m, g->group_output_channels, m_tile, nc_tile);
+      return 1;
     }
     case q8nn_conv_path_igemm: {
       const size_t nc_tile =
           choose_nc_tile(g->group_output_channels, op->nr,
                          op->batch_size * g->groups * q8nn_divide_round_up(m_image, op->mr), threads);
-      pthreadpool_parallelize_4d_tile_2d(threadpool, igemm_task, op, op->batch_size, g->groups, m_image,
-                                         g->group_output_channels, op->mr, nc_tile, 0);
-      break;
+      works[0] = make_work(q8nn_work_4d_tile_2d, (void (*)(void)) igemm_task, op,
+                           op->batch_size, g->groups, m_image, g->group_output_channels, op->mr, nc_tile);
+      return 1;
     }
     case q8nn_conv_path_im2col: {
       const size_t m_tile = im2col_tile_rows(op);
       const size_t nc_tile = choose_nc_tile(g->group_output_channels, op->nr,
                                             op->batch_size * q8nn_divide_round_up(m_image, m_tile), threads);
-      pthreadpool_parallelize_3d_tile_2d(threadpool, im2col_task, op, op->batch_size, m_image,
-                                         g->group_output_channels, m_tile, nc_tile, 0);
-      break;
+      works[0] = make_work(q8nn_work_3d_tile_2d, (void (*)(void)) im2col_task, op, 1,
+                           op->batch_size, m_image, g->group_output_channels, m_tile, nc_tile);
+      return 1;
     }
     case q8nn_conv_path_dwconv: {
+      size_t count = 0;
       if (g->group_output_channels > 1) {
-        pthreadpool_parallelize_1d(threadpool, expand_task, op, op->batch_size * op->input_height, 0);
+        works[count++] = make_work(q8nn_work_1d, (void (*)(void)) expand_task, op, 1, 1, 1,
+                                   op->batch_size * op->input_height, 1, 1);
       }
       const size_t channels = g->groups * g->group_output_channels;
       const size_t strip =
           choose_dwconv_strip(op->batch_size * op->output_height, channels, op->dwconv_channel_tile, threads);
-      pthreadpool_parallelize_3d_tile_1d(threadpool, dwconv_task, op, op->batch_size, op->output_height,
-                                         channels, strip, 0);
-      break;
+      works[count++] = make_work(q8nn_work_3d_tile_1d, (void (*)(void)) dwconv_task, op, 1,
+                                 op->batch_size, op->output_height, channels, 1, strip);
+      return count;
     }
   }
+  return 0;
+}
+
+/* The work through the pthreadpool call it describes (the same tiles in the same order). */
+static void parallelize_work(const struct q8nn_work* w, pthreadpool_t threadpool) {
+  if (w->caller_only) threadpool = NULL;
+  const size_t* r = w->range;
+  const size_t* t = w->tile;
+  switch (w->kind) {
+    case q8nn_work_1d:
+      pthreadpool_parallelize_1d(threadpool, (pthreadpool_task_1d_t) w->fn, w->context, r[3], 0);
+      break;
+    case q8nn_work_2d_tile_1d:
+      pthreadpool_parallelize_2d_tile_1d(threadpool, (pthreadpool_task_2d_tile_1d_t) w->fn, w->context, r[2], r[3],
+                                         t[3], 0);
+      break;
+    case q8nn_work_3d_tile_1d:
+      pthreadpool_parallelize_3d_tile_1d(threadpool, (pthreadpool_task_3d_tile_1d_t) w->fn, w->context, r[1], r[2],
+                                         r[3], t[3], 0);
+      break;
+    case q8nn_work_3d_tile_2d:
+      pthreadpool_parallelize_3d_tile_2d(threadpool, (pthreadpool_task_3d_tile_2d_t) w->fn, w->context, r[1], r[2],
+                                         r[3], t[2], t[3], 0);
+      break;
+    case q8nn_work_4d_tile_2d:
+      pthreadpool_parallelize_4d_tile_2d(threadpool, (pthreadpool_task_4d_tile_2d_t) w->fn, w->context, r[0], r[1],
+                                         r[2], r[3], t[2], t[3], 0);
+      break;
+  }
+}
+
+size_t q8nn_work_tiles(const struct q8nn_work* w) {
+  size_t n = 1;
+  for (size_t d = 0; d < 4; d++) n *= q8nn_divide_round_up(w->range[d], w->tile[d]);
+  return n;
+}
+
+void q8nn_work_run_tile(const struct q8nn_work* w, size_t index) {
+  size_t i[4], n[4];
+  for (size_t d = 4; d-- > 0;) {
+    const size_t tiles = q8nn_divide_round_up(w->range[d], w->tile[d]);
+    const size_t start = (index % tiles) * w->tile[d];
+    index /= tiles;
+    i[d] = start;
+    n[d] = w->range[d] - start < w->tile[d] ? w->range[d] - start : w->tile[d];
+  }
+  switch (w->kind) {
+    case q8nn_work_1d: ((pthreadpool_task_1d_t) w->fn)(w->context, i[3]); break;
+    case q8nn_work_2d_tile_1d: ((pthreadpool_task_2d_tile_1d_t) w->fn)(w->context, i[2], i[3], n[3]); break;
+    case q8nn_work_3d_tile_1d: ((pthreadpool_task_3d_tile_1d_t) w->fn)(w->context, i[1], i[2], i[3], n[3]); break;
+    case q8nn_work_3d_tile_2d:
+      ((pthreadpool_task_3d_tile_2d_t) w->fn)(w->context, i[1], i[2], i[3], n[2], n[3]);
+      break;
+    case q8nn_work_4d_tile_2d:
+      ((pthreadpool_task_4d_tile_2d_t) w->fn)(w->context, i[0], i[1], i[2], i[3], n[2], n[3]);
+      break;
+  }
+}
+
+enum q8nn_status q8nn_run_conv_cpu(struct q8nn_operator* op, pthreadpool_t threadpool) {
+  struct q8nn_work works[Q8NN_MAX_OPERATOR_WORKS];
+  const size_t count = conv_works(op, threads_of(threadpool), works);
+  for (size_t i = 0; i < count; i++) parallelize_work(&works[i], threadpool);
   return q8nn_status_success;
 }
 
@@ -364,16 +434,33 @@ static void add_task(void* context, size_t row, size_t i0, size_t count) {
    were slower than its 1-thread ones). The bytes do not depend on the split. */
 #define Q8NN_ADD_MIN_PARALLEL_BYTES ((size_t) 1 << 17)
 
-enum q8nn_status q8nn_run_add_cpu(struct q8nn_operator* op, pthreadpool_t threadpool) {
-  if (op->add_inner * op->add_outer_count < Q8NN_ADD_MIN_PARALLEL_BYTES) threadpool = NULL;
-  const size_t threads = threads_of(threadpool);
+/* in_region: inside q8nn_run_operators' parallel region no thread has to be woken, so small adds
+   are split like the others. */
+static size_t add_works(struct q8nn_operator* op, size_t threads, int in_region, struct q8nn_work* works) {
+  const int caller_only = !in_region && op->add_inner * op->add_outer_count < Q8NN_ADD_MIN_PARALLEL_BYTES;
+  if (caller_only) threads = 1;
   size_t tile = op->add_inner;
   /* few rows: split the inner run so every thread gets work (64-byte multiples) */
   if (threads > 1 && op->add_outer_count < threads * 4 && op->add_inner > 4096) {
     tile = q8nn_max_sz(4096, q8nn_round_up(op->add_inner * op->add_outer_count / (threads * 4), 64));
   }
-  pthreadpool_parallelize_2d_tile_1d(threadpool, add_task, op, op->add_outer_count, op->add_inner, tile, 0);
+  works[0] = make_work(q8nn_work_2d_tile_1d, (void (*)(void)) add_task, op, 1, 1,
+                       op->add_outer_count, op->add_inner, 1, tile);
+  works[0].caller_only = caller_only;
+  return 1;
+}
+
+enum q8nn_status q8nn_run_add_cpu(struct q8nn_operator* op, pthreadpool_t threadpool) {
+  struct q8nn_work works[Q8NN_MAX_OPERATOR_WORKS];
+  add_works(op, threads_of(threadpool), 0, works);
+  parallelize_work(&works[0], threadpool);
   return q8nn_status_success;
+}
+
+size_t q8nn_operator_works(struct q8nn_operator* op, size_t threads, int in_region,
+                           struct q8nn_work works[Q8NN_MAX_OPERATOR_WORKS]) {
+  return op->type == q8nn_operator_type_add ? add_works(op, threads, in_region, works)
+                                            : conv_works(op, threads, works);
 }
 
 enum q8nn_status q8nn_run_operator(q8nn_operator_t op, pthreadpool_t threadpool) {

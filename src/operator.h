@@ -130,4 +130,39 @@ Q8NN_INTERNAL enum q8nn_status q8nn_setup_conv_common(
 Q8NN_INTERNAL enum q8nn_status q8nn_run_conv_cpu(struct q8nn_operator* op, pthreadpool_t threadpool);
 Q8NN_INTERNAL enum q8nn_status q8nn_run_add_cpu(struct q8nn_operator* op, pthreadpool_t threadpool);
 
+/*
+ * One parallel loop of an operator's CPU run: the tiles of a pthreadpool_parallelize_* call, kept
+ * as data so that the same tiles can run either through that call (q8nn_run_operator) or inside
+ * one parallel region for several operators (q8nn_run_operators, run-sequence.c). Four dimensions,
+ * the last two tiled (tile[0] = tile[1] = 1); tiles are numbered as pthreadpool numbers them,
+ * dimension 3 fastest, so a static split of the numbers is pthreadpool's split.
+ */
+enum q8nn_work_kind {
+  q8nn_work_1d,          /* fn(ctx, i3) */
+  q8nn_work_2d_tile_1d,  /* fn(ctx, i2, i3, n3) */
+  q8nn_work_3d_tile_1d,  /* fn(ctx, i1, i2, i3, n3) */
+  q8nn_work_3d_tile_2d,  /* fn(ctx, i1, i2, i3, n2, n3) */
+  q8nn_work_4d_tile_2d,  /* fn(ctx, i0, i1, i2, i3, n2, n3) */
+};
+
+struct q8nn_work {
+  enum q8nn_work_kind kind;
+  void (*fn)(void);      /* a pthreadpool task of the type of `kind` */
+  void* context;
+  size_t range[4];
+  size_t tile[4];
+  int caller_only;       /* run on the calling thread by q8nn_run_operator (a small add) */
+};
+
+#define Q8NN_MAX_OPERATOR_WORKS 2
+
+/* The parallel loops of a set-up CPU operator, in order (a depthwise layer with a depth multiplier
+   has two: the input expansion, then the convolution), tiled for `threads` threads. in_region: for
+   q8nn_run_operators, where no loop is kept on the calling thread. Returns their number. */
+Q8NN_INTERNAL size_t q8nn_operator_works(struct q8nn_operator* op, size_t threads, int in_region,
+                                         struct q8nn_work works[Q8NN_MAX_OPERATOR_WORKS]);
+/* Number of tiles of a work, and tile `index` of it run on the calling thread. */
+Q8NN_INTERNAL size_t q8nn_work_tiles(const struct q8nn_work* w);
+Q8NN_INTERNAL void q8nn_work_run_tile(const struct q8nn_work* w, size_t index);
+
 #endif

@@ -1,0 +1,281 @@
+/*
+ * q8nn_run_operators: a chain of operators of every CPU path (im2col stem, depthwise with a depth
+ * multiplier: two loops, 1x1 gemm, igemm, adds of which one reads a tensor from three operators
+ * back, one broadcast and one of a single element, one operator on the VTA backend) run as one
+ * list must give the bytes that q8nn_run_operator gives operator by operator on the calling
+ * thread, on every ISA mask and threadpool; bad lists are refused before anything is written.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "q8nn.h"
+#include "testers/test-util.h"
+
+enum { H = 17, W = 19, C0 = 3, C1 = 8, DM = 2, C2 = C1 * DM, C3 = 12, C4 = 12, MAX_OPS = 8 };
+
+struct chain {
+  q8nn_operator_t ops[MAX_OPS];
+  size_t count;
+  q8nn_backend_t vta;
+  int8_t *x, *t1, *t2, *t3, *t4, *t5, *t6, *t7, *one_a, *one_b, *one_y;
+  size_t oh, ow, bytes[MAX_OPS];
+  int8_t* out[MAX_OPS];
+};
+
+static int8_t* buffer(size_t n) {
+  int8_t* p = malloc(n);
+  assert_non_null(p);
+  memset(p, TEST_GUARD_BYTE, n);
+  return p;
+}
+
+static struct q8nn_conv_quantization conv_quant(const float* kernel_scale, int32_t in_zp) {
+  struct q8nn_conv_quantization q;
+  memset(&q, 0, sizeof(q));
+  q.input_zero_point = in_zp;
+  q.input_scale = 0.05f;
+  q.kernel_scale = kernel_scale;
+  q.output_zero_point = -3;
+  q.output_scale = 0.11f;
+  q.output_min = -128;
+  q.output_max = 127;
+  q.rounding = q8nn_rounding_double;
+  return q;
+}
+
+/* Random weights, bias and per-channel scales in [lo, hi) for `cout` channels. */
+struct weights {
+  int8_t* kernel;
+  int32_t* bias;
+  float* scales;
+};
+
+static struct weights random_weights(size_t kernel_bytes, size_t cout, int32_t bias_range, float lo, float hi) {
+  struct weights w = {malloc(kernel_bytes), malloc(cout * sizeof(int32_t)), malloc(cout * sizeof(float))};
+  assert_non_null(w.kernel);
+  assert_non_null(w.bias);
+  assert_non_null(w.scales);
+  test_fill_s8(w.kernel, kernel_bytes);
+  test_fill_s32_range(w.bias, cout, -bias_range, bias_range);
+  for (size_t c = 0; c < cout; c++) w.scales[c] = test_rand_float(lo, hi);
+  return w;
+}
+
+static void free_weights(struct weights* w) {
+  free(w->kernel);
+  free(w->bias);
+  free(w->scales);
+}
+
+static q8nn_operator_t make_conv(uint32_t k, uint32_t stride, uint32_t pad, size_t cin, size_t cout) {
+  struct q8nn_convolution2d_desc d;
+  memset(&d, 0, sizeof(d));
+  d.padding_top = d.padding_left = pad;
+  d.padding_bottom = d.padding_right = pad;
+  d.kernel_height = d.kernel_width = k;
+  d.stride_height = d.stride_width = stride;
+  d.dilation_height = d.dilation_width = 1;
+  d.groups = 1;
+  d.group_input_channels = cin;
+  d.group_output_channels = cout;
+  struct weights w = random_weights(cout * k * k * cin, cout, 5000, 0.004f, 0.03f);
+  const struct q8nn_conv_quantization q = conv_quant(w.scales, (int32_t) test_rand_range(-20, 20));
+  q8nn_operator_t op = NULL;
+  assert_int_equal(q8nn_create_convolution2d_nhwc_s8(&d, &q, w.kernel, w.bias, 0, &op), q8nn_status_success);
+  free_weights(&w);
+  return op;
+}
+
+static q8nn_operator_t make_dw(size_t channels, size_t dm) {
+  struct q8nn_depthwise_convolution2d_desc d;
+  memset(&d, 0, sizeof(d));
+  d.padding_top = d.padding_left = d.padding_bottom = d.padding_right = 1;
+  d.kernel_height = d.kernel_width = 3;
+  d.stride_height = d.stride_width = 1;
+  d.dilation_height = d.dilation_width = 1;
+  d.channels = channels;
+  d.depth_multiplier = dm;
+  const size_t cout = channels * dm;
+  struct weights w = random_weights(9 * cout, cout, 3000, 0.01f, 0.08f);
+  const struct q8nn_conv_quantization q = conv_quant(w.scales, -3);
+  q8nn_operator_t op = NULL;
+  assert_int_equal(q8nn_create_depthwise_convolution2d_nhwc_s8(&d, &q, w.kernel, w.bias, 0, &op),
+                   q8nn_status_success);
+  free_weights(&w);
+  return op;
+}
+
+static q8nn_operator_t make_add(float sa, float sb) {
+  struct q8nn_add_quantization q;
+  memset(&q, 0, sizeof(q));
+  q.a_zero_point = -3;
+  q.a_scale = sa;
+  q.b_zero_point = 5;
+  q.b_scale = sb;
+  q.output_zero_point = 2;
+  q.output_scale = 0.17f;
+  q.output_min = -128;
+  q.output_max = 127;
+  q8nn_operator_t op = NULL;
+  assert_int_equal(q8nn_create_add_nd_s8(&q, 0, &op), q8nn_status_success);
+  return op;
+}
+
+/* x -> stem (im2col) -> t1 -> dw dm 2 (expand + dw) -> t2 -> 1x1 (gemm) -> t3 -> add(t3, stem's
+   t1 seen through a 1x1 of its own: t4) -> t5 [on VTA when `vta`] -> 3x3 igemm -> t6 -> add of t6
+   and a broadcast row (b [C4]) -> t7; then an add of one element. */
+static void build(struct chain* ch, int vta) {
+  memset(ch, 0, sizeof(*ch));
+  size_t h = 0, w = 0;
+  ch->x = buffer(H * W * C0);
+  test_fill_s8(ch->x, H * W * C0);
+  const size_t oh = (H + 2 - 3) / 2 + 1, ow = (W + 2 - 3) / 2 + 1, m = oh * ow;
+  ch->oh = oh;
+  ch->ow = ow;
+  ch->t1 = buffer(m * C1);
+  ch->t2 = buffer(m * C2);
+  ch->t3 = buffer(m * C3);
+  ch->t4 = buffer(m * C3);
+  ch->t5 = buffer(m * C3);
+  ch->t6 = buffer(m * C4);
+  ch->t7 = buffer(m * C4);
+  ch->one_a = buffer(1);
+  ch->one_b = buffer(C4);
+  ch->one_y = buffer(1);
+  test_fill_s8(ch->one_b, C4);
+  ch->one_a[0] = 77;
+
+  q8nn_operator_t stem = make_conv(3, 2, 1, C0, C1);
+  assert_int_equal(q8nn_setup_convolution2d_nhwc_s8(stem, 1, H, W, ch->x, C0, ch->t1, C1, &h, &w), q8nn_status_success);
+  assert_int_equal(h, oh);
+  assert_int_equal(w, ow);
+  q8nn_operator_t dw = make_dw(C1, DM);
+  assert_int_equal(q8nn_setup_depthwise_convolution2d_nhwc_s8(dw, 1, oh, ow, ch->t1, C1, ch->t2, C2, NULL, NULL),
+                   q8nn_status_success);
+  q8nn_operator_t project = make_conv(1, 1, 0, C2, C3);
+  assert_int_equal(q8nn_setup_convolution2d_nhwc_s8(project, 1, oh, ow, ch->t2, C2, ch->t3, C3, NULL, NULL),
+                   q8nn_status_success);
+  q8nn_operator_t side = make_conv(1, 1, 0, C1, C3);
+  assert_int_equal(q8nn_setup_convolution2d_nhwc_s8(side, 1, oh, ow, ch->t1, C1, ch->t4, C3, NULL, NULL),
+                   q8nn_status_success);
+  q8nn_operator_t add = make_add(0.11f, 0.13f);
+  if (vta) {
+    assert_int_equal(q8nn_create_vta_backend(NULL, &ch->vta), q8nn_status_success);
+    assert_int_equal(q8nn_operator_set_backend(add, ch->vta), q8nn_status_success);
+  }
+  const size_t shape[3] = {oh, ow, C3};
+  assert_int_equal(q8nn_setup_add_nd_s8(add, 3, shape, 3, shape, ch->t3, ch->t4, ch->t5), q8nn_status_success);
+  if (vta) assert_ptr_equal(q8nn_operator_get_backend(add), ch->vta);
+  q8nn_operator_t conv = make_conv(3, 1, 1, C3, C4);
+  assert_int_equal(q8nn_setup_convolution2d_nhwc_s8(conv, 1, oh, ow, ch->t5, C3, ch->t6, C4, NULL, NULL),
+                   q8nn_status_success);
+  q8nn_operator_t bcast = make_add(0.17f, 0.05f);
+  const size_t shape4[3] = {oh, ow, C4}, row[1] = {C4};
+  assert_int_equal(q8nn_setup_add_nd_s8(bcast, 3, shape4, 1, row, ch->t6, ch->one_b, ch->t7), q8nn_status_success);
+  q8nn_operator_t one = make_add(0.2f, 0.3f);
+  assert_int_equal(q8nn_setup_add_nd_s8(one, 0, NULL, 1, (const size_t[]){1}, ch->one_a, ch->t7, ch->one_y),
+                   q8nn_status_success);
+  q8nn_operator_t list[] = {stem, dw, project, side, add, conv, bcast, one};
+  int8_t* outs[] = {ch->t1, ch->t2, ch->t3, ch->t4, ch->t5, ch->t6, ch->t7, ch->one_y};
+  const size_t sizes[] = {m * C1, m * C2, m * C3, m * C3, m * C3, m * C4, m * C4, 1};
+  ch->count = sizeof(list) / sizeof(list[0]);
+  for (size_t i = 0; i < ch->count; i++) {
+    ch->ops[i] = list[i];
+    ch->out[i] = outs[i];
+    ch->bytes[i] = sizes[i];
+  }
+}
+
+static void release(struct chain* ch) {
+  for (size_t i = 0; i < ch->count; i++) q8nn_delete_operator(ch->ops[i]);
+  q8nn_delete_backend(ch->vta);
+  int8_t* bufs[] = {ch->x, ch->t1, ch->t2, ch->t3, ch->t4, ch->t5, ch->t6, ch->t7, ch->one_a, ch->one_b, ch->one_y};
+  for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++) free(bufs[i]);
+}
+
+static void clear_outputs(struct chain* ch) {
+  for (size_t i = 0; i < ch->count; i++) memset(ch->out[i], TEST_GUARD_BYTE, ch->bytes[i]);
+}
+
+static void run_chain_case(int vta) {
+  uint32_t masks[8];
+  const size_t nmasks = test_isa_masks(masks, 8);
+  for (size_t mi = 0; mi < nmasks; mi++) {
+    assert_int_equal(q8nn_set_isa_mask(masks[mi]), q8nn_status_success);
+    struct chain ch;
+    build(&ch, vta);
+    /* expected: operator by operator on the calling thread */
+    int8_t* expected[MAX_OPS];
+    for (size_t i = 0; i < ch.count; i++) {
+      assert_int_equal(q8nn_run_operator(ch.ops[i], NULL), q8nn_status_success);
+      expected[i] = malloc(ch.bytes[i]);
+      assert_non_null(expected[i]);
+      memcpy(expected[i], ch.out[i], ch.bytes[i]);
+    }
+    for (size_t pi = 0; pi < TEST_NUM_THREADPOOLS; pi++) {
+      for (int rep = 0; rep < 20; rep++) {
+        clear_outputs(&ch);
+        assert_int_equal(q8nn_run_operators(ch.count, ch.ops, test_threadpool(pi)), q8nn_status_success);
+        for (size_t i = 0; i < ch.count; i++) {
+          const size_t at = test_first_mismatch(expected[i], ch.out[i], ch.bytes[i]);
+          if (at != SIZE_MAX) {
+            fail_msg("%s, %zu threads, repetition %d: operator %zu differs at byte %zu (%d vs %d)",
+                     test_isa_name(masks[mi]), test_threadpool_threads(pi), rep, i, at, expected[i][at],
+                     ch.out[i][at]);
+          }
+        }
+      }
+    }
+    for (size_t i = 0; i < ch.count; i++) free(expected[i]);
+    release(&ch);
+  }
+  assert_int_equal(q8nn_set_isa_mask(UINT32_MAX), q8nn_status_success);
+}
+
+static void test_chain_cpu(void** state) {
+  (void) state;
+  run_chain_case(0);
+}
+
+static void test_chain_with_vta(void** state) {
+  (void) state;
+  run_chain_case(1);
+}
+
+/* Refused lists write nothing: every operator is checked before the first runs. */
+static void test_bad_lists(void** state) {
+  (void) state;
+  struct chain ch;
+  build(&ch, 0);
+  for (size_t pi = 0; pi < TEST_NUM_THREADPOOLS; pi++) {
+    pthreadpool_t pool = test_threadpool(pi);
+    assert_int_equal(q8nn_run_operators(0, NULL, pool), q8nn_status_success);
+    assert_int_equal(q8nn_run_operators(1, NULL, pool), q8nn_status_invalid_parameter);
+    clear_outputs(&ch);
+    q8nn_operator_t with_null[3] = {ch.ops[0], ch.ops[1], NULL};
+    assert_int_equal(q8nn_run_operators(3, with_null, pool), q8nn_status_invalid_parameter);
+    q8nn_operator_t not_setup = make_add(0.1f, 0.1f);
+    q8nn_operator_t with_unset[3] = {ch.ops[0], ch.ops[1], not_setup};
+    assert_int_equal(q8nn_run_operators(3, with_unset, pool), q8nn_status_invalid_state);
+    q8nn_delete_operator(not_setup);
+    for (size_t i = 0; i < ch.count; i++) {
+      for (size_t j = 0; j < ch.bytes[i]; j++) assert_int_equal(ch.out[i][j], TEST_GUARD_BYTE);
+    }
+  }
+  release(&ch);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_chain_cpu),
+      cmocka_unit_test(test_chain_with_vta),
+      cmocka_unit_test(test_bad_lists),
+  };
+  return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
+}
