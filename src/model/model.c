@@ -1507,21 +1507,48 @@ static enum q8nn_status run_op(struct q8nn_model* m, struct op* op, pthreadpool_
   return q8nn_status_success;
 }
 
+#define RUN_LIST_MAX 64
+
 enum q8nn_status q8nn_model_run(q8nn_model_t m, pthreadpool_t threadpool) {
   if (m == NULL) return q8nn_status_invalid_parameter;
   for (size_t i = 0; i < m->num_inputs; i++) {
     const struct tensor* t = &m->tensors[m->inputs[i]];
     if (m->bound_inputs[i] != NULL && m->bound_inputs[i] != t->data) memcpy(t->data, m->bound_inputs[i], t->bytes);
   }
+  /* With several threads, consecutive q8nn operators (convolutions, fully connected, adds) run as
+     one q8nn_run_operators list: one threadpool call and a barrier per operator instead of a call
+     each (bench/README.md, round ten). Profiling and the debug callback keep one call per op. */
+  const int batch = !m->profile && m->debug == NULL && threadpool != NULL &&
+                    pthreadpool_get_threads_count(threadpool) > 1;
+  q8nn_operator_t list[RUN_LIST_MAX];
+  size_t listed = 0;
   for (size_t k = 0; k < m->num_ops; k++) {
     struct op* op = &m->ops[k];
     if (op->fused_into < 0) { /* a fused op's work is done by the op it was fused into */
+      if (batch && (op->kind == K_CONV || op->kind == K_FC || op->kind == K_ADD)) {
+        list[listed++] = op->qop;
+        if (listed == RUN_LIST_MAX) {
+          const enum q8nn_status status = q8nn_run_operators(listed, list, threadpool);
+          if (status != q8nn_status_success) return status;
+          listed = 0;
+        }
+        continue;
+      }
+      if (listed != 0) {
+        const enum q8nn_status status = q8nn_run_operators(listed, list, threadpool);
+        if (status != q8nn_status_success) return status;
+        listed = 0;
+      }
       const uint64_t start = m->profile ? now_ns() : 0;
       const enum q8nn_status status = run_op(m, op, threadpool);
       if (status != q8nn_status_success) return status;
       if (m->profile) op->last_ns = now_ns() - start;
     }
     if (m->debug != NULL) m->debug(m->debug_context, m, k);
+  }
+  if (listed != 0) {
+    const enum q8nn_status status = q8nn_run_operators(listed, list, threadpool);
+    if (status != q8nn_status_success) return status;
   }
   for (size_t i = 0; i < m->num_outputs; i++) {
     const struct tensor* t = &m->tensors[m->outputs[i]];
