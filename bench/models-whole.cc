@@ -5,6 +5,9 @@
 // fc = FULLY_CONNECTED, add = ADD: the q8nn operators; other = the portable operators; glue =
 // the run minus the sum of the operators: dispatch, input copy, profile clock reads).
 // outside_q8nn_pct = (other + glue) / total: the model layer's own cost.
+// The ".../unprofiled/..." benchmarks run the same model without the profile (total_ms only): that
+// is how an application runs it, and with 2 threads it lets q8nn_model_run put consecutive q8nn
+// operators in one q8nn_run_operators list, which profiling (a clock read per operator) turns off.
 //
 //   bench_models [--models-dir DIR] [Google Benchmark flags]
 #include <benchmark/benchmark.h>
@@ -47,9 +50,9 @@ Class class_of(const char* type) {
   return kOther;
 }
 
-void BM_model(benchmark::State& state, const ModelFile* file, int threads, bool fp32) {
+void BM_model(benchmark::State& state, const ModelFile* file, int threads, bool fp32, bool profile) {
   q8nn_model_options options = {};
-  options.profile = true;
+  options.profile = profile;
   options.numerics = fp32 ? q8nn_model_numerics_xnnpack_fp32 : q8nn_model_numerics_tflite;
   q8nn_model_t model = nullptr;
   char error[512];
@@ -72,13 +75,19 @@ void BM_model(benchmark::State& state, const ModelFile* file, int threads, bool 
     q8nn_model_run(model, pool);
     const auto stop = std::chrono::steady_clock::now();
     total_ns += std::chrono::duration<double, std::nano>(stop - start).count();
-    for (size_t k = 0; k < num_ops; k++) {
+    for (size_t k = 0; profile && k < num_ops; k++) {
       q8nn_model_operator_info info;
       q8nn_model_get_operator_info(model, k, &info);
       class_ns[class_of(info.type)] += static_cast<double>(info.last_run_ns);
     }
   }
   const double n = static_cast<double>(state.iterations());
+  state.counters["total_ms"] = total_ns / n / 1e6;
+  if (!profile) {
+    if (pool != nullptr) pthreadpool_destroy(pool);
+    q8nn_model_delete(model);
+    return;
+  }
   double ops_ns = 0;
   for (int c = 0; c < kClasses; c++) {
     state.counters[kClassNames[c]] = class_ns[c] / n / 1e6;
@@ -86,7 +95,6 @@ void BM_model(benchmark::State& state, const ModelFile* file, int threads, bool 
   }
   const double glue_ns = total_ns - ops_ns;
   state.counters["glue_ms"] = glue_ns / n / 1e6;
-  state.counters["total_ms"] = total_ns / n / 1e6;
   state.counters["outside_q8nn_pct"] = 100.0 * (class_ns[kOther] + glue_ns) / total_ns;
   if (pool != nullptr) pthreadpool_destroy(pool);
   q8nn_model_delete(model);
@@ -106,11 +114,14 @@ int main(int argc, char** argv) {
   if (q8nn_initialize() != q8nn_status_success) return 1;
   for (const ModelFile& m : kModels) {
     for (int fp32 = 0; fp32 < 2; fp32++) {
-      for (int threads = 1; threads <= 2; threads++) {
-        const std::string name = std::string(m.name) + (fp32 ? "/fp32" : "/tflite") + "/threads:" + std::to_string(threads);
-        benchmark::RegisterBenchmark(name.c_str(), BM_model, &m, threads, fp32 != 0)
-            ->Unit(benchmark::kMillisecond)
-            ->UseRealTime();
+      for (int profile = 1; profile >= 0; profile--) {
+        for (int threads = 1; threads <= 2; threads++) {
+          const std::string name = std::string(m.name) + (fp32 ? "/fp32" : "/tflite") +
+                                   (profile ? "" : "/unprofiled") + "/threads:" + std::to_string(threads);
+          benchmark::RegisterBenchmark(name.c_str(), BM_model, &m, threads, fp32 != 0, profile != 0)
+              ->Unit(benchmark::kMillisecond)
+              ->UseRealTime();
+        }
       }
     }
   }
