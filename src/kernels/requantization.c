@@ -62,7 +62,12 @@ static int affine_matches(const struct q8nn_qs8_add_params* cand, int xnnpack, c
 }
 
 int q8nn_add_affine_params(struct q8nn_qs8_add_params* p, int xnnpack) {
+  return q8nn_add_affine_params_forms(p, xnnpack, Q8NN_ADD_AFFINE_UNSIGNED | Q8NN_ADD_AFFINE_SIGNED);
+}
+
+int q8nn_add_affine_params_forms(struct q8nn_qs8_add_params* p, int xnnpack, int forms) {
   p->affine_valid = 0;
+  p->affine_signed = 0;
   /* slopes of the output in a and in b */
   double slope_a, slope_b;
   if (xnnpack) {
@@ -86,22 +91,29 @@ int q8nn_add_affine_params(struct q8nn_qs8_add_params* p, int xnnpack) {
       }
       terms = 1;
     }
-    struct q8nn_qs8_add_params cand = *p;
-    cand.affine_a = (int32_t) ra;
-    cand.affine_b = (int32_t) rb;
-    cand.affine_shift = k;
-    /* round half up at 2^k: out = (2^k zp + slope_a 2^k (a - za) + slope_b 2^k (b - zb) + 2^(k-1)) >> k */
-    const int32_t center = p->output_zero_point * (INT32_C(1) << k) - cand.affine_a * (p->a_zero_point + 128) -
-                           cand.affine_b * (p->b_zero_point + 128) + (k > 0 ? 1 << (k - 1) : 0);
-    static const int32_t offsets[] = {0, -1, 1};
-    for (size_t i = 0; i < sizeof(offsets) / sizeof(offsets[0]); i++) {
-      cand.affine_bias = center + offsets[i];
-      if (cand.affine_bias < INT16_MIN || cand.affine_bias > INT16_MAX) continue;
-      if (affine_matches(&cand, xnnpack, ta, tb)) {
-        p->affine_a = cand.affine_a, p->affine_b = cand.affine_b;
-        p->affine_bias = cand.affine_bias, p->affine_shift = cand.affine_shift;
-        p->affine_valid = 1;
-        return 1;
+    for (int32_t is_signed = 1; is_signed >= 0; is_signed--) {
+      if (!(forms & (is_signed ? Q8NN_ADD_AFFINE_SIGNED : Q8NN_ADD_AFFINE_UNSIGNED))) continue;
+      struct q8nn_qs8_add_params cand = *p;
+      cand.affine_a = (int32_t) ra;
+      cand.affine_b = (int32_t) rb;
+      cand.affine_shift = k;
+      cand.affine_signed = is_signed;
+      /* round half up at 2^k: out = (2^k zp + slope_a 2^k (a - za) + slope_b 2^k (b - zb) + 2^(k-1)) >> k,
+         with a and b taken + 128 in the unsigned form */
+      const int32_t offset = is_signed ? 0 : 128;
+      const int32_t center = p->output_zero_point * (INT32_C(1) << k) - cand.affine_a * (p->a_zero_point + offset) -
+                             cand.affine_b * (p->b_zero_point + offset) + (k > 0 ? 1 << (k - 1) : 0);
+      static const int32_t offsets[] = {0, -1, 1};
+      for (size_t i = 0; i < sizeof(offsets) / sizeof(offsets[0]); i++) {
+        cand.affine_bias = center + offsets[i];
+        if (cand.affine_bias < INT16_MIN || cand.affine_bias > INT16_MAX) continue;
+        if (affine_matches(&cand, xnnpack, ta, tb)) {
+          p->affine_a = cand.affine_a, p->affine_b = cand.affine_b;
+          p->affine_bias = cand.affine_bias, p->affine_shift = cand.affine_shift;
+          p->affine_signed = cand.affine_signed;
+          p->affine_valid = 1;
+          return 1;
+        }
       }
     }
   }

@@ -112,7 +112,8 @@ static inline int8_t q8nn_add_xnn_scalar(int8_t a, int8_t b, const struct q8nn_q
 
 /* The affine form of an add (see struct q8nn_qs8_add_params) for one pair of elements. */
 static inline int8_t q8nn_add_affine_scalar(int8_t a, int8_t b, const struct q8nn_qs8_add_params* p) {
-  int32_t v = p->affine_a * ((int32_t) a + 128) + p->affine_b * ((int32_t) b + 128);
+  const int32_t offset = p->affine_signed ? 0 : 128;
+  int32_t v = p->affine_a * ((int32_t) a + offset) + p->affine_b * ((int32_t) b + offset);
   v = v < INT16_MIN ? INT16_MIN : v > INT16_MAX ? INT16_MAX : v;
   v += p->affine_bias;
   v = v < INT16_MIN ? INT16_MIN : v > INT16_MAX ? INT16_MAX : v;
@@ -127,8 +128,15 @@ static inline int8_t q8nn_add_affine_scalar(int8_t a, int8_t b, const struct q8n
    candidates from the exact slopes when they are multiples of 2^-7, each checked against
    q8nn_add_scalar / q8nn_add_xnn_scalar on all 65536 input pairs. Sets the affine_ fields of p
    (affine_valid 0 when none matches) and returns affine_valid. At most ~0.3 ms, and only when the
-   slopes are such multiples (equal scales, power-of-two ratios); otherwise returns at once. */
+   slopes are such multiples (equal scales, power-of-two ratios); otherwise returns at once.
+   For each shift the signed-data form (affine_signed 1) is tried before the other. */
 Q8NN_INTERNAL int q8nn_add_affine_params(struct q8nn_qs8_add_params* p, int xnnpack);
+
+/* As q8nn_add_affine_params with only the forms in `forms` (bit 0: the +128 form, bit 1: the
+   signed-data form); the tests use it to reach both. */
+#define Q8NN_ADD_AFFINE_UNSIGNED 1
+#define Q8NN_ADD_AFFINE_SIGNED 2
+Q8NN_INTERNAL int q8nn_add_affine_params_forms(struct q8nn_qs8_add_params* p, int xnnpack, int forms);
 
 /* TFLite QuantizeMultiplier on a double. Returns 0 when the multiplier does not fit
    (shift > 30, or a negative / non-finite input); tiny multipliers (shift < -31) flush to

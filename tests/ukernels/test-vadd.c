@@ -62,8 +62,9 @@ static const float exhaustive_scales[][3] = {
 };
 #define EXHAUSTIVE_SETS (sizeof(exhaustive_scales) / sizeof(exhaustive_scales[0]))
 
-/* Params of set i for entry e (reference-derived), affine form included; 0 if out of range. */
-static int exhaustive_params(const struct q8nn_vadd_entry* e, size_t i, struct ref_add_params* rp,
+/* Params of set i for entry e (reference-derived), the affine form of `forms` included (see
+   q8nn_add_affine_params_forms); 0 if out of range. */
+static int exhaustive_params(const struct q8nn_vadd_entry* e, size_t i, int forms, struct ref_add_params* rp,
                              struct ref_xnn_add_params* xp, struct q8nn_qs8_add_params* p) {
   const float* s = exhaustive_scales[i];
   const int32_t za = i == 0 ? 3 : sweep_zero_point(i), zb = i == 0 ? 3 : sweep_zero_point(i + 1);
@@ -85,7 +86,7 @@ static int exhaustive_params(const struct q8nn_vadd_entry* e, size_t i, struct r
     p->b_multiplier = rp->b_mult, p->b_shift = rp->b_shift;
     p->output_multiplier = rp->out_mult, p->output_shift = rp->out_shift;
   }
-  q8nn_add_affine_params(p, xnn);
+  q8nn_add_affine_params_forms(p, xnn, forms);
   return 1;
 }
 
@@ -101,19 +102,22 @@ static void test_vadd_exhaustive(void** state) {
   for (size_t i = 0; i < 65536; i++) a[i] = (int8_t) (i >> 8), b[i] = (int8_t) i;
   int8_t all_values[256];
   for (size_t i = 0; i < 256; i++) all_values[i] = (int8_t) ((int) i - 128);
-  int failures = 0, affine = 0;
-  for (size_t set = 0; set < EXHAUSTIVE_SETS; set++) {
+  int failures = 0, affine[2] = {0, 0};
+  /* each set twice: with the +128 form only, then with the signed-data form only */
+  for (size_t run = 0; run < 2 * EXHAUSTIVE_SETS; run++) {
+    const size_t set = run % EXHAUSTIVE_SETS;
+    const int form = run < EXHAUSTIVE_SETS ? Q8NN_ADD_AFFINE_UNSIGNED : Q8NN_ADD_AFFINE_SIGNED;
     struct ref_add_params rp;
     struct ref_xnn_add_params xp;
     struct q8nn_qs8_add_params p;
-    if (!exhaustive_params(e, set, &rp, &xp, &p)) continue;
-    affine += p.affine_valid;
+    if (!exhaustive_params(e, set, form, &rp, &xp, &p)) continue;
+    affine[form == Q8NN_ADD_AFFINE_SIGNED] += p.affine_valid;
     e->vadd(65536, a, b, y, &p);
     for (size_t i = 0; i < 65536; i++) {
       const int8_t expected = xnn ? ref_xnn_add_element(&xp, a[i], b[i]) : ref_add_element(&rp, a[i], b[i]);
       if (y[i] != expected && failures++ < 5) {
-        print_error("%s: set %zu (affine %d): add(%d, %d) = %d, expected %d\n", e->name, set,
-                    (int) p.affine_valid, a[i], b[i], y[i], expected);
+        print_error("%s: set %zu (affine %d, signed %d): add(%d, %d) = %d, expected %d\n", e->name, set,
+                    (int) p.affine_valid, (int) p.affine_signed, a[i], b[i], y[i], expected);
       }
     }
     for (int bv = -128; bv <= 127; bv++) {
@@ -123,16 +127,18 @@ static void test_vadd_exhaustive(void** state) {
         const int8_t av = (int8_t) ((int) i - 128);
         const int8_t expected = xnn ? ref_xnn_add_element(&xp, av, vb) : ref_add_element(&rp, av, vb);
         if (y[i] != expected && failures++ < 5) {
-          print_error("%s: set %zu (affine %d): addc(%d, %d) = %d, expected %d\n", e->name, set,
-                      (int) p.affine_valid, av, vb, y[i], expected);
+          print_error("%s: set %zu (affine %d, signed %d): addc(%d, %d) = %d, expected %d\n", e->name, set,
+                      (int) p.affine_valid, (int) p.affine_signed, av, vb, y[i], expected);
         }
       }
     }
   }
   free(a), free(b), free(y);
   if (failures != 0) fail_msg("%s: %d mismatches (seed %llu)", e->name, failures, (unsigned long long) test_seed());
-  /* the affine path must be exercised: equal scales and power-of-two ratios have the form */
-  if (affine < 3) fail_msg("%s: only %d parameter sets with an affine form", e->name, affine);
+  /* both affine paths must be exercised: equal scales and power-of-two ratios have the forms */
+  if (affine[0] < 3 || affine[1] < 3) {
+    fail_msg("%s: only %d / %d parameter sets with the +128 / signed affine form", e->name, affine[0], affine[1]);
+  }
 }
 
 int main(void) {

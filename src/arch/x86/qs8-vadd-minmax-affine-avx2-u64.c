@@ -4,7 +4,8 @@
  * 2 VPMADDUBSW, 2 VPADDSW, 2 VPSRAW, 1 VPACKSSWB (which undoes the unpacks' in-lane interleave) and
  * the byte clamp. 64 bytes per iteration, then 32, then the last < 32 through a 32-byte buffer:
  * exactly n bytes read from a (and b) and written to y; each chunk is read before it is written,
- * so y may alias a or b. Without an affine form (affine_valid 0) each kernel runs the generic AVX2
+ * so y may alias a or b. The signed-data form (affine_signed) drops the two XORs, as on AVX-512.
+ * Without an affine form (affine_valid 0) each kernel runs the generic AVX2
  * kernel of its arithmetic, a list line of its own.
  */
 #include "kernel-decls.h"
@@ -15,18 +16,26 @@ struct q8nn_x86_affine32_consts {
   __m128i shift;
 };
 
-Q8NN_X86_INLINE __m256i q8nn_x86_affine32(__m256i va, __m256i vb, const struct q8nn_x86_affine32_consts* c) {
-  const __m256i ua = _mm256_xor_si256(va, c->sign);
-  const __m256i ub = _mm256_xor_si256(vb, c->sign);
-  __m256i lo = _mm256_maddubs_epi16(_mm256_unpacklo_epi8(ua, ub), c->coef);
-  __m256i hi = _mm256_maddubs_epi16(_mm256_unpackhi_epi8(ua, ub), c->coef);
+Q8NN_X86_INLINE __m256i q8nn_x86_affine32(__m256i va, __m256i vb, const struct q8nn_x86_affine32_consts* c,
+                                          const int SIGNED) {
+  __m256i lo, hi;
+  if (SIGNED) {
+    lo = _mm256_maddubs_epi16(c->coef, _mm256_unpacklo_epi8(va, vb));
+    hi = _mm256_maddubs_epi16(c->coef, _mm256_unpackhi_epi8(va, vb));
+  } else {
+    const __m256i ua = _mm256_xor_si256(va, c->sign);
+    const __m256i ub = _mm256_xor_si256(vb, c->sign);
+    lo = _mm256_maddubs_epi16(_mm256_unpacklo_epi8(ua, ub), c->coef);
+    hi = _mm256_maddubs_epi16(_mm256_unpackhi_epi8(ua, ub), c->coef);
+  }
   lo = _mm256_sra_epi16(_mm256_adds_epi16(lo, c->bias), c->shift);
   hi = _mm256_sra_epi16(_mm256_adds_epi16(hi, c->bias), c->shift);
   return _mm256_min_epi8(_mm256_max_epi8(_mm256_packs_epi16(lo, hi), c->min8), c->max8);
 }
 
-Q8NN_X86_INLINE void q8nn_x86_vadd_affine_avx2(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
-                                               const struct q8nn_qs8_add_params* p, int broadcast_b) {
+Q8NN_X86_INLINE void q8nn_x86_vadd_affine_avx2_form(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
+                                                    const struct q8nn_qs8_add_params* p, int broadcast_b,
+                                                    const int SIGNED) {
   struct q8nn_x86_affine32_consts c;
   c.sign = _mm256_set1_epi8((char) 0x80);
   c.coef = _mm256_set1_epi16(q8nn_x86_affine_coef(p));
@@ -40,15 +49,15 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_affine_avx2(size_t n, const int8_t* a, const 
     const __m256i va1 = _mm256_loadu_si256((const __m256i*) (a + 32));
     const __m256i vb0 = broadcast_b ? vbc : _mm256_loadu_si256((const __m256i*) b);
     const __m256i vb1 = broadcast_b ? vbc : _mm256_loadu_si256((const __m256i*) (b + 32));
-    _mm256_storeu_si256((__m256i*) y, q8nn_x86_affine32(va0, vb0, &c));
-    _mm256_storeu_si256((__m256i*) (y + 32), q8nn_x86_affine32(va1, vb1, &c));
+    _mm256_storeu_si256((__m256i*) y, q8nn_x86_affine32(va0, vb0, &c, SIGNED));
+    _mm256_storeu_si256((__m256i*) (y + 32), q8nn_x86_affine32(va1, vb1, &c, SIGNED));
     a += 64;
     if (!broadcast_b) b += 64;
     y += 64;
   }
   for (; n >= 32; n -= 32) {
     const __m256i vb = broadcast_b ? vbc : _mm256_loadu_si256((const __m256i*) b);
-    _mm256_storeu_si256((__m256i*) y, q8nn_x86_affine32(_mm256_loadu_si256((const __m256i*) a), vb, &c));
+    _mm256_storeu_si256((__m256i*) y, q8nn_x86_affine32(_mm256_loadu_si256((const __m256i*) a), vb, &c, SIGNED));
     a += 32;
     if (!broadcast_b) b += 32;
     y += 32;
@@ -56,8 +65,17 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_affine_avx2(size_t n, const int8_t* a, const 
   if (n != 0) {
     const __m256i vb = broadcast_b ? vbc : q8nn_x86_load_tail32(b, n);
     int8_t buf[32];
-    _mm256_storeu_si256((__m256i*) buf, q8nn_x86_affine32(q8nn_x86_load_tail32(a, n), vb, &c));
+    _mm256_storeu_si256((__m256i*) buf, q8nn_x86_affine32(q8nn_x86_load_tail32(a, n), vb, &c, SIGNED));
     q8nn_x86_copy_small(y, buf, n);
+  }
+}
+
+Q8NN_X86_INLINE void q8nn_x86_vadd_affine_avx2(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
+                                               const struct q8nn_qs8_add_params* p, int broadcast_b) {
+  if (p->affine_signed) {
+    q8nn_x86_vadd_affine_avx2_form(n, a, b, y, p, broadcast_b, 1);
+  } else {
+    q8nn_x86_vadd_affine_avx2_form(n, a, b, y, p, broadcast_b, 0);
   }
 }
 
