@@ -414,7 +414,8 @@ enum q8nn_status q8nn_run_conv_cpu(struct q8nn_operator* op, pthreadpool_t threa
 static void add_task(void* context, size_t row, size_t i0, size_t count) {
   const struct q8nn_operator* op = context;
   size_t a_off = 0, b_off = 0, y_off = 0, r = row;
-  for (size_t d = Q8NN_MAX_DIMS - 1; d-- > 0;) {
+  /* row 0 (every add whose operands are one run) starts at offset 0: no divisions */
+  for (size_t d = Q8NN_MAX_DIMS - 1; r != 0 && d-- > 0;) {
     const size_t idx = r % op->add_outer_shape[d];
     r /= op->add_outer_shape[d];
     a_off += idx * op->add_a_stride[d];
