@@ -1,6 +1,7 @@
 /* Every dwconv kernel of the list: channels around the channel tile, 1..3 output pixels, its tap
    count (or several for any-taps kernels), pointer strides beyond taps, output gaps, zero rows,
    offsets, zero points, clamps, scale regimes and every requantization the entry implements. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -35,6 +36,7 @@ static void test_dwconv_entry(void** state) {
           t.rounding = rounding;
           sweep_shift_range((int) (i / 3), (double) t.taps, &t.shift_lo, &t.shift_hi);
           t.input_offset = i % 4 == 3 ? 17 : 0;
+          t.bias_range = i % 5 == 4 ? INT32_MAX : i % 5 == 2 ? (INT32_C(1) << 30) + (INT32_C(1) << 29) : 0;
           failures += dwconv_tester_run(&t, e);
           if (failures > 10) fail_msg("%s: too many mismatches", e->name);
         }

@@ -183,7 +183,8 @@ int dwconv_tester_run(const struct dwconv_tester* t, const struct q8nn_dwconv_en
   int8_t* kernel = checked_malloc(taps * channels);
   test_fill_s8(kernel, taps * channels);
   int32_t* bias = checked_malloc(channels * sizeof(int32_t));
-  test_fill_s32_range(bias, channels, -50000, 50000);
+  const int32_t bias_range = t->bias_range != 0 ? t->bias_range : 50000;
+  test_fill_s32_range(bias, channels, -bias_range, bias_range);
   int32_t* multiplier = checked_malloc(channels * sizeof(int32_t));
   int32_t* shift = checked_malloc(channels * sizeof(int32_t));
   random_requant(t->rounding, channels, t->shift_lo, t->shift_hi, multiplier, shift);

@@ -44,6 +44,9 @@ struct dwconv_tester {
      that reads it, and some pixels get one unshared tap, which breaks the pattern there.
      2: the same with windows moving by two columns (stride 2). */
   int sliding;
+  /* biases drawn from [-bias_range, bias_range]; 0: 50000. INT32_MAX reaches the accumulators'
+     int32 wrap-around (TFLite's, which the reference reproduces) and accumulators near it. */
+  int32_t bias_range;
 };
 int dwconv_tester_run(const struct dwconv_tester* t, const struct q8nn_dwconv_entry* e);
 
