@@ -2,6 +2,7 @@
    in-place forms, zero points, clamps, left shifts up to 20 and input/output shifts over their
    whole legal range (TFLite arithmetic); scale ratios over XNNPACK's whole range (XNNPACK's). */
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,10 +97,14 @@ static void test_vadd_exhaustive(void** state) {
   const struct q8nn_vadd_entry* e = *state;
   SWEEP_REQUIRE_ISA(SWEEP_ISA(e->isa), e->name);
   const int xnn = e->arithmetic == q8nn_add_arithmetic_xnnpack;
-  int8_t* a = malloc(65536);
-  int8_t* b = malloc(65536);
-  int8_t* y = malloc(65536);
-  for (size_t i = 0; i < 65536; i++) a[i] = (int8_t) (i >> 8), b[i] = (int8_t) i;
+  /* a, b and y at their own offsets from a 64-byte boundary, different for every run (kernels that
+     align their stores peel a head chunk) */
+  int8_t* a_buf = malloc(65536 + 128);
+  int8_t* b_buf = malloc(65536 + 128);
+  int8_t* y_buf = malloc(65536 + 128);
+  assert_non_null(a_buf);
+  assert_non_null(b_buf);
+  assert_non_null(y_buf);
   int8_t all_values[256];
   for (size_t i = 0; i < 256; i++) all_values[i] = (int8_t) ((int) i - 128);
   int failures = 0, affine[2] = {0, 0};
@@ -111,6 +116,10 @@ static void test_vadd_exhaustive(void** state) {
     struct ref_xnn_add_params xp;
     struct q8nn_qs8_add_params p;
     if (!exhaustive_params(e, set, form, &rp, &xp, &p)) continue;
+    int8_t* a = a_buf + (64 - (uintptr_t) a_buf % 64) + run * 5 % 64;
+    int8_t* b = b_buf + (64 - (uintptr_t) b_buf % 64) + (run % 3 == 0 ? run * 5 % 64 : run * 11 % 64);
+    int8_t* y = y_buf + (64 - (uintptr_t) y_buf % 64) + (run % 2 == 0 ? run * 5 % 64 : run * 13 % 64);
+    for (size_t i = 0; i < 65536; i++) a[i] = (int8_t) (i >> 8), b[i] = (int8_t) i;
     affine[form == Q8NN_ADD_AFFINE_SIGNED] += p.affine_valid;
     e->vadd(65536, a, b, y, &p);
     for (size_t i = 0; i < 65536; i++) {
@@ -133,7 +142,7 @@ static void test_vadd_exhaustive(void** state) {
       }
     }
   }
-  free(a), free(b), free(y);
+  free(a_buf), free(b_buf), free(y_buf);
   if (failures != 0) fail_msg("%s: %d mismatches (seed %llu)", e->name, failures, (unsigned long long) test_seed());
   /* both affine paths must be exercised: equal scales and power-of-two ratios have the forms */
   if (affine[0] < 3 || affine[1] < 3) {
