@@ -39,6 +39,16 @@ Q8NN_X86_INLINE __m512i q8nn_x86_affine64(__m512i va, __m512i vb, const struct q
   return _mm512_min_epi8(_mm512_max_epi8(_mm512_packs_epi16(lo, hi), c->min8), c->max8);
 }
 
+/* One masked chunk of len <= 64 bytes (vbc: b's byte when broadcast_b). */
+Q8NN_X86_INLINE void q8nn_x86_affine_chunk(size_t len, const int8_t* a, const int8_t* b, int8_t* y, __m512i vbc,
+                                           int broadcast_b, const struct q8nn_x86_affine_consts* c,
+                                           const int SIGNED) {
+  const __mmask64 k = q8nn_x86_mask64(len);
+  const __m512i va = _mm512_maskz_loadu_epi8(k, a);
+  const __m512i vb = broadcast_b ? vbc : _mm512_maskz_loadu_epi8(k, b);
+  _mm512_mask_storeu_epi8(y, k, q8nn_x86_affine64(va, vb, c, SIGNED));
+}
+
 Q8NN_X86_INLINE void q8nn_x86_vadd_affine_form(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
                                                const struct q8nn_qs8_add_params* p, int broadcast_b,
                                                const int SIGNED) {
@@ -56,10 +66,7 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_affine_form(size_t n, const int8_t* a, const 
      arithmetic (bench/README.md, round ten) */
   const size_t head = (size_t) (0 - (uintptr_t) y) & 63;
   if (head != 0 && n >= 128 + head) {
-    const __mmask64 k = q8nn_x86_mask64(head);
-    const __m512i va = _mm512_maskz_loadu_epi8(k, a);
-    const __m512i vb = broadcast_b ? vbc : _mm512_maskz_loadu_epi8(k, b);
-    _mm512_mask_storeu_epi8(y, k, q8nn_x86_affine64(va, vb, &c, SIGNED));
+    q8nn_x86_affine_chunk(head, a, b, y, vbc, broadcast_b, &c, SIGNED);
     a += head;
     if (!broadcast_b) b += head;
     y += head;
@@ -77,10 +84,7 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_affine_form(size_t n, const int8_t* a, const 
   }
   while (n != 0) {
     const size_t chunk = n < 64 ? n : 64;
-    const __mmask64 k = q8nn_x86_mask64(chunk);
-    const __m512i va = _mm512_maskz_loadu_epi8(k, a);
-    const __m512i vb = broadcast_b ? vbc : _mm512_maskz_loadu_epi8(k, b);
-    _mm512_mask_storeu_epi8(y, k, q8nn_x86_affine64(va, vb, &c, SIGNED));
+    q8nn_x86_affine_chunk(chunk, a, b, y, vbc, broadcast_b, &c, SIGNED);
     a += chunk;
     if (!broadcast_b) b += chunk;
     y += chunk;
