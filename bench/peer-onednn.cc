@@ -105,7 +105,7 @@ class OnednnRunner : public Runner {
   engine eng_;
   stream strm_;
   const Model* m_ = nullptr;
-  std::vector<std::vector<int8_t>> bufs_;
+  std::vector<Buffer> bufs_;
   std::vector<primitive> prims_;
   std::vector<std::unordered_map<int, memory>> args_;
 };

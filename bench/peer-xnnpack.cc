@@ -59,7 +59,7 @@ class XnnpackRunner : public Runner {
  private:
   pthreadpool_t pool_ = nullptr;
   std::vector<xnn_operator_t> ops_;
-  std::vector<std::vector<int8_t>> bufs_;
+  std::vector<Buffer> bufs_;
 };
 
 }  // namespace

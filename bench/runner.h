@@ -1,13 +1,37 @@
 // One implementation of the model's layers (q8nn or a peer library) on its own buffers.
 #pragma once
 
+#include <cstdlib>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "models/model.h"
 
 namespace q8nn_bench {
+
+// Activation buffers, 64-byte aligned as TFLite's arena aligns tensors (kDefaultTensorAlignment)
+// and q8nn-model its arena: with malloc's 16-byte alignment every 64-byte access of a kernel could
+// straddle two cache lines, differently from layer to layer (round ten).
+template <class T>
+struct Aligned64 {
+  using value_type = T;
+  Aligned64() = default;
+  template <class U>
+  Aligned64(const Aligned64<U>&) {}
+  T* allocate(size_t n) {
+    void* p = std::aligned_alloc(64, (n * sizeof(T) + 63) / 64 * 64);
+    if (p == nullptr) throw std::bad_alloc();
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, size_t) { std::free(p); }
+  template <class U>
+  bool operator==(const Aligned64<U>&) const { return true; }
+  template <class U>
+  bool operator!=(const Aligned64<U>&) const { return false; }
+};
+using Buffer = std::vector<int8_t, Aligned64<int8_t>>;
 
 class Runner {
  public:
