@@ -372,6 +372,9 @@ static void fuzz_conv(struct fuzz_reader* r, int depthwise, pthreadpool_t thread
       status = q8nn_run_operator(op, threadpool);
       FUZZ_CHECK(status == q8nn_status_invalid_state, "run after a failed setup returned %s",
                  q8nn_status_string(status));
+      status = q8nn_run_operators(1, &op, pool);
+      FUZZ_CHECK(status == q8nn_status_invalid_state, "a list run after a failed setup returned %s",
+                 q8nn_status_string(status));
     }
     FUZZ_CHECK(fuzz_first_non_canary(output, out_bytes) == SIZE_MAX,
                "failed setup / run wrote the output");
@@ -386,9 +389,11 @@ static void fuzz_conv(struct fuzz_reader* r, int depthwise, pthreadpool_t thread
       ref_conv2d(&p, input, kernel, bias, expected);
     /* The caller's weights are copied at create: scribbling over them must not matter. */
     memset(kernel, 0x11, (size_t)kernel_bytes);
-    const int runs = (options & 2) ? 2 : 1;
+    /* run 2: the operator as a one-element q8nn_run_operators list on the 2-thread pool */
+    const int runs = (options & 2) ? 3 : 1;
     for (int run = 0; run < runs; run++) {
-      status = q8nn_run_operator(op, run == 0 ? threadpool : (threadpool == NULL ? pool : NULL));
+      status = run == 2 ? q8nn_run_operators(1, &op, pool)
+                        : q8nn_run_operator(op, run == 0 ? threadpool : (threadpool == NULL ? pool : NULL));
       FUZZ_CHECK(status == q8nn_status_success, "run returned %s", q8nn_status_string(status));
       for (size_t i = 0; i < out_bytes; i++) {
         FUZZ_CHECK(output[i] == expected[i],
@@ -614,6 +619,9 @@ static void fuzz_add(struct fuzz_reader* r, pthreadpool_t threadpool, uint8_t op
     status = q8nn_run_operator(op, threadpool);
     FUZZ_CHECK(status == q8nn_status_invalid_state, "run after a failed add setup returned %s",
                q8nn_status_string(status));
+    status = q8nn_run_operators(1, &op, pool);
+    FUZZ_CHECK(status == q8nn_status_invalid_state, "a list run after a failed add setup returned %s",
+               q8nn_status_string(status));
     FUZZ_CHECK(fuzz_first_non_canary(y, out_total) == SIZE_MAX,
                "failed add setup / run wrote the output");
     FUZZ_CHECK(memcmp(a, a_copy, a_total) == 0 && memcmp(b, b_copy, b_total) == 0,
@@ -625,9 +633,11 @@ static void fuzz_add(struct fuzz_reader* r, pthreadpool_t threadpool, uint8_t op
     else
       ref_add(&rp, a_rank, a_shape, a_copy, b_rank, b_shape, b_data, expected);
     /* In place, a second run reads its own output: only one run then. */
-    const int runs = (options & 2) && out_arg == y ? 2 : 1;
+    /* run 2: the operator as a one-element q8nn_run_operators list on the 2-thread pool */
+    const int runs = (options & 2) && out_arg == y ? 3 : 1;
     for (int run = 0; run < runs; run++) {
-      status = q8nn_run_operator(op, run == 0 ? threadpool : (threadpool == NULL ? pool : NULL));
+      status = run == 2 ? q8nn_run_operators(1, &op, pool)
+                        : q8nn_run_operator(op, run == 0 ? threadpool : (threadpool == NULL ? pool : NULL));
       FUZZ_CHECK(status == q8nn_status_success, "run add returned %s", q8nn_status_string(status));
       for (size_t i = 0; i < out_total; i++) {
         FUZZ_CHECK(out_arg[i] == expected[i],
