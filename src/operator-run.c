@@ -298,7 +298,13 @@ static size_t choose_dwconv_strip(size_t rows, size_t channels, size_t ct, size_
 
 static struct q8nn_work make_work(enum q8nn_work_kind kind, void (*fn)(void), void* context, size_t r0, size_t r1,
                                   size_t r2, size_t r3, size_t t2, size_t t3) {
-  const struct q8nn_work w = {kind, fn, context, {r0, r1, r2, r3}, {1, 1, t2, t3}, 0};
+  const struct q8nn_work w = {kind,
+                              fn,
+                              context,
+                              {r0, r1, r2, r3},
+                              {1, 1, t2, t3},
+                              {r0, r1, q8nn_divide_round_up(r2, t2), q8nn_divide_round_up(r3, t3)},
+                              0};
   return w;
 }
 
@@ -377,17 +383,17 @@ static void parallelize_work(const struct q8nn_work* w, pthreadpool_t threadpool
 }
 
 size_t q8nn_work_tiles(const struct q8nn_work* w) {
-  size_t n = 1;
-  for (size_t d = 0; d < 4; d++) n *= q8nn_divide_round_up(w->range[d], w->tile[d]);
-  return n;
+  return w->tiles[0] * w->tiles[1] * w->tiles[2] * w->tiles[3];
 }
 
 void q8nn_work_run_tile(const struct q8nn_work* w, size_t index) {
   size_t i[4], n[4];
   for (size_t d = 4; d-- > 0;) {
-    const size_t tiles = q8nn_divide_round_up(w->range[d], w->tile[d]);
-    const size_t start = (index % tiles) * w->tile[d];
-    index /= tiles;
+    const size_t tiles = w->tiles[d];
+    /* most dimensions of a work have one tile: no division for them (a tile can be a few hundred
+       cycles) */
+    const size_t start = tiles == 1 ? 0 : (index % tiles) * w->tile[d];
+    if (tiles != 1) index /= tiles;
     i[d] = start;
     n[d] = w->range[d] - start < w->tile[d] ? w->range[d] - start : w->tile[d];
   }

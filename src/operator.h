@@ -151,6 +151,7 @@ struct q8nn_work {
   void* context;
   size_t range[4];
   size_t tile[4];
+  size_t tiles[4];       /* ceil(range / tile) per dimension */
   int caller_only;       /* run on the calling thread by q8nn_run_operator (a small add) */
 };
 
