@@ -96,12 +96,13 @@ static void region_task(void* context, size_t participant) {
   }
 }
 
-/* Runs works[0, count) in one parallel region (threads >= 2). `memory` holds the shares and
-   counters: region_bytes(count, threads) bytes, aligned to a cache line. */
+/* Bytes of the shares and counters of `count` loops. */
 static size_t region_bytes(size_t count, size_t threads) {
   return count * threads * sizeof(struct q8nn_share) + count * sizeof(struct q8nn_stage_done);
 }
 
+/* Runs works[0, count) in one parallel region (threads >= 2). `memory` holds the shares and
+   counters: region_bytes(count, threads) bytes, aligned to a cache line. */
 static void run_region(const struct q8nn_work* works, size_t count, size_t threads, void* memory,
                        pthreadpool_t threadpool) {
   struct q8nn_region r;

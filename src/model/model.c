@@ -1509,6 +1509,13 @@ static enum q8nn_status run_op(struct q8nn_model* m, struct op* op, pthreadpool_
 
 #define RUN_LIST_MAX 64
 
+/* Runs the `listed` operators collected by q8nn_model_run (if any) as one list and empties it. */
+static enum q8nn_status run_list(q8nn_operator_t* list, size_t* listed, pthreadpool_t threadpool) {
+  const enum q8nn_status status = *listed != 0 ? q8nn_run_operators(*listed, list, threadpool) : q8nn_status_success;
+  *listed = 0;
+  return status;
+}
+
 enum q8nn_status q8nn_model_run(q8nn_model_t m, pthreadpool_t threadpool) {
   if (m == NULL) return q8nn_status_invalid_parameter;
   for (size_t i = 0; i < m->num_inputs; i++) {
@@ -1528,17 +1535,13 @@ enum q8nn_status q8nn_model_run(q8nn_model_t m, pthreadpool_t threadpool) {
       if (batch && (op->kind == K_CONV || op->kind == K_FC || op->kind == K_ADD)) {
         list[listed++] = op->qop;
         if (listed == RUN_LIST_MAX) {
-          const enum q8nn_status status = q8nn_run_operators(listed, list, threadpool);
+          const enum q8nn_status status = run_list(list, &listed, threadpool);
           if (status != q8nn_status_success) return status;
-          listed = 0;
         }
         continue;
       }
-      if (listed != 0) {
-        const enum q8nn_status status = q8nn_run_operators(listed, list, threadpool);
-        if (status != q8nn_status_success) return status;
-        listed = 0;
-      }
+      const enum q8nn_status list_status = run_list(list, &listed, threadpool);
+      if (list_status != q8nn_status_success) return list_status;
       const uint64_t start = m->profile ? now_ns() : 0;
       const enum q8nn_status status = run_op(m, op, threadpool);
       if (status != q8nn_status_success) return status;
@@ -1546,10 +1549,8 @@ enum q8nn_status q8nn_model_run(q8nn_model_t m, pthreadpool_t threadpool) {
     }
     if (m->debug != NULL) m->debug(m->debug_context, m, k);
   }
-  if (listed != 0) {
-    const enum q8nn_status status = q8nn_run_operators(listed, list, threadpool);
-    if (status != q8nn_status_success) return status;
-  }
+  const enum q8nn_status list_status = run_list(list, &listed, threadpool);
+  if (list_status != q8nn_status_success) return list_status;
   for (size_t i = 0; i < m->num_outputs; i++) {
     const struct tensor* t = &m->tensors[m->outputs[i]];
     if (m->bound_outputs[i] != NULL && m->bound_outputs[i] != t->data) memcpy(m->bound_outputs[i], t->data, t->bytes);
