@@ -23,6 +23,16 @@
  * is decided once per channel tile, and the pixel loop is compiled for each case
  * (q8nn_x86_requantize_rdouble_with);
  * testing the flags per vector and pixel cost 7-14% of the 3x3 kernel (bench_ukernels).
+ *
+ * Software pipelining (64-channel tile, TFLite roundings): an iteration issues pixel x's loads,
+ * interleaves and VPDPBUSDs first and pixel x - 1's requantization after them, so the two
+ * independent chains sit next to each other in the instruction stream and overlap; in the plain
+ * order one pixel's ~60-instruction epilogue chain runs before the next pixel's loads are seen.
+ * 0.86-0.97x the time on MobileNetV2's 64-channel shapes in one process (long calls, the operator
+ * joining rows). Tried and not kept: the same order on the 32-channel tile (1.08x the time on
+ * 112x112x32), and a cheaper exact epilogue for small accumulators (11 instructions per 16 outputs
+ * with the zero point, two of them shifts, against 13 plus the zero point's add; 1.13-1.23x
+ * faster alone, 1.05-1.08x slower inside this loop, pipelined or not).
  */
 #include "kernel-decls.h"
 #include "arch/x86/x86-avx512.h"
@@ -130,7 +140,27 @@ Q8NN_X86_INLINE void q8nn_x86_dw_header_y(const uint8_t* p, __m256i* out) {
   out[3] = _mm256_permute2x128_si256(n1, n3, 0x31);
 }
 
-/* The pixel loop of the 32-channel tile; LSHIFT and DNEG: see q8nn_x86_requantize_rdouble_with. */
+/* Requantizes, packs and stores one pixel of the 32-channel tile. */
+Q8NN_X86_INLINE void q8nn_x86_dw_finish32(const int rounding, const int LSHIFT, const int DNEG, const __m256i vacc[4],
+                                          const __m512i vmult2[2], const struct q8nn_x86_rq16 rq[2],
+                                          const struct q8nn_x86_out64* vout, __m512i vorder, int8_t* out, __mmask32 kc) {
+  __m512i v2[2] = {_mm512_inserti64x4(_mm512_castsi256_si512(vacc[0]), vacc[1], 1),
+                   _mm512_inserti64x4(_mm512_castsi256_si512(vacc[2]), vacc[3], 1)};
+#pragma GCC unroll 2
+  for (size_t h = 0; h < 2; h++) {
+    if (rounding == 2) {
+      v2[h] = q8nn_x86_requantize_fp32(v2[h], _mm512_castsi512_ps(vmult2[h]), vout->fhi);
+    } else {
+      v2[h] = rounding == 1 ? q8nn_x86_requantize_rsingle(v2[h], &rq[h])
+                            : q8nn_x86_requantize_rdouble_with(v2[h], &rq[h], LSHIFT, DNEG);
+    }
+  }
+  const __m512i v = _mm512_permutexvar_epi32(vorder, q8nn_x86_pack64(v2[0], v2[1], v2[0], v2[1], vout, 0, rounding));
+  _mm256_mask_storeu_epi8(out, kc, _mm512_castsi512_si256(v));
+}
+
+/* The pixel loop of the 32-channel tile; LSHIFT and DNEG: see q8nn_x86_requantize_rdouble_with.
+   Not software pipelined: the 64-channel tile's order ran 112x112x32 8-9% slower here. */
 Q8NN_X86_INLINE void q8nn_x86_dw_pixels32(
     const size_t TAPS, const int rounding, const int LSHIFT, const int DNEG, __mmask32 kc, size_t output_width,
     size_t taps, const int8_t** in, size_t input_stride, const int8_t* wt, const __m256i vw[][4],
@@ -194,19 +224,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pixels32(
 #pragma GCC unroll 4
       for (size_t j = 0; j < 4; j++) vacc[j] = _mm256_dpbusd_epi32(vacc[j], vxi[j], vwg[j]);
     }
-    __m512i v2[2] = {_mm512_inserti64x4(_mm512_castsi256_si512(vacc[0]), vacc[1], 1),
-                     _mm512_inserti64x4(_mm512_castsi256_si512(vacc[2]), vacc[3], 1)};
-#pragma GCC unroll 2
-    for (size_t h = 0; h < 2; h++) {
-      if (rounding == 2) {
-        v2[h] = q8nn_x86_requantize_fp32(v2[h], _mm512_castsi512_ps(vmult2[h]), vout.fhi);
-      } else {
-        v2[h] = rounding == 1 ? q8nn_x86_requantize_rsingle(v2[h], &rq[h])
-                              : q8nn_x86_requantize_rdouble_with(v2[h], &rq[h], LSHIFT, DNEG);
-      }
-    }
-    const __m512i v = _mm512_permutexvar_epi32(vorder, q8nn_x86_pack64(v2[0], v2[1], v2[0], v2[1], &vout, 0, rounding));
-    _mm256_mask_storeu_epi8(out, kc, _mm512_castsi512_si256(v));
+    q8nn_x86_dw_finish32(rounding, LSHIFT, DNEG, vacc, vmult2, rq, &vout, vorder, out, kc);
     out += pixel_step;
     in += input_stride;
   }
@@ -271,7 +289,27 @@ Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
   }
 }
 
-/* The pixel loop of one 64-channel tile; LSHIFT and DNEG: see q8nn_x86_requantize_rdouble_with. */
+/* Requantizes, packs and stores one pixel of a 64-channel tile. */
+Q8NN_X86_INLINE void q8nn_x86_dw_finish64(const int rounding, const int LSHIFT, const int DNEG, const __m512i vacc_in[4],
+                                          const __m512i vmult[4], const struct q8nn_x86_rq16 rq[4],
+                                          const struct q8nn_x86_out64* vout, int8_t* out, __mmask64 kc) {
+  __m512i vacc[4];
+#pragma GCC unroll 4
+  for (size_t j = 0; j < 4; j++) {
+    if (rounding == 2) {
+      vacc[j] = q8nn_x86_requantize_fp32(vacc_in[j], _mm512_castsi512_ps(vmult[j]), vout->fhi);
+    } else {
+      vacc[j] = rounding == 1 ? q8nn_x86_requantize_rsingle(vacc_in[j], &rq[j])
+                              : q8nn_x86_requantize_rdouble_with(vacc_in[j], &rq[j], LSHIFT, DNEG);
+    }
+  }
+  _mm512_mask_storeu_epi8(out, kc, q8nn_x86_pack64(vacc[0], vacc[1], vacc[2], vacc[3], vout, 0, rounding));
+}
+
+/* The pixel loop of one 64-channel tile; LSHIFT and DNEG: see q8nn_x86_requantize_rdouble_with.
+   TFLite roundings: software pipelined, pixel x's dot products and then pixel x - 1's epilogue in
+   each iteration (see the top of this file). fp32's epilogue is 4 instructions per 16 outputs and
+   gained nothing from it (1.00-1.03x the time), so it keeps one pixel per iteration. */
 Q8NN_X86_INLINE void q8nn_x86_dw_pixels64(
     const size_t TAPS, const int rounding, const int LSHIFT, const int DNEG, size_t output_width, size_t taps,
     const int8_t** input, size_t input_stride, const int8_t* wt, const __m512i vw[][4], const __m512i vbias[4],
@@ -284,6 +322,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pixels64(
   __m512i vcol[3][4]; /* the window's interleaved columns (9 taps), kept for the next pixel */
 #pragma GCC unroll 3
   for (size_t c = 0; c < 3; c++) vcol[c][0] = vcol[c][1] = vcol[c][2] = vcol[c][3] = _mm512_setzero_si512();
+  __m512i vprev[4]; /* the last pixel's accumulators, requantized in this iteration */
   for (size_t x = 0; x < output_width; x++) {
     __m512i vacc[4] = {vbias[0], vbias[1], vbias[2], vbias[3]};
     if (TAPS == 9) {
@@ -331,19 +370,18 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pixels64(
 #pragma GCC unroll 4
       for (size_t j = 0; j < 4; j++) vacc[j] = _mm512_dpbusd_epi32(vacc[j], vxi[j], vwg[j]);
     }
+    if (rounding == 2) {
+      q8nn_x86_dw_finish64(rounding, LSHIFT, DNEG, vacc, vmult, rq, &vout, out, kc);
+    } else {
+      if (x != 0) q8nn_x86_dw_finish64(rounding, LSHIFT, DNEG, vprev, vmult, rq, &vout, out - pixel_step, kc);
 #pragma GCC unroll 4
-    for (size_t j = 0; j < 4; j++) {
-      if (rounding == 2) {
-        vacc[j] = q8nn_x86_requantize_fp32(vacc[j], _mm512_castsi512_ps(vmult[j]), vout.fhi);
-      } else {
-        vacc[j] = rounding == 1 ? q8nn_x86_requantize_rsingle(vacc[j], &rq[j])
-                                : q8nn_x86_requantize_rdouble_with(vacc[j], &rq[j], LSHIFT, DNEG);
-      }
+      for (size_t j = 0; j < 4; j++) vprev[j] = vacc[j];
     }
-    const __m512i v = q8nn_x86_pack64(vacc[0], vacc[1], vacc[2], vacc[3], &vout, 0, rounding);
-    _mm512_mask_storeu_epi8(out, kc, v);
     out += pixel_step;
     in += input_stride;
+  }
+  if (rounding != 2 && output_width != 0) {
+    q8nn_x86_dw_finish64(rounding, LSHIFT, DNEG, vprev, vmult, rq, &vout, out - pixel_step, kc);
   }
 }
 
