@@ -158,7 +158,9 @@ void dwconv_bench(benchmark::State& state, const q8nn_dwconv_entry* e, q8nn_roun
 
 // equal: MobileNetV2's adds (one scale and zero point for a, b and the output), with the affine
 // form the operator finds for them; otherwise unequal ratios (no affine form: the generic path).
-void vadd_bench(benchmark::State& state, const q8nn_vadd_entry* e, bool equal) {
+// linear (xnn lines): the unequal TFLite add in the XNNPACK form that reproduces it
+// (q8nn_add_linear_params), which is what a TFLite add operator with such scales runs.
+void vadd_bench(benchmark::State& state, const q8nn_vadd_entry* e, bool equal, bool linear = false) {
   if (!isa_available(state, e->isa)) return;
   const size_t n = state.range(0);
   const auto a = random_bytes(n, 1), b = random_bytes(n, 2);
@@ -171,6 +173,10 @@ void vadd_bench(benchmark::State& state, const q8nn_vadd_entry* e, bool equal) {
     p = {3, 3, 1 << 30, 0, 1 << 30, 0, 1 << 30, -18, 20, 3, -128, 127, 1 << 20, 1 << 20,
          (1 << 19) - (1 << 20) * 6, 20};
     q8nn_add_affine_params(&p, e->arithmetic == q8nn_add_arithmetic_xnnpack);
+  }
+  if (linear && !q8nn_add_linear_params(&p)) {
+    state.SkipWithError("no linear form");
+    return;
   }
   for (auto _ : state) {
     e->vadd(n, a.data(), b.data(), y.data(), &p);
@@ -257,6 +263,11 @@ int register_all() {
     for (const bool equal : {false, true}) {
       benchmark::RegisterBenchmark((std::string("vadd/") + e->name + (equal ? "/equal_scales" : "")).c_str(),
                                    [e, equal](benchmark::State& s) { vadd_bench(s, e, equal); })
+          ->Arg(28 * 28 * 32)->Arg(56 * 56 * 24)->Arg(112 * 112 * 96)->ArgName("N")->UseRealTime();
+    }
+    if (e->arithmetic == q8nn_add_arithmetic_xnnpack) {
+      benchmark::RegisterBenchmark((std::string("vadd/") + e->name + "/tflite_linear").c_str(),
+                                   [e](benchmark::State& s) { vadd_bench(s, e, false, true); })
           ->Arg(28 * 28 * 32)->Arg(56 * 56 * 24)->Arg(112 * 112 * 96)->ArgName("N")->UseRealTime();
     }
   }

@@ -1,4 +1,5 @@
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "requantization.h"
@@ -118,4 +119,86 @@ int q8nn_add_affine_params_forms(struct q8nn_qs8_add_params* p, int xnnpack, int
     }
   }
   return 0;
+}
+
+int q8nn_add_linear_params(struct q8nn_qs8_add_params* p) {
+  p->linear_valid = 0;
+  static const int32_t kMaxCoefficient = INT32_C(1) << 22;
+  const double out = ldexp((double) p->output_multiplier, p->output_shift - 31);
+  const double slope_a = ldexp((double) p->a_multiplier, p->left_shift + p->a_shift - 31) * out;
+  const double slope_b = ldexp((double) p->b_multiplier, p->left_shift + p->b_shift - 31) * out;
+  if (!(slope_a >= 0.0) || !(slope_b >= 0.0) || !(slope_a < 256.0) || !(slope_b < 256.0)) return 0;
+  int32_t ta[256], tb[256];
+  for (int x = -128; x <= 127; x++) {
+    ta[x + 128] = q8nn_add_term((int8_t) x, p->a_zero_point, p->a_multiplier, p->a_shift, p->left_shift);
+    tb[x + 128] = q8nn_add_term((int8_t) x, p->b_zero_point, p->b_multiplier, p->b_shift, p->left_shift);
+  }
+  /* the exact outputs, 64 KiB */
+  int8_t* table = malloc(256 * 256);
+  if (table == NULL) return 0;
+  for (int a = 0; a < 256; a++) {
+    for (int b = 0; b < 256; b++) table[a * 256 + b] = q8nn_add_output(ta[a] + tb[b], p);
+  }
+  const double slope_max = slope_a > slope_b ? slope_a : slope_b;
+  /* the largest k whose coefficients stay below 2^22, then smaller ones (the sums' int32 range
+     rejects the largest where zero points are far from 0) */
+  int k_top = 30;
+  while (k_top > 0 && ldexp(slope_max, k_top) >= (double) (kMaxCoefficient - 2)) k_top--;
+  int found = 0;
+  for (int k = k_top; k >= 1 && k >= k_top - 6 && !found; k--) {
+    const int64_t ca = (int64_t) nearbyint(ldexp(slope_a, k)), cb = (int64_t) nearbyint(ldexp(slope_b, k));
+    static const int deltas[] = {0, -1, 1, -2, 2};
+    for (size_t ia = 0; ia < 5 && !found; ia++) {
+      for (size_t ib = 0; ib < 5 && !found; ib++) {
+        const int64_t A = ca + deltas[ia], B = cb + deltas[ib];
+        if (A < 0 || B < 0 || A >= kMaxCoefficient || B >= kMaxCoefficient) continue;
+        int64_t lo = INT64_MIN, hi = INT64_MAX;
+        for (int a = -128; a <= 127 && lo <= hi; a++) {
+          for (int b = -128; b <= 127; b++) {
+            const int64_t o = table[(a + 128) * 256 + (b + 128)], v = A * a + B * b;
+            if (o > p->output_min && o * (INT64_C(1) << k) - v > lo) lo = o * (INT64_C(1) << k) - v;
+            if (o < p->output_max && (o + 1) * (INT64_C(1) << k) - 1 - v < hi) hi = (o + 1) * (INT64_C(1) << k) - 1 - v;
+          }
+        }
+        if (lo > hi) continue;
+        /* C: the lower bound, or the upper one when every output is clamped low, or the zero
+           point's term when every output is clamped (output_min = output_max) */
+        const int64_t C = lo != INT64_MIN ? lo : hi != INT64_MAX ? hi : (int64_t) p->output_zero_point * (INT64_C(1) << k);
+        const int64_t bias = C - (int64_t) p->output_zero_point * (INT64_C(1) << k);
+        /* the xnn kernels' int32 sums (a A + b B + bias, b B + bias and a A + b B, extremes at the
+           corners, A and B >= 0) and their output stage's range (|sum >> k| < 2^19) */
+        const int64_t sum_max = 127 * (A + B) + bias, sum_min = -128 * (A + B) + bias;
+        const int64_t part_max = 127 * B + bias, part_min = -128 * B + bias;
+        if (sum_max >= (INT64_C(1) << 31) || sum_min < -(INT64_C(1) << 31) || part_max >= (INT64_C(1) << 31) ||
+            part_min < -(INT64_C(1) << 31) || 128 * (A + B) >= (INT64_C(1) << 31)) {
+          continue;
+        }
+        if (sum_max >> k >= (INT64_C(1) << 19) || sum_min >> k < -(INT64_C(1) << 19)) continue;
+        struct q8nn_qs8_add_params cand = *p;
+        cand.xnn_a_multiplier = (int32_t) A;
+        cand.xnn_b_multiplier = (int32_t) B;
+        cand.xnn_bias = (int32_t) bias;
+        cand.xnn_shift = (uint32_t) k;
+        int ok = 1;
+        for (int a = -128; a <= 127 && ok; a++) {
+          for (int b = -128; b <= 127; b++) {
+            if (q8nn_add_xnn_scalar((int8_t) a, (int8_t) b, &cand) != table[(a + 128) * 256 + (b + 128)]) {
+              ok = 0;
+              break;
+            }
+          }
+        }
+        if (ok) {
+          p->xnn_a_multiplier = cand.xnn_a_multiplier;
+          p->xnn_b_multiplier = cand.xnn_b_multiplier;
+          p->xnn_bias = cand.xnn_bias;
+          p->xnn_shift = cand.xnn_shift;
+          p->linear_valid = 1;
+          found = 1;
+        }
+      }
+    }
+  }
+  free(table);
+  return found;
 }

@@ -132,6 +132,20 @@ static inline int8_t q8nn_add_affine_scalar(int8_t a, int8_t b, const struct q8n
    For each shift the signed-data form (affine_signed 1) is tried before the other. */
 Q8NN_INTERNAL int q8nn_add_affine_params(struct q8nn_qs8_add_params* p, int xnnpack);
 
+/* Looks for coefficients of XNNPACK's add arithmetic (one int32 multiply-add per input, an
+   arithmetic shift) that reproduce p's TFLite arithmetic on all 65536 input pairs, for adds
+   without an affine form (unequal scales). TFLite's output is the rounding of a sum of two rounded
+   rescaled terms; that is floor((A a + B b + C) / 2^k) for integers A, B, C exactly when the
+   constraints out(a, b) 2^k <= A a + B b + C < (out(a, b) + 1) 2^k of every pair (one-sided where
+   the output is clamped) leave a C: for each k with coefficients below 2^22, A and B are tried
+   around the exact slopes times 2^k (+-2) and C is the largest lower bound. Found for 199 of 200
+   random scale sets (ratios 0.1-2.5, random zero points); none exists where some sums fall exactly
+   halfway between two outputs on both sides of 0 (simple scale ratios such as 10/9), since TFLite
+   rounds those away from zero. Sets the xnn_ fields and linear_valid, then checks
+   q8nn_add_xnn_scalar against q8nn_add_scalar on every pair (linear_valid 0 when anything fails).
+   TFLite arithmetic only; 0.3-0.5 ms on average at operator creation, < 5 ms at most. */
+Q8NN_INTERNAL int q8nn_add_linear_params(struct q8nn_qs8_add_params* p);
+
 /* As q8nn_add_affine_params with only the forms in `forms` (bit 0: the +128 form, bit 1: the
    signed-data form); the tests use it to reach both. */
 #define Q8NN_ADD_AFFINE_UNSIGNED 1

@@ -156,7 +156,11 @@ typedef void (*q8nn_qs8_dwconv_ukernel_fn)(
                  output_min, output_max)
    i.e. VPMADDUBSW with the coefficients as its unsigned operand (affine_a, affine_b in [0, 127])
    and the raw bytes as its signed one: no XOR (1.19x on 75264 elements, AVX-512). Preferred where
-   both forms reproduce the arithmetic. */
+   both forms reproduce the arithmetic.
+   linear_valid 1 (TFLite arithmetic without an affine form; set by q8nn_add_linear_params): the
+   xnn_ fields hold coefficients for which XNNPACK's arithmetic above equals TFLite's on all 65536
+   input pairs (multipliers up to 2^22, |sum| < 2^31 and |sum >> xnn_shift| < 2^19 checked), so the
+   operator runs the xnn kernels; the TFLite fields stay for the backends and the reference. */
 struct q8nn_qs8_add_params {
   int32_t a_zero_point, b_zero_point;
   int32_t a_multiplier, a_shift;
@@ -171,6 +175,7 @@ struct q8nn_qs8_add_params {
   int32_t affine_bias;          /* [-32768, 32767] */
   int32_t affine_shift;         /* [0, 7] */
   int32_t affine_signed;        /* 1: the signed-data form (affine_a, affine_b in [0, 127]) */
+  int32_t linear_valid;         /* 1: the xnn_ fields reproduce TFLite's arithmetic (see above) */
 };
 
 /* Arithmetic of a vadd list entry. */

@@ -93,8 +93,11 @@ enum q8nn_status q8nn_create_add_nd_s8(const struct q8nn_add_quantization* quant
                         "output scale %g too small for TFLite's add rescaling", (double) quant->output_scale);
     }
   }
-  /* the cheap affine form where one reproduces the arithmetic exactly (checked on every input pair) */
+  /* the cheap affine form where one reproduces the arithmetic exactly (checked on every input pair);
+     else, for TFLite's arithmetic, XNNPACK's form with coefficients that reproduce it (likewise
+     checked): one multiply-add per input instead of three exact requantizations */
   q8nn_add_affine_params(&p, xnnpack);
+  if (!xnnpack && !p.affine_valid) q8nn_add_linear_params(&p);
   struct q8nn_operator* op = q8nn_allocate_operator(q8nn_operator_type_add);
   if (op == NULL) return Q8NN_ERROR(q8nn_status_out_of_memory, "operator");
   op->add_params = p;
@@ -111,10 +114,11 @@ enum q8nn_status q8nn_create_add_nd_s8(const struct q8nn_add_quantization* quant
   op->add_params_swapped.affine_b = p.affine_a;
   op->add_arithmetic = xnnpack ? q8nn_add_arithmetic_xnnpack : q8nn_add_arithmetic_tflite;
   const struct q8nn_dispatch d = q8nn_get_dispatch();
-  const struct q8nn_vadd_entry* e = d.vadd[op->add_arithmetic];
+  const struct q8nn_vadd_entry* e = d.vadd[p.linear_valid ? q8nn_add_arithmetic_xnnpack : op->add_arithmetic];
   op->vadd = e->vadd;
   op->vaddc = e->vaddc;
-  snprintf(op->kernel_name, sizeof(op->kernel_name), "%s", e->name);
+  /* a TFLite add in XNNPACK's form says so: its kernel's name is an xnn one */
+  snprintf(op->kernel_name, sizeof(op->kernel_name), "%s%s", e->name, p.linear_valid ? " (TFLite linear form)" : "");
   *add_out = op;
   return q8nn_status_success;
 }

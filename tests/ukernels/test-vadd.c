@@ -150,11 +150,79 @@ static void test_vadd_exhaustive(void** state) {
   }
 }
 
+/* TFLite adds without an affine form run XNNPACK's kernels with coefficients that reproduce TFLite's
+   arithmetic (q8nn_add_linear_params): every xnn line, on scale sets with unequal ratios and clamps
+   (ReLU6-like and single-value ones included), all 256 x 256 pairs (vadd and vaddc) against the
+   TFLite reference. The search must find a form for at least 11 of the 12 sets. Set 3 has none:
+   its a/output ratio is 10/9, so some sums fall exactly halfway between two outputs on both sides
+   of 0, where TFLite rounds away from zero, which no single floor((A a + B b + C) / 2^k) does. */
+static void test_vadd_tflite_linear(void** state) {
+  const struct q8nn_vadd_entry* e = *state;
+  SWEEP_REQUIRE_ISA(SWEEP_ISA(e->isa), e->name);
+  static const float scales[][3] = {
+      {0.7f, 1.3f, 0.9f},         {0.0237f, 0.0411f, 0.0519f}, {0.05f, 0.031f, 0.047f},  {0.1f, 0.013f, 0.09f},
+      {0.0125f, 0.0321f, 0.0333f}, {0.31f, 0.29f, 0.6f},        {0.04f, 0.07f, 0.025f},  {0.0161f, 0.0077f, 0.0189f},
+      {0.083f, 0.051f, 0.121f},   {0.002f, 0.0031f, 0.0039f},  {0.9f, 0.33f, 0.71f},    {0.0205f, 0.0205f, 0.0329f},
+  };
+  int8_t* a = malloc(65536);
+  int8_t* b = malloc(65536);
+  int8_t* y = malloc(65536);
+  assert_non_null(a);
+  assert_non_null(b);
+  assert_non_null(y);
+  int8_t all_values[256];
+  for (size_t i = 0; i < 256; i++) all_values[i] = (int8_t) ((int) i - 128);
+  for (size_t i = 0; i < 65536; i++) a[i] = (int8_t) (i >> 8), b[i] = (int8_t) i;
+  int failures = 0, found = 0;
+  const size_t sets = sizeof(scales) / sizeof(scales[0]);
+  for (size_t set = 0; set < sets; set++) {
+    const float* s = scales[set];
+    const int32_t za = sweep_zero_point(set + 3), zb = sweep_zero_point(set + 5), zo = sweep_zero_point(set + 7);
+    int32_t lo = -128, hi = 127;
+    if (set % 3 == 1) sweep_clamp(set, zo, &lo, &hi);
+    if (set % 3 == 2) lo = zo, hi = zo + (int32_t) (6.0f / s[2]) > 127 ? 127 : zo + (int32_t) (6.0f / s[2]);
+    struct ref_add_params rp;
+    if (!ref_add_params_from_scales(s[0], za, s[1], zb, s[2], zo, lo, hi, &rp)) continue;
+    struct q8nn_qs8_add_params p;
+    memset(&p, 0, sizeof(p));
+    p.a_zero_point = za, p.b_zero_point = zb, p.output_zero_point = zo, p.output_min = lo, p.output_max = hi;
+    p.left_shift = rp.left_shift;
+    p.a_multiplier = rp.a_mult, p.a_shift = rp.a_shift;
+    p.b_multiplier = rp.b_mult, p.b_shift = rp.b_shift;
+    p.output_multiplier = rp.out_mult, p.output_shift = rp.out_shift;
+    if (!q8nn_add_linear_params(&p)) continue;
+    found++;
+    e->vadd(65536, a, b, y, &p);
+    for (size_t i = 0; i < 65536; i++) {
+      const int8_t expected = ref_add_element(&rp, a[i], b[i]);
+      if (y[i] != expected && failures++ < 5) {
+        print_error("%s: set %zu: add(%d, %d) = %d, expected %d (A %d B %d bias %d shift %u)\n", e->name, set, a[i],
+                    b[i], y[i], expected, (int) p.xnn_a_multiplier, (int) p.xnn_b_multiplier, (int) p.xnn_bias,
+                    (unsigned) p.xnn_shift);
+      }
+    }
+    for (int bv = -128; bv <= 127; bv++) {
+      const int8_t vb = (int8_t) bv;
+      e->vaddc(256, all_values, &vb, y, &p);
+      for (size_t i = 0; i < 256; i++) {
+        const int8_t expected = ref_add_element(&rp, all_values[i], vb);
+        if (y[i] != expected && failures++ < 5) {
+          print_error("%s: set %zu: addc(%d, %d) = %d, expected %d\n", e->name, set, all_values[i], vb, y[i], expected);
+        }
+      }
+    }
+  }
+  free(a), free(b), free(y);
+  if (failures != 0) fail_msg("%s: %d mismatches", e->name, failures);
+  if (found < 11) fail_msg("%s: a linear form for only %d of %zu scale sets", e->name, found, sets);
+}
+
 int main(void) {
   test_seed();
-  const size_t count = 2 * q8nn_vadd_list_size;
+  const size_t count = 3 * q8nn_vadd_list_size;
   struct CMUnitTest* tests = calloc(count, sizeof(struct CMUnitTest));
   char (*names)[160] = calloc(q8nn_vadd_list_size, sizeof(*names));
+  char (*linear_names)[160] = calloc(q8nn_vadd_list_size, sizeof(*linear_names));
   size_t t = 0;
   for (size_t i = 0; i < q8nn_vadd_list_size; i++) {
     if (!selected(q8nn_vadd_list[i].isa, q8nn_vadd_list[i].name)) continue;
@@ -165,9 +233,16 @@ int main(void) {
     tests[t].name = names[i];
     tests[t].test_func = test_vadd_exhaustive;
     tests[t++].initial_state = (void*) &q8nn_vadd_list[i];
+    if (q8nn_vadd_list[i].arithmetic == q8nn_add_arithmetic_xnnpack) {
+      snprintf(linear_names[i], sizeof(linear_names[i]), "%s/tflite_linear", q8nn_vadd_list[i].name);
+      tests[t].name = linear_names[i];
+      tests[t].test_func = test_vadd_tflite_linear;
+      tests[t++].initial_state = (void*) &q8nn_vadd_list[i];
+    }
   }
   const int result = _cmocka_run_group_tests("ukernel_vadd", tests, t, sweep_setup, NULL);
   free(names);
+  free(linear_names);
   free(tests);
   return result;
 }
