@@ -107,6 +107,26 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_xnn(size_t n, const int8_t* a, const int8_t* 
   out.zp16 = _mm512_set1_epi16((int16_t) p->output_zero_point);
   out.min8 = _mm512_set1_epi8((int8_t) p->output_min);
   out.max8 = _mm512_set1_epi8((int8_t) p->output_max);
+  /* Whole chunks: each 16 bytes sign-extended straight from memory (VPMOVSXBD m128), no 128-bit
+     extracts: the extracts, sign extensions, VPMULLDs, shifts and packs all issue at two per cycle
+     on the AVX-512 host, and the extracts were 6 of 30 such instructions per 64 elements. */
+  for (; n >= 64; n -= 64) {
+    __m512i vacc[4];
+#pragma GCC unroll 4
+    for (size_t j = 0; j < 4; j++) {
+      vacc[j] = _mm512_add_epi32(
+          vbias, _mm512_mullo_epi32(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*) (a + 16 * j))), vma));
+      if (!broadcast_b) {
+        vacc[j] = _mm512_add_epi32(
+            vacc[j], _mm512_mullo_epi32(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*) (b + 16 * j))), vmb));
+      }
+      vacc[j] = _mm512_sra_epi32(vacc[j], vshift);
+    }
+    _mm512_storeu_si512(y, q8nn_x86_pack64(vacc[0], vacc[1], vacc[2], vacc[3], &out, 1, 2));
+    a += 64;
+    if (!broadcast_b) b += 64;
+    y += 64;
+  }
   while (n != 0) {
     const size_t chunk = n < 64 ? n : 64;
     const __mmask64 k = q8nn_x86_mask64(chunk);
