@@ -140,21 +140,29 @@ Q8NN_X86_INLINE void q8nn_x86_dw_header_y(const uint8_t* p, __m256i* out) {
   out[3] = _mm256_permute2x128_si256(n1, n3, 0x31);
 }
 
+/* Requantizes n vectors in place with the kernel's rounding (fp32: vmult holds the scales);
+   LSHIFT and DNEG: see q8nn_x86_requantize_rdouble_with. */
+Q8NN_X86_INLINE void q8nn_x86_dw_requantize(const int rounding, const int LSHIFT, const int DNEG, const size_t n,
+                                            __m512i* v, const __m512i* vmult, const struct q8nn_x86_rq16* rq,
+                                            const struct q8nn_x86_out64* vout) {
+#pragma GCC unroll 4
+  for (size_t j = 0; j < n; j++) {
+    if (rounding == 2) {
+      v[j] = q8nn_x86_requantize_fp32(v[j], _mm512_castsi512_ps(vmult[j]), vout->fhi);
+    } else {
+      v[j] = rounding == 1 ? q8nn_x86_requantize_rsingle(v[j], &rq[j])
+                           : q8nn_x86_requantize_rdouble_with(v[j], &rq[j], LSHIFT, DNEG);
+    }
+  }
+}
+
 /* Requantizes, packs and stores one pixel of the 32-channel tile. */
 Q8NN_X86_INLINE void q8nn_x86_dw_finish32(const int rounding, const int LSHIFT, const int DNEG, const __m256i vacc[4],
                                           const __m512i vmult2[2], const struct q8nn_x86_rq16 rq[2],
                                           const struct q8nn_x86_out64* vout, __m512i vorder, int8_t* out, __mmask32 kc) {
   __m512i v2[2] = {_mm512_inserti64x4(_mm512_castsi256_si512(vacc[0]), vacc[1], 1),
                    _mm512_inserti64x4(_mm512_castsi256_si512(vacc[2]), vacc[3], 1)};
-#pragma GCC unroll 2
-  for (size_t h = 0; h < 2; h++) {
-    if (rounding == 2) {
-      v2[h] = q8nn_x86_requantize_fp32(v2[h], _mm512_castsi512_ps(vmult2[h]), vout->fhi);
-    } else {
-      v2[h] = rounding == 1 ? q8nn_x86_requantize_rsingle(v2[h], &rq[h])
-                            : q8nn_x86_requantize_rdouble_with(v2[h], &rq[h], LSHIFT, DNEG);
-    }
-  }
+  q8nn_x86_dw_requantize(rounding, LSHIFT, DNEG, 2, v2, vmult2, rq, vout);
   const __m512i v = _mm512_permutexvar_epi32(vorder, q8nn_x86_pack64(v2[0], v2[1], v2[0], v2[1], vout, 0, rounding));
   _mm256_mask_storeu_epi8(out, kc, _mm512_castsi512_si256(v));
 }
@@ -294,11 +302,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pairs32_loop(
 #pragma GCC unroll 4
       for (size_t j = 0; j < 4; j++) vacc[j] = _mm512_dpbusd_epi32(vacc[j], vcol[c][j], vw[c][j]);
     }
-#pragma GCC unroll 4
-    for (size_t j = 0; j < 4; j++) {
-      vacc[j] = rounding == 1 ? q8nn_x86_requantize_rsingle(vacc[j], &rq[j])
-                              : q8nn_x86_requantize_rdouble_with(vacc[j], &rq[j], LSHIFT, DNEG);
-    }
+    q8nn_x86_dw_requantize(rounding, LSHIFT, DNEG, 4, vacc, NULL, rq, &vout); /* TFLite roundings only */
     const __m512i v = q8nn_x86_pack64(vacc[0], vacc[1], vacc[2], vacc[3], &vout, 0, rounding);
     if (pixel_step == 32) {
       _mm512_mask_storeu_epi8(out, kc2, v);
@@ -434,16 +438,8 @@ Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
 Q8NN_X86_INLINE void q8nn_x86_dw_finish64(const int rounding, const int LSHIFT, const int DNEG, const __m512i vacc_in[4],
                                           const __m512i vmult[4], const struct q8nn_x86_rq16 rq[4],
                                           const struct q8nn_x86_out64* vout, int8_t* out, __mmask64 kc) {
-  __m512i vacc[4];
-#pragma GCC unroll 4
-  for (size_t j = 0; j < 4; j++) {
-    if (rounding == 2) {
-      vacc[j] = q8nn_x86_requantize_fp32(vacc_in[j], _mm512_castsi512_ps(vmult[j]), vout->fhi);
-    } else {
-      vacc[j] = rounding == 1 ? q8nn_x86_requantize_rsingle(vacc_in[j], &rq[j])
-                              : q8nn_x86_requantize_rdouble_with(vacc_in[j], &rq[j], LSHIFT, DNEG);
-    }
-  }
+  __m512i vacc[4] = {vacc_in[0], vacc_in[1], vacc_in[2], vacc_in[3]};
+  q8nn_x86_dw_requantize(rounding, LSHIFT, DNEG, 4, vacc, vmult, rq, vout);
   _mm512_mask_storeu_epi8(out, kc, q8nn_x86_pack64(vacc[0], vacc[1], vacc[2], vacc[3], vout, 0, rounding));
 }
 
