@@ -81,13 +81,17 @@ void q8nn_pack_qs8_dwconv_w(
     int8_t* w = out + Q8NN_PACKED_HEADER_BYTES(ct);
     for (size_t j = 0; j < ct; j++) {
       const size_t c = c0 + j;
-      int32_t b = 0, m = 0, s = 0;
+      /* Lanes past the last channel: bias 0, zero weights, and the last channel's multiplier and
+         shift. Their outputs are never stored; repeating a real channel's requantization keeps the
+         block's flags those of its real channels (a padded shift of 0 would make every block with
+         a tail take the slower general epilogue, see q8nn_x86_requantize_rdouble_with). */
+      const size_t cq = c < channels ? c : channels - 1;
+      int32_t b = 0;
+      const int32_t m = multiplier[cq], s = shift[cq];
       if (c < channels) {
         int32_t wsum = 0;
         for (size_t t = 0; t < taps; t++) wsum += kernel[t * channels + c];
         b = (int32_t) ((uint32_t) (bias != NULL ? bias[c] : 0) - (uint32_t) input_fold * (uint32_t) wsum);
-        m = multiplier[c];
-        s = shift[c];
       }
       memcpy(header + j, &b, sizeof(b));
       memcpy(header + ct + j, &m, sizeof(m));
