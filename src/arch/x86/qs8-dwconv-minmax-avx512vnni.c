@@ -24,6 +24,9 @@
  * (q8nn_x86_requantize_rdouble_with);
  * testing the flags per vector and pixel cost 7-14% of the 3x3 kernel (bench_ukernels).
  *
+ * Channel tails of at most 32 channels run several pixels per zmm (TFLite roundings, 9 taps): two
+ * (q8nn_x86_dw_pairs32) or, for at most 16, four (q8nn_x86_dw_quads16).
+ *
  * Software pipelining (64-channel tile, TFLite roundings): an iteration issues pixel x's loads,
  * interleaves and VPDPBUSDs first and pixel x - 1's requantization after them, so the two
  * independent chains sit next to each other in the instruction stream and overlap; in the plain
@@ -367,9 +370,154 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pairs32(const int rounding, size_t crem, size_t
   }
 }
 
+/*
+ * Four pixels per zmm (9 taps, at most 16 channels: C = 16, and the 16-channel tail of C = 144 in
+ * MobileNetV2): 128-bit lane L holds pixel x + L, so accumulator j lane L dword i is channel 4 j + i
+ * of that pixel, and q8nn_x86_pack64's pack order leaves byte 16 L + k = channel k of pixel x + L.
+ * As pairs (q8nn_x86_dw_pairs32) half of every lane was empty: the same twelve VPDPBUSD and
+ * 64-output epilogue now serve four pixels instead of two. A kernel row of the four pixels is one
+ * 64-byte load where their rows follow each other 16 bytes apart (16 channels at stride 1), else
+ * four 16-byte loads joined. A quad moves its window by four or eight columns, so nothing slides
+ * from the last quad. TFLite roundings only, as the pairs.
+ */
+Q8NN_X86_INLINE __m512i q8nn_x86_dw_rows_x4(const int8_t* const* p, __mmask16 kc, int full) {
+  if ((uintptr_t) p[1] - (uintptr_t) p[0] == 16 && (uintptr_t) p[2] - (uintptr_t) p[1] == 16 &&
+      (uintptr_t) p[3] - (uintptr_t) p[2] == 16) {
+    return full ? _mm512_loadu_si512(p[0]) : _mm512_maskz_loadu_epi8(_mm512_kunpackd(
+                                                 _mm512_kunpackw(kc, kc), _mm512_kunpackw(kc, kc)), p[0]);
+  }
+  if (full) {
+    __m512i v = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i*) p[0]));
+    v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i*) p[1]), 1);
+    v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i*) p[2]), 2);
+    return _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i*) p[3]), 3);
+  }
+  __m512i v = _mm512_castsi128_si512(_mm_maskz_loadu_epi8(kc, p[0]));
+  v = _mm512_inserti32x4(v, _mm_maskz_loadu_epi8(kc, p[1]), 1);
+  v = _mm512_inserti32x4(v, _mm_maskz_loadu_epi8(kc, p[2]), 2);
+  return _mm512_inserti32x4(v, _mm_maskz_loadu_epi8(kc, p[3]), 3);
+}
+
+/* The quad loop: `quads` groups of four pixels; LSHIFT and DNEG: see q8nn_x86_requantize_rdouble_with.
+   FULL: 16 channels (plain loads), else crem < 16 (masked loads). */
+Q8NN_X86_INLINE void q8nn_x86_dw_quads16_loop(
+    const int rounding, const int LSHIFT, const int DNEG, const int FULL, __mmask16 kc, size_t quads,
+    const int8_t** in, size_t input_stride, const __m512i vw[3][4], const __m512i vbias[4],
+    const struct q8nn_x86_rq16 rq[4], const struct q8nn_x86_out64* vout_p, int8_t* out, size_t pixel_step,
+    size_t input_offset, const int8_t* zero, size_t c0) {
+  const struct q8nn_x86_out64 vout = *vout_p;
+  const __m512i vsign = _mm512_set1_epi8((char) 0x80);
+  for (size_t q = 0; q < quads; q++) {
+    __m512i vacc[4] = {vbias[0], vbias[1], vbias[2], vbias[3]};
+#pragma GCC unroll 3
+    for (size_t c = 0; c < 3; c++) {
+      __m512i x[3];
+#pragma GCC unroll 3
+      for (size_t r = 0; r < 3; r++) {
+        const int8_t* rows[4];
+#pragma GCC unroll 4
+        for (size_t l = 0; l < 4; l++) {
+          rows[l] = q8nn_x86_dw_row(in + l * input_stride, c + 3 * r, zero, input_offset, c0);
+        }
+        x[r] = _mm512_xor_si512(q8nn_x86_dw_rows_x4(rows, kc, FULL), vsign);
+      }
+      __m512i vcol[4];
+      q8nn_x86_dw_interleave4(x[0], x[1], x[2], _mm512_setzero_si512(), vcol);
+#pragma GCC unroll 4
+      for (size_t j = 0; j < 4; j++) vacc[j] = _mm512_dpbusd_epi32(vacc[j], vcol[j], vw[c][j]);
+    }
+    q8nn_x86_dw_requantize(rounding, LSHIFT, DNEG, 4, vacc, NULL, rq, &vout); /* TFLite roundings only */
+    const __m512i v = q8nn_x86_pack64(vacc[0], vacc[1], vacc[2], vacc[3], &vout, 0, rounding);
+    if (FULL && pixel_step == 16) {
+      _mm512_storeu_si512(out, v);
+    } else {
+      _mm_mask_storeu_epi8(out, kc, _mm512_castsi512_si128(v));
+      _mm_mask_storeu_epi8(out + pixel_step, kc, _mm512_extracti32x4_epi32(v, 1));
+      _mm_mask_storeu_epi8(out + 2 * pixel_step, kc, _mm512_extracti32x4_epi32(v, 2));
+      _mm_mask_storeu_epi8(out + 3 * pixel_step, kc, _mm512_extracti32x4_epi32(v, 3));
+    }
+    out += 4 * pixel_step;
+    in += 4 * input_stride;
+  }
+}
+
+/* Setup of the quad loop: the 16 channels' header and column weights (the ymm tile's lane 0)
+   repeated in the four lanes, and the flags of the requantization, tested once per call. Not
+   inlined: inlined, its code moved the 64-channel tile's loops and ran 28x28x192 1.03-1.05x slower
+   (same-process A/B, that tile's code unchanged); called, 1.00-1.02x. */
+static __attribute__((noinline)) void q8nn_x86_dw_quads16(const int rounding, size_t crem, size_t quads, const int8_t** in,
+                                         size_t input_stride, const uint8_t* wb, int8_t* out, size_t pixel_step,
+                                         size_t input_offset, const int8_t* zero, size_t c0,
+                                         const struct q8nn_qs8_conv_params* params) {
+  const __mmask16 kc = (__mmask16) q8nn_x86_mask64(crem);
+  const int8_t* wt = (const int8_t*) wb + Q8NN_PACKED_HEADER_BYTES(Q8NN_X86_DW_CT);
+  __m256i vy[4];
+  __m512i vbias[4], vmult[4], vshift[4], vw[3][4];
+  q8nn_x86_dw_header_y(wb, vy);
+#pragma GCC unroll 4
+  for (size_t j = 0; j < 4; j++) vbias[j] = _mm512_broadcast_i32x4(_mm256_castsi256_si128(vy[j]));
+  q8nn_x86_dw_header_y(wb + 256, vy);
+#pragma GCC unroll 4
+  for (size_t j = 0; j < 4; j++) vmult[j] = _mm512_broadcast_i32x4(_mm256_castsi256_si128(vy[j]));
+  q8nn_x86_dw_header_y(wb + 512, vy);
+#pragma GCC unroll 4
+  for (size_t j = 0; j < 4; j++) vshift[j] = _mm512_broadcast_i32x4(_mm256_castsi256_si128(vy[j]));
+#pragma GCC unroll 3
+  for (size_t c = 0; c < 3; c++) {
+    /* column c: taps c, c + 3, c + 6 */
+    q8nn_x86_dw_interleave4_y(_mm256_loadu_si256((const __m256i*) (wt + c * Q8NN_X86_DW_CT)),
+                              _mm256_loadu_si256((const __m256i*) (wt + (c + 3) * Q8NN_X86_DW_CT)),
+                              _mm256_loadu_si256((const __m256i*) (wt + (c + 6) * Q8NN_X86_DW_CT)),
+                              _mm256_setzero_si256(), vy);
+#pragma GCC unroll 4
+    for (size_t j = 0; j < 4; j++) vw[c][j] = _mm512_broadcast_i32x4(_mm256_castsi256_si128(vy[j]));
+  }
+  struct q8nn_x86_rq16 rq[4];
+  int lshift = 0, dneg = 0, dall = 1;
+#pragma GCC unroll 4
+  for (size_t j = 0; j < 4; j++) {
+    rq[j] = q8nn_x86_rq16_init(rounding, vmult[j], vshift[j]);
+    lshift |= rq[j].lshift_any, dneg |= rq[j].d_any, dall &= rq[j].d_all;
+  }
+  const struct q8nn_x86_out64 vout = q8nn_x86_out64_init(params);
+#define Q8NN_DW_QUADS(LSHIFT, DNEG, FULL)                                                                  \
+  q8nn_x86_dw_quads16_loop(rounding, LSHIFT, DNEG, FULL, kc, quads, in, input_stride, vw, vbias, rq, &vout, \
+                           out, pixel_step, input_offset, zero, c0)
+  if (crem == 16) {
+    if (rounding == 0 && !lshift && dall) {
+      Q8NN_DW_QUADS(0, 2, 1);
+    } else if (rounding == 0 && lshift) {
+      Q8NN_DW_QUADS(1, 1, 1);
+    } else if (rounding == 0 && dneg) {
+      Q8NN_DW_QUADS(0, 1, 1);
+    } else {
+      Q8NN_DW_QUADS(0, 0, 1);
+    }
+  } else {
+    if (rounding == 0 && !lshift && dall) {
+      Q8NN_DW_QUADS(0, 2, 0);
+    } else if (rounding == 0 && lshift) {
+      Q8NN_DW_QUADS(1, 1, 0);
+    } else if (rounding == 0 && dneg) {
+      Q8NN_DW_QUADS(0, 1, 0);
+    } else {
+      Q8NN_DW_QUADS(0, 0, 0);
+    }
+  }
+#undef Q8NN_DW_QUADS
+}
+
 Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
     const size_t TAPS, const int rounding, size_t crem, size_t output_width, size_t taps, const int8_t** in, size_t input_stride, const uint8_t* wb, int8_t* out, size_t pixel_step,
     size_t input_offset, const int8_t* zero, size_t c0, const struct q8nn_qs8_conv_params* params) {
+  if (TAPS == 9 && rounding != 2 && crem <= 16 && output_width >= 4) {
+    const size_t quads = output_width / 4;
+    q8nn_x86_dw_quads16(rounding, crem, quads, in, input_stride, wb, out, pixel_step, input_offset, zero, c0, params);
+    if (output_width % 4 == 0) return;
+    in += 4 * quads * input_stride;
+    out += 4 * quads * pixel_step;
+    output_width %= 4;
+  }
   if (TAPS == 9 && rounding != 2 && output_width >= 2) {
     const size_t pairs = output_width / 2;
     q8nn_x86_dw_pairs32(rounding, crem, pairs, in, input_stride, wb, out, pixel_step, input_offset, zero, c0, params);
