@@ -318,25 +318,31 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pairs32_loop(
   }
 }
 
-/* Setup of the pair loop: the 32-channel tile's header and column weights (ymm order) repeated in
-   both halves of a zmm, and the flags of its requantization, tested once as in q8nn_x86_dwconv. */
-Q8NN_X86_INLINE void q8nn_x86_dw_pairs32(const int rounding, size_t crem, size_t pairs, const int8_t** in,
-                                         size_t input_stride, const uint8_t* wb, int8_t* out, size_t pixel_step,
-                                         size_t input_offset, const int8_t* zero, size_t c0,
-                                         const struct q8nn_qs8_conv_params* params) {
-  const __mmask32 kc = (__mmask32) q8nn_x86_mask64(crem);
+/* The 32-channel tile's header and column weights (9 taps, ymm order) repeated in both 256-bit
+   halves of a zmm (pairs), or its first 16 channels in all four 128-bit lanes (quads); the
+   requantization constants of the four vectors, and the block's flags (q8nn_x86_dwconv). */
+struct q8nn_x86_dw9_repeated {
+  __m512i vbias[4], vw[3][4];
+  struct q8nn_x86_rq16 rq[4];
+  int lshift, dneg, dall;
+};
+
+Q8NN_X86_INLINE __m512i q8nn_x86_dw_repeat(__m256i v, const int quads) {
+  return quads ? _mm512_broadcast_i32x4(_mm256_castsi256_si128(v)) : _mm512_broadcast_i64x4(v);
+}
+
+Q8NN_X86_INLINE void q8nn_x86_dw9_repeat(const int rounding, const uint8_t* wb, const int quads,
+                                         struct q8nn_x86_dw9_repeated* t) {
   const int8_t* wt = (const int8_t*) wb + Q8NN_PACKED_HEADER_BYTES(Q8NN_X86_DW_CT);
   __m256i vy[4];
-  __m512i vbias[4], vmult[4], vshift[4], vw[3][4];
-  q8nn_x86_dw_header_y(wb, vy);
+  __m512i vmult[4], vshift[4];
+  __m512i* const dst[3] = {t->vbias, vmult, vshift};
+#pragma GCC unroll 3
+  for (size_t h = 0; h < 3; h++) {
+    q8nn_x86_dw_header_y(wb + 256 * h, vy);
 #pragma GCC unroll 4
-  for (size_t j = 0; j < 4; j++) vbias[j] = _mm512_broadcast_i64x4(vy[j]);
-  q8nn_x86_dw_header_y(wb + 256, vy);
-#pragma GCC unroll 4
-  for (size_t j = 0; j < 4; j++) vmult[j] = _mm512_broadcast_i64x4(vy[j]);
-  q8nn_x86_dw_header_y(wb + 512, vy);
-#pragma GCC unroll 4
-  for (size_t j = 0; j < 4; j++) vshift[j] = _mm512_broadcast_i64x4(vy[j]);
+    for (size_t j = 0; j < 4; j++) dst[h][j] = q8nn_x86_dw_repeat(vy[j], quads);
+  }
 #pragma GCC unroll 3
   for (size_t c = 0; c < 3; c++) {
     /* column c: taps c, c + 3, c + 6 (q8nn_x86_dw9_slides) */
@@ -345,29 +351,39 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pairs32(const int rounding, size_t crem, size_t
                               _mm256_loadu_si256((const __m256i*) (wt + (c + 6) * Q8NN_X86_DW_CT)),
                               _mm256_setzero_si256(), vy);
 #pragma GCC unroll 4
-    for (size_t j = 0; j < 4; j++) vw[c][j] = _mm512_broadcast_i64x4(vy[j]);
+    for (size_t j = 0; j < 4; j++) t->vw[c][j] = q8nn_x86_dw_repeat(vy[j], quads);
   }
-  struct q8nn_x86_rq16 rq[4];
-  int lshift = 0, dneg = 0, dall = 1;
+  t->lshift = 0, t->dneg = 0, t->dall = 1;
 #pragma GCC unroll 4
   for (size_t j = 0; j < 4; j++) {
-    rq[j] = q8nn_x86_rq16_init(rounding, vmult[j], vshift[j]);
-    lshift |= rq[j].lshift_any, dneg |= rq[j].d_any, dall &= rq[j].d_all;
+    t->rq[j] = q8nn_x86_rq16_init(rounding, vmult[j], vshift[j]);
+    t->lshift |= t->rq[j].lshift_any, t->dneg |= t->rq[j].d_any, t->dall &= t->rq[j].d_all;
   }
+}
+
+/* Setup of the pair loop: the 32-channel tile's header and column weights (ymm order) repeated in
+   both halves of a zmm, and the flags of its requantization, tested once as in q8nn_x86_dwconv. */
+Q8NN_X86_INLINE void q8nn_x86_dw_pairs32(const int rounding, size_t crem, size_t pairs, const int8_t** in,
+                                         size_t input_stride, const uint8_t* wb, int8_t* out, size_t pixel_step,
+                                         size_t input_offset, const int8_t* zero, size_t c0,
+                                         const struct q8nn_qs8_conv_params* params) {
+  const __mmask32 kc = (__mmask32) q8nn_x86_mask64(crem);
+  struct q8nn_x86_dw9_repeated t;
+  q8nn_x86_dw9_repeat(rounding, wb, 0, &t);
   const struct q8nn_x86_out64 vout = q8nn_x86_out64_init(params);
-  if (rounding == 0 && !lshift && dall) {
-    q8nn_x86_dw_pairs32_loop(rounding, 0, 2, kc, pairs, in, input_stride, vw, vbias, rq, &vout, out,
-                             pixel_step, input_offset, zero, c0);
-  } else if (rounding == 0 && lshift) {
-    q8nn_x86_dw_pairs32_loop(rounding, 1, 1, kc, pairs, in, input_stride, vw, vbias, rq, &vout, out,
-                             pixel_step, input_offset, zero, c0);
-  } else if (rounding == 0 && dneg) {
-    q8nn_x86_dw_pairs32_loop(rounding, 0, 1, kc, pairs, in, input_stride, vw, vbias, rq, &vout, out,
-                             pixel_step, input_offset, zero, c0);
+#define Q8NN_DW_PAIRS(LSHIFT, DNEG)                                                                         \
+  q8nn_x86_dw_pairs32_loop(rounding, LSHIFT, DNEG, kc, pairs, in, input_stride, t.vw, t.vbias, t.rq, &vout, \
+                           out, pixel_step, input_offset, zero, c0)
+  if (rounding == 0 && !t.lshift && t.dall) {
+    Q8NN_DW_PAIRS(0, 2);
+  } else if (rounding == 0 && t.lshift) {
+    Q8NN_DW_PAIRS(1, 1);
+  } else if (rounding == 0 && t.dneg) {
+    Q8NN_DW_PAIRS(0, 1);
   } else {
-    q8nn_x86_dw_pairs32_loop(rounding, 0, 0, kc, pairs, in, input_stride, vw, vbias, rq, &vout, out,
-                             pixel_step, input_offset, zero, c0);
+    Q8NN_DW_PAIRS(0, 0);
   }
+#undef Q8NN_DW_PAIRS
 }
 
 /*
@@ -445,65 +461,34 @@ Q8NN_X86_INLINE void q8nn_x86_dw_quads16_loop(
    repeated in the four lanes, and the flags of the requantization, tested once per call. Not
    inlined: inlined, its code moved the 64-channel tile's loops and ran 28x28x192 1.03-1.05x slower
    (same-process A/B, that tile's code unchanged); called, 1.00-1.02x. */
-static __attribute__((noinline)) void q8nn_x86_dw_quads16(const int rounding, size_t crem, size_t quads, const int8_t** in,
-                                         size_t input_stride, const uint8_t* wb, int8_t* out, size_t pixel_step,
-                                         size_t input_offset, const int8_t* zero, size_t c0,
-                                         const struct q8nn_qs8_conv_params* params) {
+static __attribute__((noinline)) void q8nn_x86_dw_quads16(const int rounding, size_t crem, size_t quads,
+                                                          const int8_t** in, size_t input_stride,
+                                                          const uint8_t* wb, int8_t* out, size_t pixel_step,
+                                                          size_t input_offset, const int8_t* zero, size_t c0,
+                                                          const struct q8nn_qs8_conv_params* params) {
   const __mmask16 kc = (__mmask16) q8nn_x86_mask64(crem);
-  const int8_t* wt = (const int8_t*) wb + Q8NN_PACKED_HEADER_BYTES(Q8NN_X86_DW_CT);
-  __m256i vy[4];
-  __m512i vbias[4], vmult[4], vshift[4], vw[3][4];
-  q8nn_x86_dw_header_y(wb, vy);
-#pragma GCC unroll 4
-  for (size_t j = 0; j < 4; j++) vbias[j] = _mm512_broadcast_i32x4(_mm256_castsi256_si128(vy[j]));
-  q8nn_x86_dw_header_y(wb + 256, vy);
-#pragma GCC unroll 4
-  for (size_t j = 0; j < 4; j++) vmult[j] = _mm512_broadcast_i32x4(_mm256_castsi256_si128(vy[j]));
-  q8nn_x86_dw_header_y(wb + 512, vy);
-#pragma GCC unroll 4
-  for (size_t j = 0; j < 4; j++) vshift[j] = _mm512_broadcast_i32x4(_mm256_castsi256_si128(vy[j]));
-#pragma GCC unroll 3
-  for (size_t c = 0; c < 3; c++) {
-    /* column c: taps c, c + 3, c + 6 */
-    q8nn_x86_dw_interleave4_y(_mm256_loadu_si256((const __m256i*) (wt + c * Q8NN_X86_DW_CT)),
-                              _mm256_loadu_si256((const __m256i*) (wt + (c + 3) * Q8NN_X86_DW_CT)),
-                              _mm256_loadu_si256((const __m256i*) (wt + (c + 6) * Q8NN_X86_DW_CT)),
-                              _mm256_setzero_si256(), vy);
-#pragma GCC unroll 4
-    for (size_t j = 0; j < 4; j++) vw[c][j] = _mm512_broadcast_i32x4(_mm256_castsi256_si128(vy[j]));
-  }
-  struct q8nn_x86_rq16 rq[4];
-  int lshift = 0, dneg = 0, dall = 1;
-#pragma GCC unroll 4
-  for (size_t j = 0; j < 4; j++) {
-    rq[j] = q8nn_x86_rq16_init(rounding, vmult[j], vshift[j]);
-    lshift |= rq[j].lshift_any, dneg |= rq[j].d_any, dall &= rq[j].d_all;
-  }
+  struct q8nn_x86_dw9_repeated t;
+  q8nn_x86_dw9_repeat(rounding, wb, 1, &t);
   const struct q8nn_x86_out64 vout = q8nn_x86_out64_init(params);
-#define Q8NN_DW_QUADS(LSHIFT, DNEG, FULL)                                                                  \
-  q8nn_x86_dw_quads16_loop(rounding, LSHIFT, DNEG, FULL, kc, quads, in, input_stride, vw, vbias, rq, &vout, \
+#define Q8NN_DW_QUADS(LSHIFT, DNEG, FULL)                                                                      \
+  q8nn_x86_dw_quads16_loop(rounding, LSHIFT, DNEG, FULL, kc, quads, in, input_stride, t.vw, t.vbias, t.rq, &vout, \
                            out, pixel_step, input_offset, zero, c0)
-  if (crem == 16) {
-    if (rounding == 0 && !lshift && dall) {
-      Q8NN_DW_QUADS(0, 2, 1);
-    } else if (rounding == 0 && lshift) {
-      Q8NN_DW_QUADS(1, 1, 1);
-    } else if (rounding == 0 && dneg) {
-      Q8NN_DW_QUADS(0, 1, 1);
-    } else {
-      Q8NN_DW_QUADS(0, 0, 1);
-    }
-  } else {
-    if (rounding == 0 && !lshift && dall) {
-      Q8NN_DW_QUADS(0, 2, 0);
-    } else if (rounding == 0 && lshift) {
-      Q8NN_DW_QUADS(1, 1, 0);
-    } else if (rounding == 0 && dneg) {
-      Q8NN_DW_QUADS(0, 1, 0);
-    } else {
-      Q8NN_DW_QUADS(0, 0, 0);
-    }
+#define Q8NN_DW_QUADS_FLAGS(FULL)              \
+  if (rounding == 0 && !t.lshift && t.dall) { \
+    Q8NN_DW_QUADS(0, 2, FULL);                 \
+  } else if (rounding == 0 && t.lshift) {      \
+    Q8NN_DW_QUADS(1, 1, FULL);                 \
+  } else if (rounding == 0 && t.dneg) {        \
+    Q8NN_DW_QUADS(0, 1, FULL);                 \
+  } else {                                     \
+    Q8NN_DW_QUADS(0, 0, FULL);                 \
   }
+  if (crem == 16) {
+    Q8NN_DW_QUADS_FLAGS(1)
+  } else {
+    Q8NN_DW_QUADS_FLAGS(0)
+  }
+#undef Q8NN_DW_QUADS_FLAGS
 #undef Q8NN_DW_QUADS
 }
 
