@@ -293,8 +293,22 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pairs32_loop(
     if (p != 0 && q8nn_x86_dw9_slides2(in - 2 * input_stride, in) && q8nn_x86_dw9_slides2(in1 - 2 * input_stride, in1)) {
 #pragma GCC unroll 4
       for (size_t j = 0; j < 4; j++) vcol[0][j] = vcol[2][j];
-      q8nn_x86_dw9_column_x2(in, in1, 1, zero, input_offset, c0, kc, vsign, vcol[1]);
-      q8nn_x86_dw9_column_x2(in, in1, 2, zero, input_offset, c0, kc, vsign, vcol[2]);
+      if (q8nn_x86_dw9_slides(in, in1)) {
+        /* a stride-1 row: column 1 is (pixel x - 1's column 2 | pixel x's column 2), the high half of
+           the last pair's column 2 and the low half of this pair's. Pixel x + 1 moved by one column
+           from x gives the second; with pixel x + 1 moved by two from x - 1 (slides2 above), pixel
+           x's column 1 is pixel x + 1's column 0, which is pixel x - 1's column 2. */
+        __m512i vnew[4];
+        q8nn_x86_dw9_column_x2(in, in1, 2, zero, input_offset, c0, kc, vsign, vnew);
+#pragma GCC unroll 4
+        for (size_t j = 0; j < 4; j++) {
+          vcol[1][j] = _mm512_shuffle_i64x2(vcol[0][j], vnew[j], _MM_SHUFFLE(1, 0, 3, 2));
+          vcol[2][j] = vnew[j];
+        }
+      } else {
+        q8nn_x86_dw9_column_x2(in, in1, 1, zero, input_offset, c0, kc, vsign, vcol[1]);
+        q8nn_x86_dw9_column_x2(in, in1, 2, zero, input_offset, c0, kc, vsign, vcol[2]);
+      }
     } else {
 #pragma GCC unroll 3
       for (size_t c = 0; c < 3; c++) q8nn_x86_dw9_column_x2(in, in1, c, zero, input_offset, c0, kc, vsign, vcol[c]);
