@@ -187,9 +187,9 @@ static void test_mul_sub_table(void** state) {
   (void) state;
   for (int t = 0; t < 300; t++) {
     const int mul = t & 1;
-    const size_t C = t % 3 == 0 ? 1 : 1 + test_rand() % 8, rows = 1 + test_rand() % 40, n = rows * C;
+    const size_t C = t % 3 == 0 ? 1 : 1 + test_rand() % 8, rows = 1 + test_rand() % 100, n = rows * C;
     const size_t a_shape[2] = {rows, C}, b_shape[1] = {C};
-    int8_t a[40 * 8], b[8], out[40 * 8], ref[40 * 8], table[8 * 256];
+    int8_t a[100 * 8], b[8], out[100 * 8], ref[100 * 8], table[8 * 256];
     test_fill_s8(a, n);
     test_fill_s8(b, C);
     struct q8nn_model_binary_params p;
