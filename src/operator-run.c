@@ -259,11 +259,22 @@ static void expand_task(void* context, size_t row) {
   const size_t channels = op->geometry.groups, dm = op->geometry.group_output_channels;
   const int8_t* in = op->input + row * op->input_width * op->input_pixel_stride;
   int8_t* out = op->expanded_input + row * op->input_width * channels * dm;
-  for (size_t x = 0; x < op->input_width; x++) {
+  const size_t stride = op->input_pixel_stride, width = op->input_width;
+  if (dm % 8 == 0) {
+    /* 8 copies per store (as a 64-bit pattern): with a byte per store and a loop per channel this
+       copy took about half of person_detect's first layer (96x96x1 with dm 8) */
+    for (size_t x = 0; x < width; x++, in += stride) {
+      for (size_t c = 0; c < channels; c++, out += dm) {
+        const uint64_t pattern = (uint64_t) (uint8_t) in[c] * UINT64_C(0x0101010101010101);
+        for (size_t m = 0; m < dm; m += 8) memcpy(out + m, &pattern, 8);
+      }
+    }
+    return;
+  }
+  for (size_t x = 0; x < width; x++, in += stride) {
     for (size_t c = 0; c < channels; c++) {
       for (size_t m = 0; m < dm; m++) *out++ = in[c];
     }
-    in += op->input_pixel_stride;
   }
 }
 

@@ -49,7 +49,11 @@ static void test_depth_multiplier(void** state) {
   (void) state;
   int failures = 0;
   size_t i = 0;
-  for (size_t dm = 1; dm <= 3; dm++) {
+  /* 8 and 16: the expansion's 8-byte copies (one input channel as in person_detect's first layer,
+     and several) */
+  const size_t dms[] = {1, 2, 3, 8, 16};
+  for (size_t d = 0; d < sizeof(dms) / sizeof(dms[0]); d++) {
+    const size_t dm = dms[d];
     for (size_t c = 1; c <= 20; c += 6, i++) {
       struct sweep_conv s = {.in_h = 5, .in_w = 6, .in_c = c, .out_c = dm, .k_h = 3, .k_w = 3, .pad_top = 1,
                              .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .in_extra = i % 3, .out_extra = i % 2,
