@@ -54,7 +54,7 @@ static void test_dwconv_sliding(void** state) {
   SWEEP_REQUIRE_ISA(SWEEP_ISA(e->isa), e->name);
   if (e->taps != 0 && e->taps != 9) skip();
   const size_t ct = e->channel_tile;
-  const size_t channels[] = {1, 16, 24, 32, ct - 1, ct + 1, 2 * ct + 3, 144};
+  const size_t channels[] = {1, 8, 16, 24, 32, ct - 1, ct + 1, 2 * ct + 3, 144};
   int failures = 0;
   size_t i = 0;
   for (int rounding = 0; rounding < Q8NN_REQUANT_KINDS; rounding++) {
@@ -90,7 +90,7 @@ static void test_dwconv_sliding(void** state) {
 static void test_dwconv_many_outputs(void** state) {
   const struct q8nn_dwconv_entry* e = *state;
   SWEEP_REQUIRE_ISA(SWEEP_ISA(e->isa), e->name);
-  const size_t channels[] = {96, 144, 576};
+  const size_t channels[] = {8, 96, 144, 576};
   int failures = 0;
   size_t i = 0;
   for (int rounding = 0; rounding < Q8NN_REQUANT_KINDS; rounding++) {
