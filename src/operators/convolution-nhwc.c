@@ -166,8 +166,18 @@ enum q8nn_status q8nn_create_conv_common(
 
   const struct q8nn_dispatch d = q8nn_get_dispatch();
   const size_t gic = g->group_input_channels, goc = g->group_output_channels;
+  const int is_gemm = g->kernel_height == 1 && g->kernel_width == 1 && g->stride_height == 1 &&
+                      g->stride_width == 1 && g->padding_top == 0 && g->padding_bottom == 0 &&
+                      g->padding_left == 0 && g->padding_right == 0;
+  const struct q8nn_gemm_entry* ge = d.gemm[op->rounding];
+  const int is_im2col = !is_gemm && g->groups == 1 && gic < Q8NN_IM2COL_MAX_CHANNELS && ge->kr <= 8 &&
+                        q8nn_round_up(ks * gic, ge->kr) <= Q8NN_IM2COL_MAX_K && ge->mr <= Q8NN_IM2COL_MAX_MR;
   size_t zero_size = gic;
-  if (gic == 1) {
+  /* One input channel and one group with several outputs (a single-channel image's first
+     convolution, or a depthwise one of one channel with a depth multiplier: person_detect's 96x96x1
+     and kws's 49x10x1) is an ordinary convolution of K = taps: as gemm or im2col it reads the image
+     once, where the depthwise path copies it dm times and runs a depthwise kernel per copy. */
+  if (gic == 1 && !(g->groups == 1 && goc > 1 && (is_gemm || is_im2col))) {
     /* One input channel per group: depthwise, channels innermost. With a depth multiplier
        (goc > 1) run reads each input channel dm times into op->expanded_input first, so output
        channel c*dm+m finds its input at the same index and the dwconv kernels apply unchanged. */
@@ -195,13 +205,6 @@ enum q8nn_status q8nn_create_conv_common(
     free(taps_major);
     zero_size = channels;
   } else {
-    const int is_gemm = g->kernel_height == 1 && g->kernel_width == 1 && g->stride_height == 1 &&
-                        g->stride_width == 1 && g->padding_top == 0 && g->padding_bottom == 0 &&
-                        g->padding_left == 0 && g->padding_right == 0;
-    const struct q8nn_gemm_entry* ge = d.gemm[op->rounding];
-    const int is_im2col = !is_gemm && g->groups == 1 && gic < Q8NN_IM2COL_MAX_CHANNELS &&
-                          ge->kr <= 8 && q8nn_round_up(ks * gic, ge->kr) <= Q8NN_IM2COL_MAX_K &&
-                          ge->mr <= Q8NN_IM2COL_MAX_MR;
     uint32_t nr, kr;
     int32_t input_offset;
     q8nn_pack_gemm_fn pack;

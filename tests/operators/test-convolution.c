@@ -90,6 +90,16 @@ static void test_padding(void** state) {
   struct sweep_conv big = {.in_h = 2, .in_w = 2, .in_c = 3, .out_c = 2, .k_h = 2, .k_w = 2, .pad_top = 4,
                            .pad_left = 3, .pad_bottom = 2, .pad_right = 5, .in_zp = 127, .out_zp = -128};
   failures += run(&big, 0, "padding_wider_than_kernel");
+  /* One input channel, a kernel as wide as the image and padding on both sides (kws's first layer):
+     kernel rows cut by the left edge, the right edge, or both */
+  struct sweep_conv kws = {.in_h = 13, .in_w = 4, .in_c = 1, .out_c = 6, .k_h = 5, .k_w = 4, .stride_h = 2,
+                           .stride_w = 2, .pad_top = 2, .pad_left = 1, .pad_bottom = 2, .pad_right = 2,
+                           .in_zp = -7, .out_zp = 3, .rounding = 0};
+  failures += run(&kws, 0, "one_channel_wide_kernel");
+  /* One input channel, 1x1: the gemm path with K = 1 */
+  struct sweep_conv pw = {.in_h = 5, .in_w = 7, .in_c = 1, .out_c = 19, .k_h = 1, .k_w = 1, .in_zp = 11,
+                          .out_zp = -4, .rounding = 1};
+  failures += run(&pw, 0, "one_channel_pointwise");
   assert_int_equal(failures, 0);
 }
 
