@@ -142,6 +142,15 @@ static void im2col_pixel(const struct q8nn_operator* op, const int8_t* image, in
       fill_bytes(row, zp, row_bytes);
     } else if (dense && inside_x) {
       copy_bytes(row, image + ((size_t) iy * in_w + (size_t) ix0) * kc, row_bytes);
+    } else if (dense) {
+      /* taps [lo, hi) of the kernel row are inside the image: one copy between two fills (a tap at a
+         time cost kws's 10x4 first layer, one input channel, a fifth of the model's time) */
+      const int64_t lo = ix0 < 0 ? (-ix0 < (int64_t) kw ? -ix0 : (int64_t) kw) : 0;
+      int64_t hi = (int64_t) in_w - ix0;
+      hi = hi > (int64_t) kw ? (int64_t) kw : hi < lo ? lo : hi;
+      if (lo > 0) fill_bytes(row, zp, (size_t) lo * kc);
+      if (hi > lo) copy_bytes(row + lo * kc, image + ((size_t) iy * in_w + (size_t) (ix0 + lo)) * kc, (size_t) (hi - lo) * kc);
+      if (hi < (int64_t) kw) fill_bytes(row + hi * kc, zp, (kw - (size_t) hi) * kc);
     } else {
       for (size_t kx = 0; kx < kw; kx++) {
         const int64_t ix = ix0 + (int64_t) (kx * g->dilation_width);
