@@ -152,7 +152,8 @@ struct q8nn_convolution2d_desc {
 
 /**
  * Creates a 2D convolution. groups == channels with one input channel per group runs on the
- * depthwise kernels.
+ * depthwise kernels, except a single group of one input channel with several outputs (a
+ * single-channel image's convolution), which runs as an ordinary one of K = taps.
  * @param desc     geometry, see struct q8nn_convolution2d_desc.
  * @param quant    quantization; see struct q8nn_conv_quantization.
  * @param kernel   [groups * group_output_channels][kernel_height][kernel_width][group_input_channels]
