@@ -288,6 +288,42 @@ static void expand_task(void* context, size_t row) {
   }
 }
 
+/*
+ * Reads one byte of every cache line that a dwconv task's kernel will read: channels [c0, c0 +
+ * count) of the input rows under its output rows. With several threads, a depthwise layer's input
+ * was written by the previous layer on every core, and where a core's kernel loads lines another
+ * core holds modified it runs much slower than a plain sweep of the same lines would: on the
+ * AMD development VM (Zen 4), the operator on one core over an input the other core had just
+ * written took 2-2.7x its time on local data (28x28x192 20 -> 53 us, 14x14x384 10 -> 21 us,
+ * 56x56x144 80 -> 155 us), against a sweep at the cross-core copy rate (about 35 GB/s, 4 us for
+ * 150 KB). With this sweep first: 24, 12 and 90 us. The kernels' masked loads are part of the cost
+ * (plain loads for whole blocks: 53 -> 31 us on 28x28x192) but not all of it. Only runs with more
+ * than one thread use it (dwconv_task_touching): a single core's data is always local, where the
+ * sweep costs 3-5%. bench/README.md, round thirteen.
+ */
+static void touch_dwconv_input(const struct q8nn_operator* op, size_t n, size_t oy, size_t c0, size_t rows,
+                               size_t count, size_t in_stride) {
+  const struct q8nn_conv_geometry* g = &op->geometry;
+  /* setup bounds sizes by 2^32: int64 holds every coordinate */
+  int64_t iy0 = (int64_t) (oy * g->stride_height) - (int64_t) g->padding_top;
+  int64_t iy1 = (int64_t) ((oy + rows - 1) * g->stride_height + (g->kernel_height - 1) * g->dilation_height) -
+                (int64_t) g->padding_top + 1;
+  if (iy0 < 0) iy0 = 0;
+  if (iy1 > (int64_t) op->input_height) iy1 = (int64_t) op->input_height;
+  if (iy1 <= iy0) return;
+  const int8_t* base = g->group_output_channels > 1 ? op->expanded_input : op->input;
+  const int8_t* first = base + ((n * op->input_height + (size_t) iy0) * op->input_width) * in_stride + c0;
+  const size_t pixels = (size_t) (iy1 - iy0) * op->input_width;
+  /* one range where the gaps between pixels' channel ranges are less than a line, else one per pixel */
+  const size_t ranges = in_stride - count < 64 ? 1 : pixels;
+  const size_t span = ranges == 1 ? (pixels - 1) * in_stride + count : count;
+  for (size_t r = 0; r < ranges; r++) {
+    const uintptr_t start = (uintptr_t) (first + r * in_stride), end = start + span;
+    /* the range's first byte, then the first byte of each following line: nothing outside it */
+    for (uintptr_t a = start; a < end; a = (a & ~(uintptr_t) 63) + 64) (void) *(const volatile int8_t*) a;
+  }
+}
+
 /* Output rows [oy, oy + rows) of image n, channels [c0, c0 + count) (c0 a multiple of CT: the
    packed blocks of those channels; the kernel contract lets a call start at any block, and non-zero
    input pointers get c0 more bytes). The rows are one call: their output pixels are consecutive
@@ -307,6 +343,14 @@ static void dwconv_task(void* context, size_t n, size_t oy, size_t c0, size_t ro
              op->output + ((n * op->output_height + oy) * op->output_width) * op->output_pixel_stride + c0,
              op->output_pixel_stride - count,
              n * op->input_height * op->input_width * in_stride + c0, op->zero_buffer, &op->conv_params);
+}
+
+static void dwconv_task_touching(void* context, size_t n, size_t oy, size_t c0, size_t rows, size_t count) {
+  const struct q8nn_operator* op = context;
+  const struct q8nn_conv_geometry* g = &op->geometry;
+  const size_t channels = g->groups * g->group_output_channels;
+  touch_dwconv_input(op, n, oy, c0, rows, count, g->group_output_channels > 1 ? channels : op->input_pixel_stride);
+  dwconv_task(context, n, oy, c0, rows, count);
 }
 
 /*
@@ -413,8 +457,9 @@ static size_t conv_works(struct q8nn_operator* op, size_t threads, struct q8nn_w
           choose_dwconv_strip(op->batch_size * op->output_height, channels, op->dwconv_channel_tile, threads);
       const size_t rows =
           choose_dwconv_rows(op, channels, q8nn_divide_round_up(strip, op->dwconv_channel_tile), threads);
-      works[count++] = make_work(q8nn_work_3d_tile_2d, (void (*)(void)) dwconv_task, op, 1,
-                                 op->batch_size, op->output_height, channels, rows, strip);
+      works[count++] = make_work(q8nn_work_3d_tile_2d,
+                                 threads > 1 ? (void (*)(void)) dwconv_task_touching : (void (*)(void)) dwconv_task,
+                                 op, 1, op->batch_size, op->output_height, channels, rows, strip);
       return count;
     }
   }
