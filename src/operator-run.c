@@ -354,14 +354,19 @@ static void dwconv_task_touching(void* context, size_t n, size_t oy, size_t c0, 
 }
 
 /*
- * Channels per dwconv task. Rows are the unit of work; with several threads and few rows (7x7 and
- * 14x14 layers, or a row count that does not divide among the threads) the last round of rows
- * leaves threads idle, so the channels are cut into one strip per thread (whole CT blocks) and
- * every row becomes `threads` tasks. Outputs do not depend on the split: each byte is computed by
- * one call with the same arithmetic.
+ * Channels per dwconv task. Rows are the unit of work, and the thread pool gives each thread a
+ * contiguous share of them, as the gemm and im2col paths share out their rows: inside a network
+ * pass a depthwise layer then reads mostly rows its own core has just written. Only where there
+ * are fewer than two rows per thread are the channels cut into one strip per thread (whole CT
+ * blocks), every row becoming `threads` tasks. Round three also cut them for the 7x7 and 14x14
+ * layers, which balanced the threads when a layer ran alone; inside a two-thread pass each core
+ * then read half of its input from the other core's cache, and MobileNetV2's 14x14 and 7x7
+ * depthwise layers took 1.6-2.5x their time alone (b7.dw 0.023 ms in the pass, 0.013 with rows;
+ * 0.008 alone either way; bench/README.md, round thirteen). Outputs do not depend on the split:
+ * each byte is computed by one call with the same arithmetic.
  */
 static size_t choose_dwconv_strip(size_t rows, size_t channels, size_t ct, size_t threads) {
-  if (threads <= 1 || channels < 2 * ct || (rows % threads == 0 && rows >= 8 * threads)) return channels;
+  if (threads <= 1 || channels < 2 * ct || rows >= 2 * threads) return channels;
   return q8nn_round_up(q8nn_divide_round_up(channels, threads), ct);
 }
 
