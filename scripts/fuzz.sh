@@ -33,8 +33,9 @@ echo "q8nn fuzz: ${seconds}s per target, work dir $work"
 # ~21 KB (DRAM regions are whole 4 KiB pages); the model loader's largest seed is the 98 KB ResNet-8.
 declare -A max_len=([fuzz-operators]=1024 [fuzz-vta-backend]=1024 [fuzz-vta-program]=65536
                     [fuzz-model-loader]=131072)
-# The loader accepts tensors up to 2 GiB and zero-fills its arena, so a mutated shape can touch
-# a few GiB before a run is refused: that target gets a larger RSS limit.
+# The loader accepts tensors up to 2 GiB; its arena comes zeroed from calloc, untouched until a run
+# (the harness runs only arenas up to 64 MiB), but the loader's other buffers follow the declared
+# shapes too: that target keeps a larger RSS limit.
 declare -A rss_mb=([fuzz-operators]=2048 [fuzz-vta-backend]=2048 [fuzz-vta-program]=2048
                    [fuzz-model-loader]=4096)
 failed=0
