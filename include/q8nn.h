@@ -396,6 +396,8 @@ Q8NN_API enum q8nn_status q8nn_vta_reset_stats(q8nn_backend_t vta);
 #define Q8NN_ISA_X86_AVX2        0x00000001u
 #define Q8NN_ISA_X86_AVXVNNI     0x00000002u
 #define Q8NN_ISA_X86_AVX512VNNI  0x00000004u
+/** AMX-INT8 tiles (with AVX-512 VNNI, which the AMX kernels' epilogues use), granted by the OS. */
+#define Q8NN_ISA_X86_AMX         0x00000008u
 #define Q8NN_ISA_ARM_NEON        0x00000100u
 #define Q8NN_ISA_ARM_NEON_DOT    0x00000200u
 #define Q8NN_ISA_ARM_NEON_I8MM   0x00000400u
@@ -406,7 +408,7 @@ Q8NN_API enum q8nn_status q8nn_vta_reset_stats(q8nn_backend_t vta);
  * Restricts dispatch to the ISAs in mask (intersected with what the CPU has). Operators created
  * afterwards use the new tables; existing operators keep their kernels. The environment variable
  * Q8NN_ISA_MASK sets the initial mask: a number (0x.. accepted) or a comma-separated list of names
- * ("scalar", "avx2", "avxvnni", "avx512vnni", "neon", "neondot", "i8mm", "rvv").
+ * ("scalar", "avx2", "avxvnni", "avx512vnni", "amx", "neon", "neondot", "i8mm", "rvv").
  * @return uninitialized before q8nn_initialize.
  */
 Q8NN_API enum q8nn_status q8nn_set_isa_mask(uint32_t mask);

@@ -12,6 +12,10 @@
 #endif
 #if Q8NN_ARCH_X86
 #include <cpuid.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 #endif
 #if Q8NN_ARCH_NEON
 #include "arch/neon/neon-detect.h"
@@ -37,6 +41,28 @@ static int x86_has_avxvnni(void) {
   __cpuid_count(7, 1, eax, ebx, ecx, edx);
   return (eax >> 4) & 1;
 }
+
+/* AMX-INT8: the CPU has AMX-TILE and AMX-INT8 (CPUID.(7,0):EDX bits 24 and 25), the OS enables the
+   tile state in XCR0 (bits 17 and 18), and Linux grants this process the tile data (the
+   arch_prctl ARCH_REQ_XCOMP_PERM request for XFEATURE_XTILEDATA; without it the first tile
+   instruction faults). The grant is for the whole process, every thread included. */
+static int x86_has_amx_int8(void) {
+#if defined(__linux__) && defined(__x86_64__)
+  unsigned eax, ebx, ecx, edx;
+  if (__get_cpuid_max(0, NULL) < 7) return 0;
+  __cpuid_count(7, 0, eax, ebx, ecx, edx);
+  if (((edx >> 24) & 3) != 3) return 0;
+  __cpuid(1, eax, ebx, ecx, edx);
+  if (((ecx >> 27) & 1) == 0) return 0; /* OSXSAVE: XGETBV may run */
+  uint32_t xcr0_lo, xcr0_hi;
+  __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+  if (((xcr0_lo >> 17) & 3) != 3) return 0;
+  enum { arch_req_xcomp_perm = 0x1023, xfeature_xtiledata = 18 };
+  return syscall(SYS_arch_prctl, arch_req_xcomp_perm, xfeature_xtiledata) == 0;
+#else
+  return 0;
+#endif
+}
 #endif
 
 static uint32_t detect_isa(void) {
@@ -50,6 +76,7 @@ static uint32_t detect_isa(void) {
   if (cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512dq() &&
       cpuinfo_has_x86_avx512vl() && cpuinfo_has_x86_avx512vnni()) {
     isa |= Q8NN_ISA_X86_AVX512VNNI;
+    if (x86_has_amx_int8()) isa |= Q8NN_ISA_X86_AMX;
   }
 #elif Q8NN_ARCH_NEON
   /* The kernel's hwcaps: Debian's cpuinfo (2022) reports the dot product but not i8mm. */
@@ -72,6 +99,7 @@ static uint32_t parse_isa_mask(const char* text) {
       {"avx2", Q8NN_ISA_X86_AVX2},
       {"avxvnni", Q8NN_ISA_X86_AVXVNNI},
       {"avx512vnni", Q8NN_ISA_X86_AVX512VNNI},
+      {"amx", Q8NN_ISA_X86_AMX},
       {"neon", Q8NN_ISA_ARM_NEON},
       {"neondot", Q8NN_ISA_ARM_NEON_DOT},
       {"i8mm", Q8NN_ISA_ARM_NEON_I8MM},
@@ -102,6 +130,12 @@ static void fill_dispatch(uint32_t active) {
     for (size_t i = 0; i < q8nn_gemm_list_size && d.gemm[r] == NULL; i++) {
       const struct q8nn_gemm_entry* e = &q8nn_gemm_list[i];
       if (e->fn[r] != NULL && isa_ok(e->isa, active)) d.gemm[r] = e;
+    }
+    for (size_t i = 0; i < q8nn_gemm_list_size && d.im2col_gemm[r] == NULL; i++) {
+      const struct q8nn_gemm_entry* e = &q8nn_gemm_list[i];
+      if (e->fn[r] != NULL && isa_ok(e->isa, active) && e->mr <= Q8NN_IM2COL_MAX_MR && e->kr <= Q8NN_IM2COL_MAX_KR) {
+        d.im2col_gemm[r] = e;
+      }
     }
     for (size_t i = 0; i < q8nn_igemm_list_size && d.igemm[r] == NULL; i++) {
       const struct q8nn_igemm_entry* e = &q8nn_igemm_list[i];

@@ -37,7 +37,7 @@ struct q8nn_conv_geometry {
    1x1 convolution with K = taps * channels; the dispatch's gemm kernel runs it. */
 #define Q8NN_IM2COL_MAX_CHANNELS 8
 #define Q8NN_IM2COL_MAX_K 256
-#define Q8NN_IM2COL_MAX_MR 16
+/* Q8NN_IM2COL_MAX_MR and _KR: dispatch.h */
 /* rows gathered per im2col task (a multiple of MR is used; >= Q8NN_IM2COL_MAX_MR) */
 #define Q8NN_IM2COL_TILE_ROWS 48
 

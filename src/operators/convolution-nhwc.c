@@ -170,8 +170,9 @@ enum q8nn_status q8nn_create_conv_common(
                       g->stride_width == 1 && g->padding_top == 0 && g->padding_bottom == 0 &&
                       g->padding_left == 0 && g->padding_right == 0;
   const struct q8nn_gemm_entry* ge = d.gemm[op->rounding];
-  const int is_im2col = !is_gemm && g->groups == 1 && gic < Q8NN_IM2COL_MAX_CHANNELS && ge->kr <= 8 &&
-                        q8nn_round_up(ks * gic, ge->kr) <= Q8NN_IM2COL_MAX_K && ge->mr <= Q8NN_IM2COL_MAX_MR;
+  const struct q8nn_gemm_entry* ie = d.im2col_gemm[op->rounding];
+  const int is_im2col = !is_gemm && g->groups == 1 && gic < Q8NN_IM2COL_MAX_CHANNELS && ie != NULL &&
+                        q8nn_round_up(ks * gic, ie->kr) <= Q8NN_IM2COL_MAX_K;
   size_t zero_size = gic;
   /* One input channel and one group with several outputs (a single-channel image's first
      convolution, or a depthwise one of one channel with a depth multiplier: person_detect's 96x96x1
@@ -211,7 +212,7 @@ enum q8nn_status q8nn_create_conv_common(
     const int r = op->rounding;
     if (is_gemm || is_im2col) {
       /* im2col keeps the first usable line: its row buffer bounds MR and KR (Q8NN_IM2COL_MAX_*) */
-      const struct q8nn_gemm_entry* e = is_gemm ? q8nn_choose_gemm_tile(ge, r, 0, 0, goc, gic) : ge;
+      const struct q8nn_gemm_entry* e = is_gemm ? q8nn_choose_gemm_tile(ge, r, 0, 0, goc, gic) : ie;
       op->gemm_entry = e;
       op->path = is_gemm ? q8nn_conv_path_gemm : q8nn_conv_path_im2col;
       op->gemm = e->fn[r];

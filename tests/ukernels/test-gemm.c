@@ -23,7 +23,7 @@ static size_t n_values(size_t nr, size_t* out) {
 }
 
 static size_t k_values(size_t kr, size_t* out) {
-  const size_t cand[] = {1, 2, 3, kr - 1, kr, kr + 1, 2 * kr + 3, 4 * kr, 37, 160};
+  const size_t cand[] = {1, 2, 3, kr - 1, kr, kr + 1, 2 * kr + 3, 4 * kr, 24, 37, 48, 160};
   size_t count = 0;
   for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
     if (cand[i] == 0) continue;
@@ -40,7 +40,7 @@ static void run_sweep(const struct q8nn_gemm_entry* gemm, const struct q8nn_igem
   const size_t mr = gemm != NULL ? gemm->mr : igemm->mr;
   const size_t nr = gemm != NULL ? gemm->nr : igemm->nr;
   const size_t kr = gemm != NULL ? gemm->kr : igemm->kr;
-  size_t ns[8], ks_[12];
+  size_t ns[8], ks_[16];
   const size_t nn = n_values(nr, ns), nk = k_values(kr, ks_);
   const size_t taps[] = {1, 2, 9};
   const size_t ntaps = gemm != NULL ? 1 : 3;

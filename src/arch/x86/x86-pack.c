@@ -87,3 +87,32 @@ void q8nn_pack_qs8_gemm_goki_w_u8_avxvnni(
   q8nn_pack_qs8_gemm_goki_w_u8(groups, nc, ks, kc, nr, kr, kernel, bias, multiplier, shift, input_fold, packed);
   q8nn_x86_permute8(groups, nc, ks, kc, nr, kr, q8nn_x86_hdr8, q8nn_x86_hdr8, packed);
 }
+
+void q8nn_pack_qs8_gemm_goki_w_amx(
+    size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
+    const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+    int32_t input_fold, void* packed) {
+  /* the goki layout with 4-byte groups first, at the start of the (larger) buffer */
+  q8nn_pack_qs8_gemm_goki_w(groups, nc, ks, kc, nr, 4, kernel, bias, multiplier, shift, input_fold, packed);
+  const size_t header = Q8NN_PACKED_HEADER_BYTES(nr);
+  const size_t tap_src = q8nn_round_up(kc, 4) * nr, tap_dst = q8nn_round_up(kc, kr) * nr;
+  const size_t blocks_per_group = q8nn_divide_round_up(nc, nr);
+  uint8_t* base = (uint8_t*) packed;
+  /* every block, and every tap of it, moves up to its place, the last first: each new place starts
+     at or above its old one and ends below nothing not yet moved */
+  for (size_t b = groups * blocks_per_group; b-- > 0;) {
+    const uint8_t* src = base + b * (header + ks * tap_src);
+    uint8_t* dst = base + b * (header + ks * tap_dst);
+    for (size_t t = ks; t-- > 0;) {
+      memmove(dst + header + t * tap_dst, src + header + t * tap_src, tap_src);
+      memset(dst + header + t * tap_dst + tap_src, 0, tap_dst - tap_src);
+    }
+    memmove(dst, src, header);
+    /* lanes past nc: the last channel's multiplier and shift */
+    const size_t n0 = (b % blocks_per_group) * nr;
+    for (size_t n = nc - n0; n < nr; n++) {
+      memcpy(dst + (nr + n) * sizeof(int32_t), dst + (nr + nc - n0 - 1) * sizeof(int32_t), sizeof(int32_t));
+      memcpy(dst + (2 * nr + n) * sizeof(int32_t), dst + (2 * nr + nc - n0 - 1) * sizeof(int32_t), sizeof(int32_t));
+    }
+  }
+}

@@ -44,4 +44,16 @@ Q8NN_INTERNAL void q8nn_pack_qs8_gemm_goki_w_u8_avxvnni(
     const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
     int32_t input_fold, void* packed);
 
+/* The layout of the AMX gemm kernels (qs8-gemm-minmax-32x32c4-amx.c): ukernel.h's header, then per
+   tap the 4-byte K groups of the goki layout with K padded by zeros to a multiple of 64, i.e.
+   w[ks][round_up(kc, 64) / 4][NR][4] (their list lines give KR = 64, so q8nn_packed_gemm_size and
+   the operator's block strides hold as for any line). Header lanes past nc repeat the last
+   channel's multiplier and shift (bias 0): their outputs are never stored, and the block's
+   requantization keeps the variant of its real channels (every lane e >= 1, say). input_offset 0
+   (TDPBSSD multiplies signed bytes). */
+Q8NN_INTERNAL void q8nn_pack_qs8_gemm_goki_w_amx(
+    size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
+    const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+    int32_t input_fold, void* packed);
+
 #endif
