@@ -61,11 +61,15 @@ static void run_sweep(const struct q8nn_gemm_entry* gemm, const struct q8nn_igem
             t.m = m, t.n = ns[a], t.k = ks_[b], t.ks = taps[tp];
             t.a_stride_extra = i % 3 == 0 ? 0 : i % 7;
             t.c_stride_extra = i % 2 == 0 ? 0 : 1 + i % 5;
-            t.input_zero_point = sweep_zero_point(i);
-            t.output_zero_point = sweep_zero_point(i / 4 + 1);
-            sweep_clamp(i / 3, t.output_zero_point, &t.output_min, &t.output_max);
+            /* the regimes follow v, which also moves with each pass over the K values: with i alone
+               a count of K values that is a multiple of 12 gave every K one clamp and one input
+               zero point (K = 24 only ever met a one-value clamp, where no accumulator shows) */
+            const size_t v = i + i / (nk * ntaps);
+            t.input_zero_point = sweep_zero_point(v);
+            t.output_zero_point = sweep_zero_point(v / 4 + 1);
+            sweep_clamp(v / 3, t.output_zero_point, &t.output_min, &t.output_max);
             t.rounding = rounding;
-            sweep_shift_range((int) (i / 5), (double) (t.k * t.ks), &t.shift_lo, &t.shift_hi);
+            sweep_shift_range((int) (v / 5), (double) (t.k * t.ks), &t.shift_lo, &t.shift_hi);
             t.zero_rows = gemm == NULL && i % 2 == 0;
             t.a_offset = gemm == NULL && i % 3 == 1 ? 3 + i % 61 : 0;
             failures += gemm_tester_run(&t, gemm, igemm);
