@@ -229,6 +229,10 @@ int register_all() {
                                    [isa, bit, r](benchmark::State& s) { bound_epilogue_bench(s, isa, bit, r); });
     }
   }
+  // the AMX gemm lines' products (their epilogue is the AVX-512 one above)
+  benchmark::RegisterBenchmark("bound/dot/amx", [](benchmark::State& s) {
+    bound_dot_bench(s, Q8NN_ISA_X86_AMX, Q8NN_ISA_X86_AMX);
+  });
 #endif
   for (size_t i = 0; i < q8nn_gemm_list_size; i++) {
     for (int r = 0; r < Q8NN_REQUANT_KINDS; r++) {

@@ -52,10 +52,13 @@ static size_t choose_nc_tile(size_t nc, size_t nr, size_t rows, size_t threads) 
  * (112x112x32>16) 1.2x. Up to 24 blocks rather than 6: 1.02-1.06x more on the four largest such
  * projections (one thread). With several NR blocks per call (the expansions) it measured
  * 0.93-0.97x (bench/README.md, round nine), so those keep MR rows, as do kernels without mloop.
+ * Lines with mloop 2 (the AMX gemm, which configures its tiles once per call, about 45 ns) take
+ * the same many-row tasks whatever the output channels: the expansions 112x112x16>96 and
+ * 56x56x24>144 1.13-1.25x (issue 11, round fourteen).
  */
 #define Q8NN_GEMM_MAX_TILE_BLOCKS 24
 static size_t choose_gemm_m_tile(const struct q8nn_operator* op, size_t row_blocks, size_t threads) {
-  if (!op->gemm_mloop || op->geometry.group_output_channels > op->nr) return op->mr;
+  if (!op->gemm_mloop || (op->gemm_mloop < 2 && op->geometry.group_output_channels > op->nr)) return op->mr;
   size_t f = row_blocks / (8 * threads);
   f = f < 1 ? 1 : f > Q8NN_GEMM_MAX_TILE_BLOCKS ? Q8NN_GEMM_MAX_TILE_BLOCKS : f;
   return f * op->mr;

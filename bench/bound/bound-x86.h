@@ -49,6 +49,7 @@ extern int8_t q8nn_bound_out[128];
   "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "cc"
 
 uint64_t q8nn_bound_dot_avx512vnni(uint64_t iters);
+uint64_t q8nn_bound_dot_amx(uint64_t iters); /* TDPBSSD, four accumulator tiles */
 uint64_t q8nn_bound_epilogue_avx512vnni(int rounding, uint64_t iters);
 uint64_t q8nn_bound_dot_avxvnni(uint64_t iters);
 uint64_t q8nn_bound_dot_avx2(uint64_t iters);

@@ -17,6 +17,7 @@ uint64_t q8nn_bound_dot(uint32_t isa_bit, uint64_t iters) {
     case Q8NN_ISA_X86_AVX512VNNI: return q8nn_bound_dot_avx512vnni(iters);
     case Q8NN_ISA_X86_AVXVNNI: return q8nn_bound_dot_avxvnni(iters);
     case Q8NN_ISA_X86_AVX2: return q8nn_bound_dot_avx2(iters);
+    case Q8NN_ISA_X86_AMX: return (q8nn_get_available_isa() & Q8NN_ISA_X86_AMX) ? q8nn_bound_dot_amx(iters) : 0;
     default: return 0;
   }
 }
@@ -74,6 +75,10 @@ int q8nn_bound_measure(uint32_t isa, struct q8nn_bound_rates* rates) {
   double ns_per_mac;
   BEST_OF(q8nn_bound_dot(bit, 20000), ns_per_mac);
   rates->dot_gmacs = 1.0 / ns_per_mac;
+  if ((isa & Q8NN_ISA_X86_AMX) && q8nn_bound_dot(Q8NN_ISA_X86_AMX, 1) != 0) {
+    BEST_OF(q8nn_bound_dot(Q8NN_ISA_X86_AMX, 2000), ns_per_mac);
+    rates->amx_dot_gmacs = 1.0 / ns_per_mac;
+  }
   for (int r = 0; r < 3; r++) {
     double ns_per_output;
     BEST_OF(q8nn_bound_epilogue(bit, r, 20000), ns_per_output);

@@ -19,13 +19,16 @@ struct q8nn_bound_rates {
   double dot_gmacs;             /* GMAC/s of the dot instruction, independent accumulators (24 zmm, 12 ymm) */
   double epilogue_ns16[3];      /* ns per 16 outputs: TFLite double, TFLite single, fp32 */
   double copy_gbs;              /* GB/s (bytes read + bytes written) of a 256 KiB memcpy */
+  double amx_dot_gmacs;         /* GMAC/s of TDPBSSD (four accumulator tiles) where Q8NN_ISA_X86_AMX is
+                                   in `isa`, else 0: the rate of the AMX gemm lines' products */
 };
 
 /* The loops of the best ISA in `isa` (Q8NN_ISA_* bits). Returns 0 (isa = NULL) when none applies. */
 int q8nn_bound_measure(uint32_t isa, struct q8nn_bound_rates* rates);
 
 /* Single loops (for Google Benchmark): run `iters` iterations, return the MACs / outputs done.
-   isa_bit: one of Q8NN_ISA_X86_AVX512VNNI, Q8NN_ISA_X86_AVXVNNI, Q8NN_ISA_X86_AVX2. */
+   isa_bit: one of Q8NN_ISA_X86_AVX512VNNI, Q8NN_ISA_X86_AVXVNNI, Q8NN_ISA_X86_AVX2, or (dot only)
+   Q8NN_ISA_X86_AMX. */
 uint64_t q8nn_bound_dot(uint32_t isa_bit, uint64_t iters);
 uint64_t q8nn_bound_epilogue(uint32_t isa_bit, int rounding, uint64_t iters);
 

@@ -2,7 +2,9 @@
  * gemm microkernels (1x1 stride-1 convolution), best first. One line per kernel:
  *   Q8NN_GEMM_KERNEL(isa, fn_rdouble, fn_rsingle, mr, nr, kr, input_offset, pack, mloop)
  * isa: Q8NN_ISA_* bits the kernel needs (0 = portable). mloop 1: a call may pass any number of
- * rows (the kernel walks them in blocks of mr), 0: at most mr. See ukernel.h for the contract.
+ * rows (the kernel walks them in blocks of mr), 0: at most mr, 2: as 1, and the operator passes many
+ * rows per call whatever the output channels (src/operator-run.c, choose_gemm_m_tile). See
+ * ukernel.h for the contract.
  * Dispatch takes the ISA of the first active line and, among that ISA's lines, the tile that
  * src/tile-select.c's cost model picks for the layer's shape (list order breaks ties; an ISA
  * without measured rates there keeps the first line); tests and benchmarks run every line.
@@ -14,8 +16,8 @@
  */
 #if Q8NN_ARCH_X86
 /* x86 section */
-Q8NN_GEMM_FP32_KERNEL(Q8NN_ISA_X86_AMX, q8nn_qs8_gemm_minmax_fp32_ukernel_32x32c4__amx, 32, 32, 64, 0, q8nn_pack_qs8_gemm_goki_w_amx, 1)
-Q8NN_GEMM_KERNEL(Q8NN_ISA_X86_AMX, q8nn_qs8_gemm_minmax_rdouble_ukernel_32x32c4__amx, q8nn_qs8_gemm_minmax_rsingle_ukernel_32x32c4__amx, 32, 32, 64, 0, q8nn_pack_qs8_gemm_goki_w_amx, 1)
+Q8NN_GEMM_FP32_KERNEL(Q8NN_ISA_X86_AMX, q8nn_qs8_gemm_minmax_fp32_ukernel_32x32c4__amx, 32, 32, 64, 0, q8nn_pack_qs8_gemm_goki_w_amx, 2)
+Q8NN_GEMM_KERNEL(Q8NN_ISA_X86_AMX, q8nn_qs8_gemm_minmax_rdouble_ukernel_32x32c4__amx, q8nn_qs8_gemm_minmax_rsingle_ukernel_32x32c4__amx, 32, 32, 64, 0, q8nn_pack_qs8_gemm_goki_w_amx, 2)
 Q8NN_GEMM_FP32_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_gemm_minmax_fp32_ukernel_8x32c4__avx512vnni, 8, 32, 4, 128, q8nn_pack_qs8_gemm_goki_w, 1)
 Q8NN_GEMM_FP32_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_gemm_minmax_fp32_ukernel_7x32c4__avx512vnni, 7, 32, 4, 128, q8nn_pack_qs8_gemm_goki_w, 1)
 Q8NN_GEMM_FP32_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_gemm_minmax_fp32_ukernel_6x64c4__avx512vnni, 6, 64, 4, 128, q8nn_pack_qs8_gemm_goki_w, 1)

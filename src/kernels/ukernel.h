@@ -228,7 +228,9 @@ struct q8nn_gemm_entry {
   uint32_t mr, nr, kr;
   int32_t input_offset;            /* see the top of this file */
   q8nn_pack_gemm_fn pack;
-  uint32_t mloop;                  /* 1: any mr >= 1 per call (the kernel walks MR-row blocks); 0: mr <= MR */
+  uint32_t mloop;                  /* 1: any mr >= 1 per call (the kernel walks MR-row blocks); 0: mr <= MR;
+                                      2: as 1, and calls of many rows pay off with any number of NR
+                                      blocks (a per-call cost such as AMX's tile configuration) */
 };
 struct q8nn_igemm_entry {
   const char* name;
