@@ -12,6 +12,8 @@
  */
 #if Q8NN_ARCH_X86
 /* x86 section */
+Q8NN_IGEMM_FP32_KERNEL(Q8NN_ISA_X86_AMX, q8nn_qs8_igemm_minmax_fp32_ukernel_32x32c4__amx, 32, 32, 64, 0, q8nn_pack_qs8_gemm_goki_w_amx)
+Q8NN_IGEMM_KERNEL(Q8NN_ISA_X86_AMX, q8nn_qs8_igemm_minmax_rdouble_ukernel_32x32c4__amx, q8nn_qs8_igemm_minmax_rsingle_ukernel_32x32c4__amx, 32, 32, 64, 0, q8nn_pack_qs8_gemm_goki_w_amx)
 Q8NN_IGEMM_FP32_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_igemm_minmax_fp32_ukernel_8x32c4__avx512vnni, 8, 32, 4, 128, q8nn_pack_qs8_gemm_goki_w)
 Q8NN_IGEMM_FP32_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_igemm_minmax_fp32_ukernel_7x32c4__avx512vnni, 7, 32, 4, 128, q8nn_pack_qs8_gemm_goki_w)
 Q8NN_IGEMM_FP32_KERNEL(Q8NN_ISA_X86_AVX512VNNI, q8nn_qs8_igemm_minmax_fp32_ukernel_6x64c4__avx512vnni, 6, 64, 4, 128, q8nn_pack_qs8_gemm_goki_w)

@@ -1,5 +1,5 @@
 /*
- * AMX-INT8 gemm, tile 32x32c4, TFLite roundings and fp32: 32 rows x 32 output channels per block,
+ * AMX-INT8 gemm and igemm, tile 32x32c4, TFLite roundings and fp32: 32 rows x 32 output channels per block,
  * the products in AMX tiles (TDPBSSD, signed x signed bytes), the requantization on AVX-512 as in
  * the AVX-512 VNNI kernels (x86-avx512.h), so the bytes are the same.
  *
@@ -26,6 +26,10 @@
  * Per NR block the requantization variant (left shift, sign correction, the int32 second rounding
  * where every lane has e >= 1) is chosen once for both vectors; a variant that a lane does not need
  * gives the same bytes (x86-avx512.h).
+ *
+ * igemm: the rows of each tap and K step are gathered through the indirection pointers into a
+ * 64-byte row each (zero-padded past kc) and loaded as A tiles from there; the packed weights hold
+ * each tap's K padded to 64 (x86-pack.h).
  *
  * Each call loads its tile configuration and releases the tiles before it returns (the tile data is
  * the thread's state: a released tile set costs the OS nothing on a context switch).
@@ -129,17 +133,22 @@ Q8NN_X86_INLINE void q8nn_amx_step(const void* a0, const void* a1, size_t stride
   }
 }
 
-/* Products of rows [0, mb) of one block (mb <= 32) against one NR block, into C. direct: the
-   configuration's K step is the whole kc (q8nn_amx_configure). */
-static void q8nn_amx_products(size_t mb, size_t nb, size_t kc, int direct, const int8_t* a, size_t a_stride,
-                              const uint8_t* wk, int8_t (*tail)[64]) {
-  const int two_rows = mb > 16;
+/* Zeroes the C tiles in use (row tile 1's where two_rows). */
+Q8NN_X86_INLINE void q8nn_amx_zero(int two_rows) {
   _tile_zero(0);
   _tile_zero(1);
   if (two_rows) {
     _tile_zero(2);
     _tile_zero(3);
   }
+}
+
+/* Products of rows [0, mb) of one block (mb <= 32) against one NR block, into C. direct: the
+   configuration's K step is the whole kc (q8nn_amx_configure). */
+static void q8nn_amx_products(size_t mb, size_t nb, size_t kc, int direct, const int8_t* a, size_t a_stride,
+                              const uint8_t* wk, int8_t (*tail)[64]) {
+  const int two_rows = mb > 16;
+  q8nn_amx_zero(two_rows);
   if (direct) {
     q8nn_amx_step(a, a + 16 * a_stride, a_stride, wk, nb, two_rows);
     return;
@@ -151,6 +160,44 @@ static void q8nn_amx_products(size_t mb, size_t nb, size_t kc, int direct, const
     for (size_t r = 0; r < mb; r++) _mm512_store_si512(tail[r], _mm512_maskz_loadu_epi8(m, a + r * a_stride + k));
     __asm__ volatile("" : : : "memory");
     q8nn_amx_step(tail[0], tail[16], 64, wk, nb, two_rows);
+  }
+}
+
+/* Stores the C tiles of a block of mb rows and nb column tiles to out[row tile][column tile]. */
+Q8NN_X86_INLINE void q8nn_amx_store(int32_t (*out)[2][16][16], size_t nb, size_t mb) {
+  _tile_stored(0, out[0][0], 64);
+  if (nb == 2) _tile_stored(1, out[0][1], 64);
+  if (mb > 16) {
+    _tile_stored(2, out[1][0], 64);
+    if (nb == 2) _tile_stored(3, out[1][1], 64);
+  }
+}
+
+/* igemm products of rows [0, mb) (mb <= 32) against one NR block, into C: per tap and K step the
+   rows' bytes are gathered through the indirection pointers into buf (zero-padded past kc) and
+   loaded as A tiles from there; kbytes is the configuration's K step (q8nn_amx_configure). */
+static void q8nn_amx_products_indirect(size_t mb, size_t nb, size_t kc, size_t kbytes, size_t ks,
+                                       const int8_t** a, size_t a_offset, const int8_t* zero, const uint8_t* wk,
+                                       int8_t (*buf)[64]) {
+  const int two_rows = mb > 16;
+  q8nn_amx_zero(two_rows);
+  const size_t tap_bytes = q8nn_round_up(kc, 64) * Q8NN_AMX_NR;
+  for (size_t t = 0; t < ks; t++, wk += tap_bytes) {
+    const int8_t* p[Q8NN_AMX_MR];
+    for (size_t r = 0; r < mb; r++) {
+      const int8_t* row = a[t * Q8NN_AMX_MR + r];
+      p[r] = row == zero ? zero : row + a_offset;
+    }
+    const uint8_t* ws = wk;
+    for (size_t k = 0; k < kc; k += kbytes, ws += 2048) {
+      const __mmask64 m = q8nn_x86_mask64(kc - k);
+      for (size_t r = 0; r < mb; r++) _mm512_store_si512(buf[r], _mm512_maskz_loadu_epi8(m, p[r] + k));
+      /* _tile_loadd does not tell GCC that it reads buf: keep the stores before it and the next
+         step's stores after it */
+      __asm__ volatile("" : : : "memory");
+      q8nn_amx_step(buf[0], buf[16], 64, ws, nb, two_rows);
+      __asm__ volatile("" : : : "memory");
+    }
   }
 }
 
@@ -252,13 +299,7 @@ Q8NN_X86_INLINE void q8nn_amx_gemm(const int rounding, size_t mr, size_t nc, siz
       }
       q8nn_amx_products(mb, nb, kc, direct, a + m0 * a_stride, a_stride, wb + Q8NN_PACKED_HEADER_BYTES(NR), tail);
       if (pending) q8nn_amx_finish(rounding, &state, pending_rows, acc[buffer ^ 1], pending_c, cm_stride, &vout);
-      int32_t(*out)[2][16][16] = acc[buffer];
-      _tile_stored(0, out[0][0], 64);
-      if (nb == 2) _tile_stored(1, out[0][1], 64);
-      if (mb > 16) {
-        _tile_stored(2, out[1][0], 64);
-        if (nb == 2) _tile_stored(3, out[1][1], 64);
-      }
+      q8nn_amx_store(acc[buffer], nb, mb);
       pending = 1, pending_rows = mb, pending_c = c + m0 * cm_stride;
       buffer ^= 1;
     }
@@ -271,6 +312,36 @@ Q8NN_X86_INLINE void q8nn_amx_gemm(const int rounding, size_t mr, size_t nc, siz
   _tile_release();
 }
 
+/* igemm: one block of mr <= 32 rows per call, every NR block (the list line has no mloop). */
+Q8NN_X86_INLINE void q8nn_amx_igemm(const int rounding, size_t mr, size_t nc, size_t kc, size_t ks, const int8_t** a,
+                                    const void* w, int8_t* c, size_t cm_stride, size_t cn_stride, size_t a_offset,
+                                    const int8_t* zero, const struct q8nn_qs8_conv_params* params) {
+  _Alignas(64) int32_t acc[2][2][16][16];
+  _Alignas(64) int8_t buf[Q8NN_AMX_MR][64];
+  struct q8nn_amx_nr_state state;
+  const struct q8nn_x86_out64 vout = q8nn_x86_out64_init(params);
+  const size_t NR = Q8NN_AMX_NR;
+  const size_t block_bytes = Q8NN_PACKED_HEADER_BYTES(NR) + ks * q8nn_round_up(kc, 64) * NR;
+  const size_t kbytes = kc <= 64 && kc % 4 == 0 ? kc : 64;
+  q8nn_amx_configure(mr < 16 ? mr : 16, mr > 16 ? mr - 16 : 0, kbytes);
+  const uint8_t* wb = (const uint8_t*) w;
+  for (;;) {
+    q8nn_amx_nr_state_init(rounding, wb, nc, &state);
+    q8nn_amx_products_indirect(mr, state.nb, kc, kbytes, ks, a, a_offset, zero, wb + Q8NN_PACKED_HEADER_BYTES(NR),
+                               buf);
+    q8nn_amx_store(acc, state.nb, mr);
+    q8nn_amx_finish(rounding, &state, mr, acc, c, cm_stride, &vout);
+    if (nc <= NR) break;
+    wb += block_bytes;
+    nc -= NR;
+    c += cn_stride;
+  }
+  _tile_release();
+}
+
+Q8NN_DEFINE_IGEMM_UKERNEL(q8nn_qs8_igemm_minmax_rdouble_ukernel_32x32c4__amx, q8nn_amx_igemm, 0)
+Q8NN_DEFINE_IGEMM_UKERNEL(q8nn_qs8_igemm_minmax_rsingle_ukernel_32x32c4__amx, q8nn_amx_igemm, 1)
+Q8NN_DEFINE_IGEMM_UKERNEL(q8nn_qs8_igemm_minmax_fp32_ukernel_32x32c4__amx, q8nn_amx_igemm, 2)
 Q8NN_DEFINE_GEMM_UKERNEL(q8nn_qs8_gemm_minmax_rdouble_ukernel_32x32c4__amx, q8nn_amx_gemm, 0)
 Q8NN_DEFINE_GEMM_UKERNEL(q8nn_qs8_gemm_minmax_rsingle_ukernel_32x32c4__amx, q8nn_amx_gemm, 1)
 Q8NN_DEFINE_GEMM_UKERNEL(q8nn_qs8_gemm_minmax_fp32_ukernel_32x32c4__amx, q8nn_amx_gemm, 2)
