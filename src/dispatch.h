@@ -7,13 +7,16 @@
 
 /* Conv families per requantization (index: enum q8nn_rounding), add per arithmetic (index: enum
    q8nn_add_arithmetic). Each slot holds the first active list line that implements it. */
-/* The im2col path's row buffer (operator.h) bounds the gemm tile it runs: at most this MR and KR. */
-#define Q8NN_IM2COL_MAX_MR 16
-#define Q8NN_IM2COL_MAX_KR 8
+/* The im2col path's row buffer (operator.h) bounds the gemm tile it runs: at most this MR. Its
+   rows are padded to whole K groups of min(KR, Q8NN_IM2COL_ROW_KR) bytes: a line's kernel reads
+   any kc (ukernel.h), the padding only spares the K tail of the lines whose KR is at most that;
+   the AMX lines (KR 64, K groups of 4 inside) take rows padded to 8 bytes, a one-step K. */
+#define Q8NN_IM2COL_MAX_MR 32
+#define Q8NN_IM2COL_ROW_KR 8
 
 struct q8nn_dispatch {
   const struct q8nn_gemm_entry* gemm[Q8NN_REQUANT_KINDS];
-  /* the first active line within the im2col bounds above (the AMX lines' KR of 64 is not) */
+  /* the first active line within the im2col bound above */
   const struct q8nn_gemm_entry* im2col_gemm[Q8NN_REQUANT_KINDS];
   const struct q8nn_igemm_entry* igemm[Q8NN_REQUANT_KINDS];
   const struct q8nn_dwconv_entry* dwconv_9[Q8NN_REQUANT_KINDS];   /* 3x3 */

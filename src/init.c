@@ -133,7 +133,7 @@ static void fill_dispatch(uint32_t active) {
     }
     for (size_t i = 0; i < q8nn_gemm_list_size && d.im2col_gemm[r] == NULL; i++) {
       const struct q8nn_gemm_entry* e = &q8nn_gemm_list[i];
-      if (e->fn[r] != NULL && isa_ok(e->isa, active) && e->mr <= Q8NN_IM2COL_MAX_MR && e->kr <= Q8NN_IM2COL_MAX_KR) {
+      if (e->fn[r] != NULL && isa_ok(e->isa, active) && e->mr <= Q8NN_IM2COL_MAX_MR) {
         d.im2col_gemm[r] = e;
       }
     }

@@ -166,7 +166,7 @@ static void im2col_pixel(const struct q8nn_operator* op, const int8_t* image, in
     }
     row += row_bytes;
   }
-  /* K padding (< KR <= 8 bytes; the next row, written after, or the buffer's slack) */
+  /* K padding (< Q8NN_IM2COL_ROW_KR = 8 bytes; the next row, written after, or the buffer's slack) */
   if (k != kbytes) memcpy(row, &zeros, 8);
 }
 
@@ -262,7 +262,8 @@ static void im2col_task(void* context, size_t n, size_t m0, size_t n0, size_t mt
 
 /* Rows per im2col tile: the largest multiple of MR that the row buffer holds. */
 static size_t im2col_tile_rows(const struct q8nn_operator* op) {
-  return Q8NN_IM2COL_TILE_ROWS / op->mr * op->mr;
+  const size_t rows = op->mr > 16 ? Q8NN_IM2COL_TILE_ROWS : 48;
+  return rows / op->mr * op->mr;
 }
 
 /* Depth multiplier > 1: one input row with every channel repeated dm times. */

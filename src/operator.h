@@ -37,9 +37,10 @@ struct q8nn_conv_geometry {
    1x1 convolution with K = taps * channels; the dispatch's gemm kernel runs it. */
 #define Q8NN_IM2COL_MAX_CHANNELS 8
 #define Q8NN_IM2COL_MAX_K 256
-/* Q8NN_IM2COL_MAX_MR and _KR: dispatch.h */
-/* rows gathered per im2col task (a multiple of MR is used; >= Q8NN_IM2COL_MAX_MR) */
-#define Q8NN_IM2COL_TILE_ROWS 48
+/* Q8NN_IM2COL_MAX_MR and _ROW_KR: dispatch.h */
+/* rows gathered per im2col task: the largest multiple of MR up to 48, or up to 96 for MR > 16 (the
+   AMX line, whose call configures its tiles: three row blocks per call) */
+#define Q8NN_IM2COL_TILE_ROWS 96
 
 struct q8nn_backend;
 
@@ -66,7 +67,7 @@ struct q8nn_operator {
   /* List line chosen at create (packing family); setup re-chooses MR inside it (tile-select.c). */
   const struct q8nn_gemm_entry* gemm_entry;
   const struct q8nn_igemm_entry* igemm_entry;
-  size_t im2col_k;            /* im2col path: K = taps * channels rounded up to the kernel's KR */
+  size_t im2col_k;            /* im2col path: K = taps * channels rounded up to min(KR, Q8NN_IM2COL_ROW_KR) */
   q8nn_qs8_gemm_ukernel_fn gemm;
   uint32_t gemm_mloop;        /* the gemm line's mloop: one call may take more than MR rows */
   q8nn_qs8_igemm_ukernel_fn igemm;

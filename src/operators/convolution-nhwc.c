@@ -172,7 +172,7 @@ enum q8nn_status q8nn_create_conv_common(
   const struct q8nn_gemm_entry* ge = d.gemm[op->rounding];
   const struct q8nn_gemm_entry* ie = d.im2col_gemm[op->rounding];
   const int is_im2col = !is_gemm && g->groups == 1 && gic < Q8NN_IM2COL_MAX_CHANNELS && ie != NULL &&
-                        q8nn_round_up(ks * gic, ie->kr) <= Q8NN_IM2COL_MAX_K;
+                        q8nn_round_up(ks * gic, q8nn_min_sz(ie->kr, Q8NN_IM2COL_ROW_KR)) <= Q8NN_IM2COL_MAX_K;
   size_t zero_size = gic;
   /* One input channel and one group with several outputs (a single-channel image's first
      convolution, or a depthwise one of one channel with a depth multiplier: person_detect's 96x96x1
@@ -233,7 +233,7 @@ enum q8nn_status q8nn_create_conv_common(
     /* im2col: OHWI is [O][taps * I], a 1x1 kernel of K = taps * I */
     const size_t pack_ks = is_im2col ? 1 : ks, pack_kc = is_im2col ? ks * gic : gic;
     /* run pads the rows to whole K groups (the packed weights are zero there): no K tail */
-    op->im2col_k = is_im2col ? q8nn_round_up(pack_kc, kr) : 0;
+    op->im2col_k = is_im2col ? q8nn_round_up(pack_kc, q8nn_min_sz(kr, Q8NN_IM2COL_ROW_KR)) : 0;
     op->packed_group_stride = q8nn_packed_gemm_size(pack, 1, goc, pack_ks, pack_kc, nr, kr); /* gemm: ks = 1 */
     op->packed_weights = malloc(op->packed_group_stride * g->groups);
     if (op->packed_weights == NULL) {
