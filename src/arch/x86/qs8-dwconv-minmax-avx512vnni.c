@@ -166,7 +166,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_finish32(const int rounding, const int LSHIFT, 
   __m512i v2[2] = {_mm512_inserti64x4(_mm512_castsi256_si512(vacc[0]), vacc[1], 1),
                    _mm512_inserti64x4(_mm512_castsi256_si512(vacc[2]), vacc[3], 1)};
   q8nn_x86_dw_requantize(rounding, LSHIFT, DNEG, 2, v2, vmult2, rq, vout);
-  const __m512i v = _mm512_permutexvar_epi32(vorder, q8nn_x86_pack64(v2[0], v2[1], v2[0], v2[1], vout, 0, rounding));
+  const __m512i v = _mm512_permutexvar_epi32(vorder, q8nn_x86_pack64(v2[0], v2[1], v2[0], v2[1], vout, 0, q8nn_x86_pack_rounding(rounding, DNEG)));
   _mm256_mask_storeu_epi8(out, kc, _mm512_castsi512_si256(v));
 }
 
@@ -320,7 +320,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pairs32_loop(
       for (size_t j = 0; j < 4; j++) vacc[j] = _mm512_dpbusd_epi32(vacc[j], vcol[c][j], vw[c][j]);
     }
     q8nn_x86_dw_requantize(rounding, LSHIFT, DNEG, 4, vacc, NULL, rq, &vout); /* TFLite roundings only */
-    const __m512i v = q8nn_x86_pack64(vacc[0], vacc[1], vacc[2], vacc[3], &vout, 0, rounding);
+    const __m512i v = q8nn_x86_pack64(vacc[0], vacc[1], vacc[2], vacc[3], &vout, 0, q8nn_x86_pack_rounding(rounding, DNEG));
     if (pixel_step == 32) {
       _mm512_mask_storeu_epi8(out, kc2, v);
     } else {
@@ -457,7 +457,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_quads16_loop(
       for (size_t j = 0; j < 4; j++) vacc[j] = _mm512_dpbusd_epi32(vacc[j], vcol[j], vw[c][j]);
     }
     q8nn_x86_dw_requantize(rounding, LSHIFT, DNEG, 4, vacc, NULL, rq, &vout); /* TFLite roundings only */
-    const __m512i v = q8nn_x86_pack64(vacc[0], vacc[1], vacc[2], vacc[3], &vout, 0, rounding);
+    const __m512i v = q8nn_x86_pack64(vacc[0], vacc[1], vacc[2], vacc[3], &vout, 0, q8nn_x86_pack_rounding(rounding, DNEG));
     if (FULL && pixel_step == 16) {
       _mm512_storeu_si512(out, v);
     } else {
@@ -587,7 +587,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_finish64(const int rounding, const int LSHIFT, 
                                           const struct q8nn_x86_out64* vout, int8_t* out, __mmask64 kc) {
   __m512i vacc[4] = {vacc_in[0], vacc_in[1], vacc_in[2], vacc_in[3]};
   q8nn_x86_dw_requantize(rounding, LSHIFT, DNEG, 4, vacc, vmult, rq, vout);
-  _mm512_mask_storeu_epi8(out, kc, q8nn_x86_pack64(vacc[0], vacc[1], vacc[2], vacc[3], vout, 0, rounding));
+  _mm512_mask_storeu_epi8(out, kc, q8nn_x86_pack64(vacc[0], vacc[1], vacc[2], vacc[3], vout, 0, q8nn_x86_pack_rounding(rounding, DNEG)));
 }
 
 /* The pixel loop of one 64-channel tile; LSHIFT and DNEG: see q8nn_x86_requantize_rdouble_with.

@@ -249,7 +249,7 @@ Q8NN_X86_INLINE void q8nn_amx_finish(const int rounding, const struct q8nn_amx_n
     Q8NN_AMX_EPILOGUE_CASE(Q8NN_AMX_RDOUBLE_LSHIFT, 0)
     Q8NN_AMX_EPILOGUE_CASE(Q8NN_AMX_RDOUBLE_DNEG, 0)
     Q8NN_AMX_EPILOGUE_CASE(Q8NN_AMX_RDOUBLE_PLAIN, 0)
-    default: q8nn_amx_epilogue(Q8NN_AMX_RDOUBLE_DALL, 0, s->nb, mb, s->nbytes, acc, s->vbias, s->rq, s->vscale,
+    default: q8nn_amx_epilogue(Q8NN_AMX_RDOUBLE_DALL, q8nn_x86_pack_rounding(0, 2), s->nb, mb, s->nbytes, acc, s->vbias, s->rq, s->vscale,
                                c, cm_stride, vout);
   }
 #undef Q8NN_AMX_EPILOGUE_CASE

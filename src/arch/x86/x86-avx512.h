@@ -236,6 +236,15 @@ Q8NN_X86_INLINE __m512i q8nn_x86_pack64(__m512i r0, __m512i r1, __m512i r2, __m5
   return _mm512_min_epi8(vout, o->max8);
 }
 
+/* The rounding argument of q8nn_x86_pack64 for vectors requantized in TFLite double rounding with
+   dneg 2 (every lane e >= 1, q8nn_x86_requantize_rdouble_with): there |r| <= 2^30, so r + zp never
+   wraps in int32, and adding the zero point after the int16 pack with saturation (the rounding-2
+   stage) gives the same bytes: where r leaves int16, r + zp is outside int8 on the same side. One
+   VPADDSW per two vectors instead of a VPADDD per vector. Other cases keep their own stage. */
+Q8NN_X86_INLINE int q8nn_x86_pack_rounding(const int rounding, const int dneg) {
+  return rounding == 0 && dneg == 2 ? 2 : rounding;
+}
+
 /* acc + the u8 x s8 dot products of each 4-byte group (VPDPBUSD, the gemm K loop's instruction).
    Inline asm rather than _mm512_dpbusd_epi32: GCC 12 gives the intrinsic's tied accumulator a
    register of its own and copies it in and out around each VPDPBUSD of the K loop (8x32c4: 63
