@@ -306,7 +306,7 @@ static void expand_task(void* context, size_t row) {
  * sweep costs 3-5%. bench/README.md, round thirteen.
  */
 static void touch_dwconv_input(const struct q8nn_operator* op, size_t n, size_t oy, size_t c0, size_t rows,
-                               size_t count, size_t in_stride) {
+                               size_t count) {
   const struct q8nn_conv_geometry* g = &op->geometry;
   /* setup bounds sizes by 2^32: int64 holds every coordinate */
   int64_t iy0 = (int64_t) (oy * g->stride_height) - (int64_t) g->padding_top;
@@ -315,7 +315,8 @@ static void touch_dwconv_input(const struct q8nn_operator* op, size_t n, size_t 
   if (iy0 < 0) iy0 = 0;
   if (iy1 > (int64_t) op->input_height) iy1 = (int64_t) op->input_height;
   if (iy1 <= iy0) return;
-  const int8_t* base = g->group_output_channels > 1 ? op->expanded_input : op->input;
+  size_t in_stride;
+  const int8_t* base = q8nn_indirection_input(op, &in_stride);
   const int8_t* first = base + ((n * op->input_height + (size_t) iy0) * op->input_width) * in_stride + c0;
   const size_t pixels = (size_t) (iy1 - iy0) * op->input_width;
   /* one range where the gaps between pixels' channel ranges are less than a line, else one per pixel */
@@ -339,8 +340,8 @@ static void dwconv_task(void* context, size_t n, size_t oy, size_t c0, size_t ro
   const struct q8nn_operator* op = context;
   const struct q8nn_conv_geometry* g = &op->geometry;
   const size_t ks = (size_t) g->kernel_height * g->kernel_width;
-  const size_t channels = g->groups * g->group_output_channels;
-  const size_t in_stride = g->group_output_channels > 1 ? channels : op->input_pixel_stride;
+  size_t in_stride;
+  (void) q8nn_indirection_input(op, &in_stride);
   op->dwconv(count, rows * op->output_width, ks, op->indirection + oy * op->output_width * ks, ks,
              /* the blocks of channels [0, c0) take exactly their packed size */
              (const int8_t*) op->packed_weights + q8nn_packed_dwconv_size(c0, ks, op->dwconv_channel_tile),
@@ -350,10 +351,7 @@ static void dwconv_task(void* context, size_t n, size_t oy, size_t c0, size_t ro
 }
 
 static void dwconv_task_touching(void* context, size_t n, size_t oy, size_t c0, size_t rows, size_t count) {
-  const struct q8nn_operator* op = context;
-  const struct q8nn_conv_geometry* g = &op->geometry;
-  const size_t channels = g->groups * g->group_output_channels;
-  touch_dwconv_input(op, n, oy, c0, rows, count, g->group_output_channels > 1 ? channels : op->input_pixel_stride);
+  touch_dwconv_input(context, n, oy, c0, rows, count);
   dwconv_task(context, n, oy, c0, rows, count);
 }
 

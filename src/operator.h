@@ -158,6 +158,16 @@ struct q8nn_work {
 
 #define Q8NN_MAX_OPERATOR_WORKS 2
 
+/* The input an operator's indirection points into and its pixel stride: a depthwise operator with
+   a depth multiplier reads its expanded copy (every channel repeated dm times, channels * dm bytes a
+   pixel), every other the caller's input. Setup, the depthwise task and its input sweep agree
+   through this. */
+static inline const int8_t* q8nn_indirection_input(const struct q8nn_operator* op, size_t* pixel_stride) {
+  const int expand = op->path == q8nn_conv_path_dwconv && op->geometry.group_output_channels > 1;
+  *pixel_stride = expand ? op->geometry.groups * op->geometry.group_output_channels : op->input_pixel_stride;
+  return expand ? op->expanded_input : op->input;
+}
+
 /* The parallel loops of a set-up CPU operator, in order (a depthwise layer with a depth multiplier
    has two: the input expansion, then the convolution), tiled for `threads` threads. in_region: for
    q8nn_run_operators, where no loop is kept on the calling thread. Returns their number. */

@@ -411,11 +411,9 @@ enum q8nn_status q8nn_setup_conv_common(
   op->input_pixel_stride = input_pixel_stride;
   op->output_pixel_stride = output_pixel_stride;
   if (pointers != 0) {
-    if (expand) {
-      build_indirection(op, tile, tiles, op->expanded_input, out_channels);
-    } else {
-      build_indirection(op, tile, tiles, input, input_pixel_stride);
-    }
+    size_t pixel_stride;
+    const int8_t* base = q8nn_indirection_input(op, &pixel_stride);
+    build_indirection(op, tile, tiles, base, pixel_stride);
   }
   op->is_setup = 1;
   const enum q8nn_status status = q8nn_backend_prepare(op);
