@@ -5,8 +5,6 @@
 #include "common.h"
 #include "kernels/ukernel.h"
 
-/* Conv families per requantization (index: enum q8nn_rounding), add per arithmetic (index: enum
-   q8nn_add_arithmetic). Each slot holds the first active list line that implements it. */
 /* The im2col path's row buffer (operator.h) bounds the gemm tile it runs: at most this MR. Its
    rows are padded to whole K groups of min(KR, Q8NN_IM2COL_ROW_KR) bytes: a line's kernel reads
    any kc (ukernel.h), the padding only spares the K tail of the lines whose KR is at most that;
@@ -14,6 +12,8 @@
 #define Q8NN_IM2COL_MAX_MR 32
 #define Q8NN_IM2COL_ROW_KR 8
 
+/* Conv families per requantization (index: enum q8nn_rounding), add per arithmetic (index: enum
+   q8nn_add_arithmetic). Each slot holds the first active list line that implements it. */
 struct q8nn_dispatch {
   const struct q8nn_gemm_entry* gemm[Q8NN_REQUANT_KINDS];
   /* the first active line within the im2col bound above */

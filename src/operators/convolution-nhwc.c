@@ -211,7 +211,7 @@ enum q8nn_status q8nn_create_conv_common(
     q8nn_pack_gemm_fn pack;
     const int r = op->rounding;
     if (is_gemm || is_im2col) {
-      /* im2col keeps the first usable line: its row buffer bounds MR and KR (Q8NN_IM2COL_MAX_*) */
+      /* im2col keeps the first line within its row buffer's MR bound (dispatch.h, im2col_gemm) */
       const struct q8nn_gemm_entry* e = is_gemm ? q8nn_choose_gemm_tile(ge, r, 0, 0, goc, gic) : ie;
       op->gemm_entry = e;
       op->path = is_gemm ? q8nn_conv_path_gemm : q8nn_conv_path_im2col;
@@ -232,7 +232,8 @@ enum q8nn_status q8nn_create_conv_common(
     op->nr = nr;
     /* im2col: OHWI is [O][taps * I], a 1x1 kernel of K = taps * I */
     const size_t pack_ks = is_im2col ? 1 : ks, pack_kc = is_im2col ? ks * gic : gic;
-    /* run pads the rows to whole K groups (the packed weights are zero there): no K tail */
+    /* run pads the rows to whole K groups of min(KR, Q8NN_IM2COL_ROW_KR) bytes (the packed weights
+       are zero there): no K tail */
     op->im2col_k = is_im2col ? q8nn_round_up(pack_kc, q8nn_min_sz(kr, Q8NN_IM2COL_ROW_KR)) : 0;
     op->packed_group_stride = q8nn_packed_gemm_size(pack, 1, goc, pack_ks, pack_kc, nr, kr); /* gemm: ks = 1 */
     op->packed_weights = malloc(op->packed_group_stride * g->groups);
