@@ -1,15 +1,15 @@
 /*
- * AMX-INT8 gemm and igemm, tile 32x32c4, TFLite roundings and fp32: 32 rows x 32 output channels per block,
- * the products in AMX tiles (TDPBSSD, signed x signed bytes), the requantization on AVX-512 as in
- * the AVX-512 VNNI kernels (x86-avx512.h), so the bytes are the same.
+ * AMX-INT8 gemm and igemm, tile 32x32c4, TFLite roundings and fp32: 32 rows x 32 output channels
+ * per block, the products in AMX tiles (TDPBSSD, signed x signed bytes), the requantization on
+ * AVX-512 as in the AVX-512 VNNI kernels (x86-avx512.h), so the bytes are the same.
  *
  * Tiles (palette 1): C[i][j] = tile 2i + j (16 rows x 16 int32 each: rows 16i.., channels 16j..),
  * A[i] = tile 4 + i (16 rows x 64 input bytes), B[j] = tile 6 + j (16 K groups of 4 bytes x 16
  * channels). One K step of 64 bytes is two A loads, two B loads and four TDPBSSD (16384 MACs).
  *
- * Packed weights (q8nn_pack_qs8_gemm_goki_w_amx, x86-pack.h): ukernel.h's header, then K padded
- * with zeros to a multiple of 64 as 4-byte groups, w[round_up(kc, 64) / 4][32][4]; B[j] of K step
- * s is the 16 rows at w + s * 2048 + 64 j, 128 bytes apart. input_offset 0: the packed bias is
+ * Packed weights (q8nn_pack_qs8_gemm_goki_w_amx, x86-pack.h): ukernel.h's header, then per tap K
+ * padded with zeros to a multiple of 64 as 4-byte groups, w[ks][round_up(kc, 64) / 4][32][4]; B[j]
+ * of a tap's K step s is the 16 rows at w + s * 2048 + 64 j, 128 bytes apart. input_offset 0: the packed bias is
  * bias - input_zero_point * sum(w), and TDPBSSD's wrapping int32 sums make each accumulator
  * TFLite's modulo 2^32, as ukernel.h says.
  *
@@ -18,8 +18,8 @@
  * configured kc bytes wide, read straight too. Any other K tail (kc % 64 bytes) is copied with
  * masked loads into a zeroed 64-byte row per input row first. Nothing past kc bytes of a row is
  * read. GCC's _tile_loadd does not tell the compiler it reads memory: a compiler barrier after
- * the tail copy keeps its stores before the tile loads. Rows: a block of 32; the last block of a call configures
- * its tiles with the rows it has (no row past mr is read or computed).
+ * the tail copy keeps its stores before the tile loads. Rows: blocks of 32; the last block of a
+ * call configures its tiles with the rows it has (no row past mr is read or computed).
  *
  * Epilogue: the C tiles go to a 4 KB buffer on the stack (TILESTORED, L1) and each 16-lane row is
  * loaded, given its bias and requantized in zmm registers: no int32 tensor leaves the call.
@@ -249,8 +249,9 @@ Q8NN_X86_INLINE void q8nn_amx_finish(const int rounding, const struct q8nn_amx_n
     Q8NN_AMX_EPILOGUE_CASE(Q8NN_AMX_RDOUBLE_LSHIFT, 0)
     Q8NN_AMX_EPILOGUE_CASE(Q8NN_AMX_RDOUBLE_DNEG, 0)
     Q8NN_AMX_EPILOGUE_CASE(Q8NN_AMX_RDOUBLE_PLAIN, 0)
-    default: q8nn_amx_epilogue(Q8NN_AMX_RDOUBLE_DALL, q8nn_x86_pack_rounding(0, 2), s->nb, mb, s->nbytes, acc, s->vbias, s->rq, s->vscale,
-                               c, cm_stride, vout);
+    default:
+      q8nn_amx_epilogue(Q8NN_AMX_RDOUBLE_DALL, q8nn_x86_pack_rounding(0, 2), s->nb, mb, s->nbytes, acc, s->vbias,
+                        s->rq, s->vscale, c, cm_stride, vout);
   }
 #undef Q8NN_AMX_EPILOGUE_CASE
 }
