@@ -39,9 +39,10 @@ q8nn_bound_rates g_bound = {};  // rates of the active ISA's loops (bench/README
 
 // Lower bound (ms, one core) of the reference column's numerics on layer l: the MACs at the dot
 // instruction's rate plus the epilogue per 16 outputs, or the bytes moved at the in-cache copy rate
-// if that is larger; adds are memory only (3 bytes per element). 0 when no loops ran. 1x1 layers
-// where the AMX gemm runs (TDPBSSD measured): the products run on the tile unit beside the vector
-// epilogue, so the larger of the two, not their sum.
+// if that is larger; adds are memory only (3 bytes per element). 0 when no loops ran. Where AMX is
+// active (TDPBSSD measured) every non-depthwise convolution runs on it (gemm, igemm and im2col
+// lines): the products run on the tile unit beside the vector epilogue, so the larger of the two,
+// not their sum.
 double bound_ms(const Layer& l) {
   if (g_bound.isa == nullptr) return 0.0;
   const double outputs = (double) l.oh * l.ow * l.cout;
@@ -49,7 +50,7 @@ double bound_ms(const Layer& l) {
   const double memory_ms = (in_bytes + outputs + (double) l.weights.size()) / (g_bound.copy_gbs * 1e6);
   if (l.kind == LayerKind::kAdd) return memory_ms;
   const double epilogue_ms = outputs / 16 * g_bound.epilogue_ns16[g_fp32 ? 2 : 0] * 1e-6;
-  const bool amx = g_bound.amx_dot_gmacs > 0 && l.kind == LayerKind::kConv && l.kernel == 1 && l.stride == 1;
+  const bool amx = g_bound.amx_dot_gmacs > 0 && l.kind == LayerKind::kConv;
   const double compute_ms = amx ? std::max(l.macs() / (g_bound.amx_dot_gmacs * 1e6), epilogue_ms)
                                 : l.macs() / (g_bound.dot_gmacs * 1e6) + epilogue_ms;
   return std::max(compute_ms, memory_ms);
@@ -453,7 +454,7 @@ int main(int argc, char** argv) {
            "(rsingle) %.2f (fp32); copy %.1f GB/s; %%bound uses %s\n",
            g_bound.isa, g_bound.dot_gmacs, g_bound.epilogue_ns16[0], g_bound.epilogue_ns16[1],
            g_bound.epilogue_ns16[2], g_bound.copy_gbs, g_fp32 ? "fp32" : "rdouble");
-    if (g_bound.amx_dot_gmacs > 0) printf("AMX: TDPBSSD %.0f GMAC/s per core (1x1 layers' products)\n", g_bound.amx_dot_gmacs);
+    if (g_bound.amx_dot_gmacs > 0) printf("AMX: TDPBSSD %.0f GMAC/s per core (the convolutions' products)\n", g_bound.amx_dot_gmacs);
   } else {
     printf("exact bound: no loops for the active ISA set (%%bound prints 0)\n");
   }
