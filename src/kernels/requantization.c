@@ -121,8 +121,57 @@ int q8nn_add_affine_params_forms(struct q8nn_qs8_add_params* p, int xnnpack, int
   return 0;
 }
 
+/* The int32 ranges of the xnn kernels' sums for coefficients A, B >= 0 and bias (a A + b B + bias,
+   b B + bias and a A + b B, extremes at the corners) and of their output stage (|sum >> k| < 2^19). */
+static int linear_ranges_fit(int64_t A, int64_t B, int64_t bias, int k) {
+  const int64_t sum_max = 127 * (A + B) + bias, sum_min = -128 * (A + B) + bias;
+  const int64_t part_max = 127 * B + bias, part_min = -128 * B + bias;
+  if (sum_max >= (INT64_C(1) << 31) || sum_min < -(INT64_C(1) << 31) || part_max >= (INT64_C(1) << 31) ||
+      part_min < -(INT64_C(1) << 31) || 128 * (A + B) >= (INT64_C(1) << 31)) {
+    return 0;
+  }
+  return sum_max >> k < (INT64_C(1) << 19) && sum_min >> k >= -(INT64_C(1) << 19);
+}
+
+/* The guarded linear form of q8nn_add_linear_params (see ukernel.h, linear_guard): candidate (A, B,
+   C, k), whose worst pair misses its output's interval by `miss`, with a guard of 2^(g-1) >= miss on
+   each side of every multiple of 2^k. Checked on all 65536 pairs: each one outside the guard gives
+   TFLite's output. Returns 1 and sets the xnn_ fields (bias C + 2^(g-1)) and linear_guard. */
+static int linear_guard_try(struct q8nn_qs8_add_params* p, const int8_t* table, int64_t A, int64_t B, int64_t C,
+                            int k, int64_t miss) {
+  int g = 1;
+  while ((INT64_C(1) << (g - 1)) < miss) g++;
+  /* a guard of at most 2^-11 of the step: a lane falls in it about once in 2^10 */
+  if (g > k - 10) return 0;
+  const int64_t half = INT64_C(1) << (g - 1);
+  const int64_t bias = C - (int64_t) p->output_zero_point * (INT64_C(1) << k) + half;
+  if (!linear_ranges_fit(A, B, bias, k)) return 0;
+  struct q8nn_qs8_add_params cand = *p;
+  cand.xnn_a_multiplier = (int32_t) A;
+  cand.xnn_b_multiplier = (int32_t) B;
+  cand.xnn_bias = (int32_t) bias;
+  cand.xnn_shift = (uint32_t) k;
+  const uint32_t mask = (uint32_t) ((INT64_C(1) << k) - (INT64_C(1) << g));
+  for (int a = -128; a <= 127; a++) {
+    for (int b = -128; b <= 127; b++) {
+      const uint32_t acc = (uint32_t) ((int32_t) a * cand.xnn_a_multiplier + (int32_t) b * cand.xnn_b_multiplier +
+                                       cand.xnn_bias);
+      if ((acc & mask) != 0 && q8nn_add_xnn_scalar((int8_t) a, (int8_t) b, &cand) != table[(a + 128) * 256 + (b + 128)]) {
+        return 0;
+      }
+    }
+  }
+  p->xnn_a_multiplier = cand.xnn_a_multiplier;
+  p->xnn_b_multiplier = cand.xnn_b_multiplier;
+  p->xnn_bias = cand.xnn_bias;
+  p->xnn_shift = cand.xnn_shift;
+  p->linear_guard = mask;
+  return 1;
+}
+
 int q8nn_add_linear_params(struct q8nn_qs8_add_params* p) {
   p->linear_valid = 0;
+  p->linear_guard = 0;
   static const int32_t kMaxCoefficient = INT32_C(1) << 22;
   const double out = ldexp((double) p->output_multiplier, p->output_shift - 31);
   const double slope_a = ldexp((double) p->a_multiplier, p->left_shift + p->a_shift - 31) * out;
@@ -145,6 +194,9 @@ int q8nn_add_linear_params(struct q8nn_qs8_add_params* p) {
   int k_top = 30;
   while (k_top > 0 && ldexp(slope_max, k_top) >= (double) (kMaxCoefficient - 2)) k_top--;
   int found = 0;
+  /* the candidate whose worst pair misses by the least, relative to 2^k, for the guarded form */
+  int64_t near_A = 0, near_B = 0, near_C = 0, near_miss = 0;
+  int near_k = 0;
   for (int k = k_top; k >= 1 && k >= k_top - 6 && !found; k--) {
     const int64_t ca = (int64_t) nearbyint(ldexp(slope_a, k)), cb = (int64_t) nearbyint(ldexp(slope_b, k));
     static const int deltas[] = {0, -1, 1, -2, 2};
@@ -153,27 +205,26 @@ int q8nn_add_linear_params(struct q8nn_qs8_add_params* p) {
         const int64_t A = ca + deltas[ia], B = cb + deltas[ib];
         if (A < 0 || B < 0 || A >= kMaxCoefficient || B >= kMaxCoefficient) continue;
         int64_t lo = INT64_MIN, hi = INT64_MAX;
-        for (int a = -128; a <= 127 && lo <= hi; a++) {
+        for (int a = -128; a <= 127; a++) {
           for (int b = -128; b <= 127; b++) {
             const int64_t o = table[(a + 128) * 256 + (b + 128)], v = A * a + B * b;
             if (o > p->output_min && o * (INT64_C(1) << k) - v > lo) lo = o * (INT64_C(1) << k) - v;
             if (o < p->output_max && (o + 1) * (INT64_C(1) << k) - 1 - v < hi) hi = (o + 1) * (INT64_C(1) << k) - 1 - v;
           }
         }
-        if (lo > hi) continue;
+        if (lo > hi) {
+          /* C halfway: every pair's interval is missed by at most this */
+          const int64_t miss = (lo - hi + 1) / 2 + 1;
+          if (near_k == 0 || ldexp((double) miss, -k) < ldexp((double) near_miss, -near_k)) {
+            near_A = A, near_B = B, near_C = hi + (lo - hi) / 2, near_miss = miss, near_k = k;
+          }
+          continue;
+        }
         /* C: the lower bound, or the upper one when every output is clamped low, or the zero
            point's term when every output is clamped (output_min = output_max) */
         const int64_t C = lo != INT64_MIN ? lo : hi != INT64_MAX ? hi : (int64_t) p->output_zero_point * (INT64_C(1) << k);
         const int64_t bias = C - (int64_t) p->output_zero_point * (INT64_C(1) << k);
-        /* the xnn kernels' int32 sums (a A + b B + bias, b B + bias and a A + b B, extremes at the
-           corners, A and B >= 0) and their output stage's range (|sum >> k| < 2^19) */
-        const int64_t sum_max = 127 * (A + B) + bias, sum_min = -128 * (A + B) + bias;
-        const int64_t part_max = 127 * B + bias, part_min = -128 * B + bias;
-        if (sum_max >= (INT64_C(1) << 31) || sum_min < -(INT64_C(1) << 31) || part_max >= (INT64_C(1) << 31) ||
-            part_min < -(INT64_C(1) << 31) || 128 * (A + B) >= (INT64_C(1) << 31)) {
-          continue;
-        }
-        if (sum_max >> k >= (INT64_C(1) << 19) || sum_min >> k < -(INT64_C(1) << 19)) continue;
+        if (!linear_ranges_fit(A, B, bias, k)) continue;
         struct q8nn_qs8_add_params cand = *p;
         cand.xnn_a_multiplier = (int32_t) A;
         cand.xnn_b_multiplier = (int32_t) B;
@@ -199,6 +250,7 @@ int q8nn_add_linear_params(struct q8nn_qs8_add_params* p) {
       }
     }
   }
+  if (!found && near_k != 0) linear_guard_try(p, table, near_A, near_B, near_C, near_k, near_miss);
   free(table);
   return found;
 }

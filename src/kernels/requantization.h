@@ -143,6 +143,12 @@ Q8NN_INTERNAL int q8nn_add_affine_params(struct q8nn_qs8_add_params* p, int xnnp
    halfway between two outputs on both sides of 0 (simple scale ratios such as 10/9), since TFLite
    rounds those away from zero. Sets the xnn_ fields and linear_valid, then checks
    q8nn_add_xnn_scalar against q8nn_add_scalar on every pair (linear_valid 0 when anything fails).
+   Where no candidate fits, the one whose worst pair misses its interval by the least (relative to
+   2^k) becomes the guarded form (ukernel.h, linear_guard) if a guard of at most 2^(k-11) on each
+   side of the rounding boundaries covers every pair it gets wrong, checked on all pairs: found for
+   every scale set without a linear form seen so far (MLCommons' CIFAR-10 ResNet's first add, 3 of
+   400 random sets, the 10/9 ratio), with 1 or 2 wrong pairs (330 at 10/9, zero points 0), all
+   guarded. Exact ties cluster: at 10/9, 739 of the 65536 pairs fall in the guard.
    TFLite arithmetic only; 0.3-0.5 ms on average at operator creation, < 5 ms at most. */
 Q8NN_INTERNAL int q8nn_add_linear_params(struct q8nn_qs8_add_params* p);
 

@@ -160,7 +160,14 @@ typedef void (*q8nn_qs8_dwconv_ukernel_fn)(
    linear_valid 1 (TFLite arithmetic without an affine form; set by q8nn_add_linear_params): the
    xnn_ fields hold coefficients for which XNNPACK's arithmetic above equals TFLite's on all 65536
    input pairs (multipliers up to 2^22, |sum| < 2^31 and |sum >> xnn_shift| < 2^19 checked), so the
-   operator runs the xnn kernels; the TFLite fields stay for the backends and the reference. */
+   operator runs the xnn kernels; the TFLite fields stay for the backends and the reference.
+   linear_guard != 0 (linear_valid 0; set by q8nn_add_linear_params where no exact linear form
+   exists, as where TFLite rounds ties away from zero): the xnn_ fields hold a form that gives
+   TFLite's output for every pair whose sum acc has (acc & linear_guard) != 0. linear_guard is
+   2^xnn_shift - 2^g with g <= xnn_shift - 10: acc within 2^(g-1) of a rounding boundary of the form
+   (xnn_bias includes that 2^(g-1)) is guarded, about one pair in 2^(xnn_shift - g), and such an
+   element is computed with TFLite's arithmetic. TFLite kernels may run it (the AVX-512 one does, a
+   64-element chunk with any guarded lane going through the exact path) or ignore it. */
 struct q8nn_qs8_add_params {
   int32_t a_zero_point, b_zero_point;
   int32_t a_multiplier, a_shift;
@@ -176,6 +183,7 @@ struct q8nn_qs8_add_params {
   int32_t affine_shift;         /* [0, 7] */
   int32_t affine_signed;        /* 1: the signed-data form (affine_a, affine_b in [0, 127]) */
   int32_t linear_valid;         /* 1: the xnn_ fields reproduce TFLite's arithmetic (see above) */
+  uint32_t linear_guard;        /* != 0: the guarded linear form in the xnn_ fields (see above) */
 };
 
 /* Arithmetic of a vadd list entry. */

@@ -117,8 +117,12 @@ enum q8nn_status q8nn_create_add_nd_s8(const struct q8nn_add_quantization* quant
   const struct q8nn_vadd_entry* e = d.vadd[p.linear_valid ? q8nn_add_arithmetic_xnnpack : op->add_arithmetic];
   op->vadd = e->vadd;
   op->vaddc = e->vaddc;
-  /* a TFLite add in XNNPACK's form says so: its kernel's name is an xnn one */
-  snprintf(op->kernel_name, sizeof(op->kernel_name), "%s%s", e->name, p.linear_valid ? " (TFLite linear form)" : "");
+  /* a TFLite add in XNNPACK's form says so: its kernel's name is an xnn one. The x86 TFLite lines
+     run the guarded form (ukernel.h, linear_guard); the others ignore it. */
+  const int guarded = !p.affine_valid && !p.linear_valid && p.linear_guard != 0 &&
+                      (e->isa & (Q8NN_ISA_X86_AVX2 | Q8NN_ISA_X86_AVX512VNNI)) != 0;
+  snprintf(op->kernel_name, sizeof(op->kernel_name), "%s%s", e->name,
+           p.linear_valid ? " (TFLite linear form)" : guarded ? " (guarded TFLite linear form)" : "");
   *add_out = op;
   return q8nn_status_success;
 }

@@ -242,6 +242,48 @@ static void test_affine_broadcast(void** state) {
   assert_int_equal(failures, 0);
 }
 
+/* TFLite adds without an exact linear form (ukernel.h, linear_guard): MLCommons' CIFAR-10 ResNet's
+   first add and a 10/9 ratio, all 65536 input pairs dense, with a broadcast along the inner run (b,
+   then a: the swapped parameters), in place, and with a ReLU-like clamp. */
+static void test_guarded_linear(void** state) {
+  (void) state;
+  static const struct {
+    float sa, sb, so;
+    int32_t za, zb, zo;
+  } sets[] = {{0.0393935516f, 0.104194961f, 0.0509456731f, -128, 4, -128}, {0.1f, 0.013f, 0.09f, 0, 0, 0}};
+  static const size_t full[2] = {256, 256}, column[2] = {256, 1}, row[2] = {1, 256};
+  int8_t* a = malloc(65536);
+  int8_t* b = malloc(65536);
+  int8_t* ac = malloc(256);
+  int8_t* br = malloc(256);
+  assert_non_null(a);
+  assert_non_null(b);
+  assert_non_null(ac);
+  assert_non_null(br);
+  for (size_t i = 0; i < 65536; i++) a[i] = (int8_t) (i >> 8), b[i] = (int8_t) i;
+  for (size_t i = 0; i < 256; i++) ac[i] = (int8_t) i, br[i] = (int8_t) i;
+  int failures = 0;
+  for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+    for (int variant = 0; variant < 5; variant++) {
+      struct test_add_case c = {
+          .a_rank = 2, .b_rank = 2, .a_shape = full, .b_shape = full, .a = a, .b = b,
+          .a_zp = sets[i].za, .b_zp = sets[i].zb, .out_zp = sets[i].zo,
+          .a_scale = sets[i].sa, .b_scale = sets[i].sb, .out_scale = sets[i].so,
+          .out_min = -128, .out_max = 127, .name = "guarded_linear", .num_threadpools = 2,
+      };
+      if (variant == 1) c.a_shape = column, c.a = ac, c.b_shape = row, c.b = br; /* a broadcast */
+      if (variant == 2) c.b_shape = row, c.b = br, c.a = a;                       /* b broadcast */
+      if (variant == 3) c.in_place = 1;
+      if (variant == 4) c.out_min = (int8_t) sets[i].zo;
+      const int f = test_add_run(&c);
+      if (f != 0) fprintf(stderr, "  case guarded_linear %zu, variant %d\n", i, variant);
+      failures += f;
+    }
+  }
+  free(a), free(b), free(ac), free(br);
+  assert_int_equal(failures, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_affine_broadcast),
@@ -250,6 +292,7 @@ int main(void) {
       cmocka_unit_test(test_scalars),
       cmocka_unit_test(test_in_place),
       cmocka_unit_test(test_scale_ratios),
+      cmocka_unit_test(test_guarded_linear),
   };
   return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
 }

@@ -150,6 +150,37 @@ static void test_vadd_exhaustive(void** state) {
   }
 }
 
+/* Kernel params of TFLite's arithmetic from the reference's (no affine or linear form yet). */
+static void tflite_params(const struct ref_add_params* rp, int32_t za, int32_t zb, int32_t zo, int32_t lo, int32_t hi,
+                          struct q8nn_qs8_add_params* p) {
+  memset(p, 0, sizeof(*p));
+  p->a_zero_point = za, p->b_zero_point = zb, p->output_zero_point = zo, p->output_min = lo, p->output_max = hi;
+  p->left_shift = rp->left_shift;
+  p->a_multiplier = rp->a_mult, p->a_shift = rp->a_shift;
+  p->b_multiplier = rp->b_mult, p->b_shift = rp->b_shift;
+  p->output_multiplier = rp->out_mult, p->output_shift = rp->out_shift;
+}
+
+/* vaddc of every a value with each b value into y (256 bytes), against TFLite's reference; returns
+   the mismatches (the first few printed). */
+static int vaddc_all_pairs(const struct q8nn_vadd_entry* e, size_t set, const struct ref_add_params* rp,
+                           const struct q8nn_qs8_add_params* p, int8_t* y) {
+  int8_t all_values[256];
+  for (size_t i = 0; i < 256; i++) all_values[i] = (int8_t) ((int) i - 128);
+  int failures = 0;
+  for (int bv = -128; bv <= 127; bv++) {
+    const int8_t vb = (int8_t) bv;
+    e->vaddc(256, all_values, &vb, y, p);
+    for (size_t i = 0; i < 256; i++) {
+      const int8_t expected = ref_add_element(rp, all_values[i], vb);
+      if (y[i] != expected && failures++ < 5) {
+        print_error("%s: set %zu: addc(%d, %d) = %d, expected %d\n", e->name, set, all_values[i], vb, y[i], expected);
+      }
+    }
+  }
+  return failures;
+}
+
 /* TFLite adds without an affine form run XNNPACK's kernels with coefficients that reproduce TFLite's
    arithmetic (q8nn_add_linear_params): every xnn line, on scale sets with unequal ratios and clamps
    (ReLU6-like and single-value ones included), all 256 x 256 pairs (vadd and vaddc) against the
@@ -170,8 +201,6 @@ static void test_vadd_tflite_linear(void** state) {
   assert_non_null(a);
   assert_non_null(b);
   assert_non_null(y);
-  int8_t all_values[256];
-  for (size_t i = 0; i < 256; i++) all_values[i] = (int8_t) ((int) i - 128);
   for (size_t i = 0; i < 65536; i++) a[i] = (int8_t) (i >> 8), b[i] = (int8_t) i;
   int failures = 0, found = 0;
   const size_t sets = sizeof(scales) / sizeof(scales[0]);
@@ -184,12 +213,7 @@ static void test_vadd_tflite_linear(void** state) {
     struct ref_add_params rp;
     if (!ref_add_params_from_scales(s[0], za, s[1], zb, s[2], zo, lo, hi, &rp)) continue;
     struct q8nn_qs8_add_params p;
-    memset(&p, 0, sizeof(p));
-    p.a_zero_point = za, p.b_zero_point = zb, p.output_zero_point = zo, p.output_min = lo, p.output_max = hi;
-    p.left_shift = rp.left_shift;
-    p.a_multiplier = rp.a_mult, p.a_shift = rp.a_shift;
-    p.b_multiplier = rp.b_mult, p.b_shift = rp.b_shift;
-    p.output_multiplier = rp.out_mult, p.output_shift = rp.out_shift;
+    tflite_params(&rp, za, zb, zo, lo, hi, &p);
     if (!q8nn_add_linear_params(&p)) continue;
     found++;
     e->vadd(65536, a, b, y, &p);
@@ -201,20 +225,85 @@ static void test_vadd_tflite_linear(void** state) {
                     (unsigned) p.xnn_shift);
       }
     }
-    for (int bv = -128; bv <= 127; bv++) {
-      const int8_t vb = (int8_t) bv;
-      e->vaddc(256, all_values, &vb, y, &p);
-      for (size_t i = 0; i < 256; i++) {
-        const int8_t expected = ref_add_element(&rp, all_values[i], vb);
-        if (y[i] != expected && failures++ < 5) {
-          print_error("%s: set %zu: addc(%d, %d) = %d, expected %d\n", e->name, set, all_values[i], vb, y[i], expected);
-        }
-      }
-    }
+    failures += vaddc_all_pairs(e, set, &rp, &p, y);
   }
   free(a), free(b), free(y);
   if (failures != 0) fail_msg("%s: %d mismatches", e->name, failures);
   if (found < 11) fail_msg("%s: a linear form for only %d of %zu scale sets", e->name, found, sets);
+}
+
+/* TFLite adds with no exact linear form run the guarded one where a kernel has it (ukernel.h,
+   linear_guard): every TFLite line (those without it ignore the guard), on scale sets without an
+   exact linear form (MLCommons' CIFAR-10 ResNet's first add, random sets the search missed, set 3
+   of test_vadd_tflite_linear), each also with a ReLU-like clamp: all 256 x 256 pairs as one run
+   (unaligned, then in place on a) and vaddc for every b, against the TFLite reference. The pairs
+   the form gets wrong must all be guarded, and some must exist, so that the exact path of the
+   guarded chunks is what the bytes depend on. */
+static void test_vadd_tflite_guarded(void** state) {
+  const struct q8nn_vadd_entry* e = *state;
+  SWEEP_REQUIRE_ISA(SWEEP_ISA(e->isa), e->name);
+  static const struct {
+    float sa, sb, so;
+    int32_t za, zb, zo;
+  } sets[] = {
+      {0.0393935516f, 0.104194961f, 0.0509456731f, -128, 4, -128},
+      {0.159527555f, 0.378389359f, 0.334759593f, -14, 108, 115},
+      {0.148416445f, 0.0372632742f, 0.1327672f, 79, -34, -56},
+      {0.199641198f, 0.336447686f, 0.271212906f, 117, -96, -29},
+      {0.1f, 0.013f, 0.09f, 0, 0, 0},
+  };
+  const size_t nsets = sizeof(sets) / sizeof(sets[0]);
+  int8_t* a_buf = malloc(65536 + 64);
+  int8_t* b_buf = malloc(65536 + 64);
+  int8_t* y_buf = malloc(65536 + 64);
+  assert_non_null(a_buf);
+  assert_non_null(b_buf);
+  assert_non_null(y_buf);
+  int8_t* a = a_buf + 7;
+  int8_t* b = b_buf + 13;
+  int8_t* y = y_buf + 33;
+  int failures = 0, guarded_forms = 0, wrong_guarded = 0;
+  for (size_t run = 0; run < 2 * nsets; run++) {
+    const size_t set = run % nsets;
+    const int32_t zo = sets[set].zo;
+    const int32_t lo = run < nsets ? -128 : zo, hi = 127;
+    struct ref_add_params rp;
+    if (!ref_add_params_from_scales(sets[set].sa, sets[set].za, sets[set].sb, sets[set].zb, sets[set].so, zo, lo, hi,
+                                    &rp)) {
+      fail_msg("set %zu: no TFLite parameters", set);
+    }
+    struct q8nn_qs8_add_params p;
+    tflite_params(&rp, sets[set].za, sets[set].zb, zo, lo, hi, &p);
+    if (q8nn_add_linear_params(&p)) continue; /* a clamp can remove the ties */
+    if (p.linear_guard == 0) fail_msg("set %zu, run %zu: neither a linear form nor a guarded one", set, run);
+    guarded_forms++;
+    for (int av = -128; av <= 127; av++) {
+      for (int bv = -128; bv <= 127; bv++) {
+        const uint32_t acc = (uint32_t) (av * p.xnn_a_multiplier + bv * p.xnn_b_multiplier + p.xnn_bias);
+        if (q8nn_add_xnn_scalar((int8_t) av, (int8_t) bv, &p) != ref_add_element(&rp, (int8_t) av, (int8_t) bv)) {
+          if ((acc & p.linear_guard) != 0) fail_msg("set %zu: add(%d, %d) wrong and not guarded", set, av, bv);
+          wrong_guarded++;
+        }
+      }
+    }
+    for (int pass = 0; pass < 2; pass++) {
+      for (size_t i = 0; i < 65536; i++) a[i] = (int8_t) (i >> 8), b[i] = (int8_t) i;
+      int8_t* out = pass == 0 ? y : a; /* pass 1: in place on a */
+      e->vadd(65536, a, b, out, &p);
+      for (size_t i = 0; i < 65536; i++) {
+        const int8_t expected = ref_add_element(&rp, (int8_t) (i >> 8), (int8_t) i);
+        if (out[i] != expected && failures++ < 5) {
+          print_error("%s: set %zu%s: add(%d, %d) = %d, expected %d\n", e->name, set, pass ? " in place" : "",
+                      (int) (int8_t) (i >> 8), (int) (int8_t) i, out[i], expected);
+        }
+      }
+    }
+    failures += vaddc_all_pairs(e, set, &rp, &p, y);
+  }
+  free(a_buf), free(b_buf), free(y_buf);
+  if (failures != 0) fail_msg("%s: %d mismatches", e->name, failures);
+  if (guarded_forms < 5) fail_msg("%s: a guarded linear form for only %d of %zu sets", e->name, guarded_forms, 2 * nsets);
+  if (wrong_guarded == 0) fail_msg("%s: no pair needs the guard: the exact path is not tested", e->name);
 }
 
 int main(void) {
@@ -237,6 +326,11 @@ int main(void) {
       snprintf(linear_names[i], sizeof(linear_names[i]), "%s/tflite_linear", q8nn_vadd_list[i].name);
       tests[t].name = linear_names[i];
       tests[t].test_func = test_vadd_tflite_linear;
+      tests[t++].initial_state = (void*) &q8nn_vadd_list[i];
+    } else {
+      snprintf(linear_names[i], sizeof(linear_names[i]), "%s/tflite_guarded", q8nn_vadd_list[i].name);
+      tests[t].name = linear_names[i];
+      tests[t].test_func = test_vadd_tflite_guarded;
       tests[t++].initial_state = (void*) &q8nn_vadd_list[i];
     }
   }
