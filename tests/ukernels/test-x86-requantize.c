@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -76,7 +77,7 @@ static void check_variant(int lshift, int dneg, int32_t lo, int32_t hi, size_t v
     const struct q8nn_x86_rq16 rq =
         q8nn_x86_rq16_init_rdouble(_mm512_loadu_si512(mult), _mm512_loadu_si512(shift));
     /* the kernels pick the variant from these flags: it must be one they would pick */
-    if (dneg == 2) assert_true(rq.d_all && !rq.lshift_any);
+    if (dneg >= 2) assert_true(rq.d_all && !rq.lshift_any);
     if (!lshift) assert_false(rq.lshift_any);
     if (!dneg) assert_false(rq.d_any);
     __m512i r;
@@ -84,6 +85,10 @@ static void check_variant(int lshift, int dneg, int32_t lo, int32_t hi, size_t v
       case 0: r = q8nn_x86_requantize_rdouble_with(_mm512_loadu_si512(acc), &rq, 0, 0); break;
       case 1: r = q8nn_x86_requantize_rdouble_with(_mm512_loadu_si512(acc), &rq, 0, 1); break;
       case 2: r = q8nn_x86_requantize_rdouble_with(_mm512_loadu_si512(acc), &rq, 0, 2); break;
+      case 3: /* the doubled form: r = (u + 1) >> 1 */
+        r = q8nn_x86_requantize_rdouble_with(_mm512_loadu_si512(acc), &rq, 0, 3);
+        r = _mm512_srai_epi32(_mm512_add_epi32(r, _mm512_set1_epi32(1)), 1);
+        break;
       default: r = q8nn_x86_requantize_rdouble_with(_mm512_loadu_si512(acc), &rq, 1, 1); break;
     }
     _mm512_storeu_si512(out, r);
@@ -117,6 +122,7 @@ static void test_rdouble_all_right_shifts(void** state) {
   (void) state;
   if (!avx512_available()) skip();
   check_variant(0, 2, -31, -1, VECTORS);
+  check_variant(0, 3, -31, -1, VECTORS);
   check_variant(0, 1, -31, -1, VECTORS); /* the per-lane form agrees on the same lanes */
 }
 
@@ -141,12 +147,56 @@ static void test_rdouble_any_shift(void** state) {
   check_variant(1, 1, -31, 30, VECTORS);
 }
 
+/* q8nn_x86_pack64's rounding 3 (the doubled form of dneg 3, finished in int16) against
+   clamp(((u + 1) >> 1) + zp): u over the whole int32 range and around the int16 saturation points,
+   zero points and clamps at their ends. */
+static void test_pack_doubled(void** state) {
+  (void) state;
+  if (!avx512_available()) skip();
+  size_t mismatches = 0;
+  for (size_t v = 0; v < VECTORS / 4; v++) {
+    int32_t u[64];
+    for (int i = 0; i < 64; i++) {
+      const uint32_t r = rng();
+      switch (r % 5) {
+        case 0: u[i] = (int32_t) rng(); break;
+        case 1: u[i] = (int32_t) (rng() % 1024) - 512; break;
+        case 2: u[i] = 32767 - 300 + (int32_t) (rng() % 600); break;
+        case 3: u[i] = -32768 - 300 + (int32_t) (rng() % 600); break;
+        default: u[i] = (int32_t) (rng() % 65536) - 32768; break;
+      }
+      if (i == 0) u[i] = v % 2 ? INT32_MAX : INT32_MIN;
+    }
+    struct q8nn_qs8_conv_params params;
+    memset(&params, 0, sizeof(params));
+    const uint32_t z = rng();
+    params.output_zero_point = z % 4 == 0 ? -128 : z % 4 == 1 ? 127 : (int32_t) (rng() % 256) - 128;
+    params.output_min = rng() % 2 ? -128 : (int32_t) (rng() % 256) - 128;
+    params.output_max = rng() % 2 ? 127 : params.output_min + (int32_t) (rng() % (uint32_t) (128 - params.output_min));
+    const struct q8nn_x86_out64 o = q8nn_x86_out64_init(&params);
+    int8_t out[64];
+    _mm512_storeu_si512(out, q8nn_x86_pack64(_mm512_loadu_si512(u), _mm512_loadu_si512(u + 16),
+                                             _mm512_loadu_si512(u + 32), _mm512_loadu_si512(u + 48), &o, 1, 3));
+    for (int i = 0; i < 64; i++) {
+      int64_t want = ((int64_t) u[i] + 1) / 2 - (((int64_t) u[i] + 1) % 2 != 0 && u[i] < -1 ? 1 : 0);
+      want += params.output_zero_point;
+      want = want < params.output_min ? params.output_min : want > params.output_max ? params.output_max : want;
+      if (out[i] != want && mismatches++ < 5) {
+        print_error("u %d zp %d [%d, %d] -> %d, expected %d\n", u[i], params.output_zero_point, params.output_min,
+                    params.output_max, out[i], (int) want);
+      }
+    }
+  }
+  assert_int_equal(mismatches, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rdouble_all_right_shifts),
       cmocka_unit_test(test_rdouble_mixed_right_shifts),
       cmocka_unit_test(test_rdouble_no_shift),
       cmocka_unit_test(test_rdouble_any_shift),
+      cmocka_unit_test(test_pack_doubled),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -389,7 +389,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pairs32(const int rounding, size_t crem, size_t
   q8nn_x86_dw_pairs32_loop(rounding, LSHIFT, DNEG, kc, pairs, in, input_stride, t.vw, t.vbias, t.rq, &vout, \
                            out, pixel_step, input_offset, zero, c0)
   if (rounding == 0 && !t.lshift && t.dall) {
-    Q8NN_DW_PAIRS(0, 2);
+    Q8NN_DW_PAIRS(0, 3);
   } else if (rounding == 0 && t.lshift) {
     Q8NN_DW_PAIRS(1, 1);
   } else if (rounding == 0 && t.dneg) {
@@ -489,7 +489,7 @@ static __attribute__((noinline)) void q8nn_x86_dw_quads16(const int rounding, si
                            out, pixel_step, input_offset, zero, c0)
 #define Q8NN_DW_QUADS_FLAGS(FULL)              \
   if (rounding == 0 && !t.lshift && t.dall) { \
-    Q8NN_DW_QUADS(0, 2, FULL);                 \
+    Q8NN_DW_QUADS(0, 3, FULL);                 \
   } else if (rounding == 0 && t.lshift) {      \
     Q8NN_DW_QUADS(1, 1, FULL);                 \
   } else if (rounding == 0 && t.dneg) {        \
@@ -727,7 +727,7 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
       for (size_t j = 0; j < 4; j++) lshift |= rq[j].lshift_any, dneg |= rq[j].d_any, dall &= rq[j].d_all;
     }
     if (rounding == 0 && !lshift && dall) {
-      q8nn_x86_dw_pixels64(TAPS, rounding, 0, 2, output_width, taps, input, input_stride, wt, vw, vbias, vmult, rq,
+      q8nn_x86_dw_pixels64(TAPS, rounding, 0, 3, output_width, taps, input, input_stride, wt, vw, vbias, vmult, rq,
                            output + c0, pixel_step, input_offset, zero, c0, kc, &vout);
     } else if (lshift) {
       q8nn_x86_dw_pixels64(TAPS, rounding, 1, 1, output_width, taps, input, input_stride, wt, vw, vbias, vmult, rq,

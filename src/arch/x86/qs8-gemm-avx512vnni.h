@@ -54,6 +54,43 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_block_rq(const size_t NR, const size_t nb, co
   }
 }
 
+/* Packs, clamps and stores the MR x nb requantized vectors of a block (pack: q8nn_x86_pack64's
+   rounding argument). */
+Q8NN_X86_INLINE void q8nn_x86_gemm_store(const size_t MR, const size_t nb, const int pack, size_t nc,
+                                         __m512i (*vacc)[Q8NN_X86_GEMM_MAX_NB], int8_t* const* crow,
+                                         const struct q8nn_x86_out64* vout) {
+  const size_t nbytes = nc < 16 * nb ? nc : 16 * nb;
+  if (nb >= 3) {
+#pragma GCC unroll 12
+    for (size_t r = 0; r < MR; r++) {
+      const __m512i v = q8nn_x86_pack64(vacc[r][0], vacc[r][1], vacc[r][2], vacc[r][nb - 1], vout, 1, pack);
+      _mm512_mask_storeu_epi8(crow[r], q8nn_x86_mask64(nbytes), v);
+    }
+  } else if (nb == 2) {
+#pragma GCC unroll 12
+    for (size_t r = 0; r < MR; r += 2) {
+      const size_t r1 = r + 1 < MR ? r + 1 : r;
+      const __m512i v = q8nn_x86_pack64(vacc[r][0], vacc[r][1], vacc[r1][0], vacc[r1][1], vout, 1, pack);
+      const __mmask64 m = q8nn_x86_mask64(nbytes);
+      _mm256_mask_storeu_epi8(crow[r], (__mmask32) m, _mm512_castsi512_si256(v));
+      _mm256_mask_storeu_epi8(crow[r1], (__mmask32) m, _mm512_extracti64x4_epi64(v, 1));
+    }
+  } else {
+#pragma GCC unroll 12
+    for (size_t r = 0; r < MR; r += 4) {
+      const size_t r1 = r + 1 < MR ? r + 1 : MR - 1;
+      const size_t r2 = r + 2 < MR ? r + 2 : MR - 1;
+      const size_t r3 = r + 3 < MR ? r + 3 : MR - 1;
+      const __m512i v = q8nn_x86_pack64(vacc[r][0], vacc[r1][0], vacc[r2][0], vacc[r3][0], vout, 1, pack);
+      const __m128i m = _mm512_castsi512_si128(v);
+      _mm_mask_storeu_epi8(crow[r], (__mmask16) q8nn_x86_mask64(nbytes), m);
+      _mm_mask_storeu_epi8(crow[r1], (__mmask16) q8nn_x86_mask64(nbytes), _mm512_extracti32x4_epi32(v, 1));
+      _mm_mask_storeu_epi8(crow[r2], (__mmask16) q8nn_x86_mask64(nbytes), _mm512_extracti32x4_epi32(v, 2));
+      _mm_mask_storeu_epi8(crow[r3], (__mmask16) q8nn_x86_mask64(nbytes), _mm512_extracti32x4_epi32(v, 3));
+    }
+  }
+}
+
 /* One NR block: nb (<= NB) vectors of 16 channels. a: [ks][MR] row pointers (see tap_rows).
    rq_given: the block's constants (q8nn_x86_gemm_block_rq), computed once for several row blocks,
    or NULL: computed here after the K loop. */
@@ -92,6 +129,20 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_block(
     struct q8nn_x86_rq16 rq_here[Q8NN_X86_GEMM_MAX_NB];
     if (rq_given == NULL) q8nn_x86_gemm_block_rq(NR, nb, rounding, w, rq_here);
     const struct q8nn_x86_rq16* rqs = rq_given != NULL ? rq_given : rq_here;
+    /* every lane of the block shifts right (d_all, no left shift): the doubled int32 form and the
+       int16 finish (dneg 3, q8nn_x86_pack_rounding), for all vectors, since a pack mixes them */
+    int dall = !single;
+#pragma GCC unroll 4
+    for (size_t j = 0; j < nb; j++) dall &= rqs[j].d_all & !rqs[j].lshift_any;
+    if (dall) {
+#pragma GCC unroll 4
+      for (size_t j = 0; j < nb; j++) {
+#pragma GCC unroll 12
+        for (size_t r = 0; r < MR; r++) vacc[r][j] = q8nn_x86_requantize_rdouble_with(vacc[r][j], &rqs[j], 0, 3);
+      }
+      q8nn_x86_gemm_store(MR, nb, q8nn_x86_pack_rounding(0, 3), nc, vacc, crow, vout);
+      return;
+    }
 #pragma GCC unroll 4
     for (size_t j = 0; j < nb; j++) {
       const struct q8nn_x86_rq16* rq = &rqs[j];
@@ -112,36 +163,7 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_block(
       }
     }
   }
-  const size_t nbytes = nc < 16 * nb ? nc : 16 * nb;
-  if (nb >= 3) {
-#pragma GCC unroll 12
-    for (size_t r = 0; r < MR; r++) {
-      const __m512i v = q8nn_x86_pack64(vacc[r][0], vacc[r][1], vacc[r][2], vacc[r][nb - 1], vout, 1, rounding);
-      _mm512_mask_storeu_epi8(crow[r], q8nn_x86_mask64(nbytes), v);
-    }
-  } else if (nb == 2) {
-#pragma GCC unroll 12
-    for (size_t r = 0; r < MR; r += 2) {
-      const size_t r1 = r + 1 < MR ? r + 1 : r;
-      const __m512i v = q8nn_x86_pack64(vacc[r][0], vacc[r][1], vacc[r1][0], vacc[r1][1], vout, 1, rounding);
-      const __mmask64 m = q8nn_x86_mask64(nbytes);
-      _mm256_mask_storeu_epi8(crow[r], (__mmask32) m, _mm512_castsi512_si256(v));
-      _mm256_mask_storeu_epi8(crow[r1], (__mmask32) m, _mm512_extracti64x4_epi64(v, 1));
-    }
-  } else {
-#pragma GCC unroll 12
-    for (size_t r = 0; r < MR; r += 4) {
-      const size_t r1 = r + 1 < MR ? r + 1 : MR - 1;
-      const size_t r2 = r + 2 < MR ? r + 2 : MR - 1;
-      const size_t r3 = r + 3 < MR ? r + 3 : MR - 1;
-      const __m512i v = q8nn_x86_pack64(vacc[r][0], vacc[r1][0], vacc[r2][0], vacc[r3][0], vout, 1, rounding);
-      const __m128i m = _mm512_castsi512_si128(v);
-      _mm_mask_storeu_epi8(crow[r], (__mmask16) q8nn_x86_mask64(nbytes), m);
-      _mm_mask_storeu_epi8(crow[r1], (__mmask16) q8nn_x86_mask64(nbytes), _mm512_extracti32x4_epi32(v, 1));
-      _mm_mask_storeu_epi8(crow[r2], (__mmask16) q8nn_x86_mask64(nbytes), _mm512_extracti32x4_epi32(v, 2));
-      _mm_mask_storeu_epi8(crow[r3], (__mmask16) q8nn_x86_mask64(nbytes), _mm512_extracti32x4_epi32(v, 3));
-    }
-  }
+  q8nn_x86_gemm_store(MR, nb, rounding, nc, vacc, crow, vout);
 }
 
 /* Whole call: every NR block. a: [ks][MR] row pointers (see tap_rows). */

@@ -76,7 +76,7 @@ Q8NN_X86_INLINE __m512i q8nn_amx_requantize(const int variant, __m512i vacc, con
     case Q8NN_AMX_RDOUBLE_LSHIFT: return q8nn_x86_requantize_rdouble_with(vacc, rq, 1, 1);
     case Q8NN_AMX_RDOUBLE_DNEG: return q8nn_x86_requantize_rdouble_with(vacc, rq, 0, 1);
     case Q8NN_AMX_RDOUBLE_PLAIN: return q8nn_x86_requantize_rdouble_with(vacc, rq, 0, 0);
-    case Q8NN_AMX_RDOUBLE_DALL: return q8nn_x86_requantize_rdouble_with(vacc, rq, 0, 2);
+    case Q8NN_AMX_RDOUBLE_DALL: return q8nn_x86_requantize_rdouble_with(vacc, rq, 0, 3);
     default: return q8nn_x86_requantize_fp32(vacc, vscale, vout->fhi);
   }
 }
@@ -250,7 +250,7 @@ Q8NN_X86_INLINE void q8nn_amx_finish(const int rounding, const struct q8nn_amx_n
     Q8NN_AMX_EPILOGUE_CASE(Q8NN_AMX_RDOUBLE_DNEG, 0)
     Q8NN_AMX_EPILOGUE_CASE(Q8NN_AMX_RDOUBLE_PLAIN, 0)
     default:
-      q8nn_amx_epilogue(Q8NN_AMX_RDOUBLE_DALL, q8nn_x86_pack_rounding(0, 2), s->nb, mb, s->nbytes, acc, s->vbias,
+      q8nn_amx_epilogue(Q8NN_AMX_RDOUBLE_DALL, q8nn_x86_pack_rounding(0, 3), s->nb, mb, s->nbytes, acc, s->vbias,
                         s->rq, s->vscale, c, cm_stride, vout);
   }
 #undef Q8NN_AMX_EPILOGUE_CASE

@@ -133,19 +133,22 @@ Q8NN_X86_INLINE __m512i q8nn_x86_merge_even_odd(__m512i even, __m512i odd) {
    sign masks and masked subtractions of the nudge correction). Either may be 1 for a block whose
    lanes do not need it and the bytes are the same: the shift is by 0 and the correction is 0 where
    e = 0 (q8nn_x86_rq16_init_rdouble). dneg 2: every lane has e >= 1 (d_all, hence no left shift):
-   the int32 second rounding of the top of this file. A kernel that passes constants (see the
+   the int32 second rounding of the top of this file. dneg 3: the same, but returns the doubled
+   form u = floor((q - b) / 2^(e-1)), of which r = floor((u + 1) / 2); q8nn_x86_pack64's rounding 3
+   finishes it in int16 (see q8nn_x86_pack_rounding). A kernel that passes constants (see the
    depthwise kernels) tests the flags once per channel block instead of once per vector. */
 Q8NN_X86_INLINE __m512i q8nn_x86_requantize_rdouble_with(__m512i vacc, const struct q8nn_x86_rq16* p,
                                                          const int lshift, const int dneg) {
-  if (dneg == 2) {
+  if (dneg >= 2) {
     const __m512i v2p30 = _mm512_set1_epi64(INT64_C(1) << 30);
     const __m512i vp_even = _mm512_add_epi64(_mm512_mul_epi32(vacc, p->m_even), v2p30);
     const __m512i vp_odd = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(vacc, 32), p->m_odd), v2p30);
     const __m512i vq = _mm512_mask_blend_epi32((__mmask16) 0xAAAA, _mm512_srli_epi64(vp_even, 31),
                                                _mm512_slli_epi64(vp_odd, 1));
     const __m512i vt = _mm512_add_epi32(vq, _mm512_srai_epi32(vacc, 31)); /* q - b */
-    const __m512i vu = _mm512_add_epi32(_mm512_srav_epi32(vt, p->e_minus1), _mm512_set1_epi32(1));
-    return _mm512_srai_epi32(vu, 1);
+    const __m512i vu = _mm512_srav_epi32(vt, p->e_minus1);
+    if (dneg == 3) return vu;
+    return _mm512_srai_epi32(_mm512_add_epi32(vu, _mm512_set1_epi32(1)), 1);
   }
   const __m512i va = lshift ? _mm512_sllv_epi32(vacc, p->lshift) : vacc;
   const __m512i va_odd = _mm512_srli_epi64(va, 32);
@@ -198,6 +201,7 @@ Q8NN_X86_INLINE __m512i q8nn_x86_requantize_fp32(__m512i vacc, __m512 vscale, __
 /* Output stage constants. */
 struct q8nn_x86_out64 {
   __m512i zp32, zp16, min8, max8;
+  __m512i zp16h; /* 1 + 2 output_zero_point in int16 lanes (q8nn_x86_pack64's rounding 3) */
   __m512 fhi; /* fp32: output_max - output_zero_point */
 };
 
@@ -205,6 +209,7 @@ Q8NN_X86_INLINE struct q8nn_x86_out64 q8nn_x86_out64_init(const struct q8nn_qs8_
   struct q8nn_x86_out64 o;
   o.zp32 = _mm512_set1_epi32(params->output_zero_point);
   o.zp16 = _mm512_set1_epi16((int16_t) params->output_zero_point);
+  o.zp16h = _mm512_set1_epi16((int16_t) (1 + 2 * params->output_zero_point));
   o.min8 = _mm512_set1_epi8((int8_t) params->output_min);
   o.max8 = _mm512_set1_epi8((int8_t) params->output_max);
   o.fhi = _mm512_set1_ps((float) (params->output_max - params->output_zero_point));
@@ -216,11 +221,15 @@ Q8NN_X86_INLINE struct q8nn_x86_out64 q8nn_x86_out64_init(const struct q8nn_qs8_
    nonzero; otherwise the bytes stay in pack order: position 16L + 4j + i holds lane 4L + i of
    vector j (what the depthwise kernels' interleaved accumulators want). rounding 0/1 (TFLite): the
    zero point is added in wrapping int32 as TFLite does; rounding 2 (fp32, and XNNPACK's add): it is
-   added with saturation between the two packs (see the top of this file). */
+   added with saturation between the two packs (see the top of this file); rounding 3: r0..r3 are
+   the doubled form of dneg 3 (see q8nn_x86_pack_rounding). */
 Q8NN_X86_INLINE __m512i q8nn_x86_pack64(__m512i r0, __m512i r1, __m512i r2, __m512i r3,
                                         const struct q8nn_x86_out64* o, int natural, const int rounding) {
   __m512i v01, v23;
-  if (rounding == 2) {
+  if (rounding == 3) {
+    v01 = _mm512_srai_epi16(_mm512_adds_epi16(_mm512_packs_epi32(r0, r1), o->zp16h), 1);
+    v23 = _mm512_srai_epi16(_mm512_adds_epi16(_mm512_packs_epi32(r2, r3), o->zp16h), 1);
+  } else if (rounding == 2) {
     v01 = _mm512_adds_epi16(_mm512_packs_epi32(r0, r1), o->zp16);
     v23 = _mm512_adds_epi16(_mm512_packs_epi32(r2, r3), o->zp16);
   } else {
@@ -240,8 +249,15 @@ Q8NN_X86_INLINE __m512i q8nn_x86_pack64(__m512i r0, __m512i r1, __m512i r2, __m5
    dneg 2 (every lane e >= 1, q8nn_x86_requantize_rdouble_with): there |r| <= 2^30, so r + zp never
    wraps in int32, and adding the zero point after the int16 pack with saturation (the rounding-2
    stage) gives the same bytes: where r leaves int16, r + zp is outside int8 on the same side. One
-   VPADDSW per two vectors instead of a VPADDD per vector. Other cases keep their own stage. */
+   VPADDSW per two vectors instead of a VPADDD per vector. Other cases keep their own stage.
+   dneg 3 (rounding 3): the vectors hold u with r = floor((u + 1) / 2), |u| < 2^31, and the stage is
+   (sat16(sat16(u) + 1 + 2 zp)) >> 1 (VPACKSSDW, VPADDSW, VPSRAW), then VPACKSSWB and the clamp: one
+   VPSRAW per two vectors in place of a VPADDD and a VPSRAD per vector. Where nothing saturates it
+   is floor((u + 1 + 2 zp) / 2) = r + zp. Where something saturates high, u > 32512 (|1 + 2 zp| <=
+   255): the stage gives at least (32767 - 255) >> 1 > 127, and r >= 16257 makes r + zp > 127, so
+   both clamp to the top; symmetrically below. */
 Q8NN_X86_INLINE int q8nn_x86_pack_rounding(const int rounding, const int dneg) {
+  if (rounding == 0 && dneg == 3) return 3;
   return rounding == 0 && dneg == 2 ? 2 : rounding;
 }
 
