@@ -94,7 +94,7 @@ uint64_t q8nn_bound_dot_avx512vnni(uint64_t iters) {
 
 /* Per iteration 8 vectors of 16 accumulators: requantize (the block's constants set once, as the
    kernels do per 16-channel vector), two 64-byte packs with the clamp, two stores. rdouble: the
-   sequence the AVX-512 and AMX kernels run where every lane shifts right (dneg 3 and the int16
+   sequence the AVX-512 and AMX kernels run where every lane shifts right (dneg 2 and the int16
    finish, x86-avx512.h), as with this shift of -9 and MobileNetV2's blocks. The accumulators
    are made opaque each iteration (no instruction) so nothing is hoisted, but iterations are
    independent, as the epilogues of a kernel's successive tiles are: the loop times throughput.
@@ -115,10 +115,10 @@ static inline __attribute__((always_inline)) uint64_t epilogue(const int roundin
     for (int j = 0; j < 8; j++) {
       r[j] = rounding == 2   ? q8nn_x86_requantize_fp32(acc[j], vscale, vout.fhi)
              : rounding == 1 ? q8nn_x86_requantize_rsingle(acc[j], &rq)
-                             : q8nn_x86_requantize_rdouble_with(acc[j], &rq, 0, 3);
+                             : q8nn_x86_requantize_rdouble_with(acc[j], &rq, 0, 2);
     }
-    const __m512i v0 = q8nn_x86_pack64(r[0], r[1], r[2], r[3], &vout, 1, q8nn_x86_pack_rounding(rounding, 3));
-    const __m512i v1 = q8nn_x86_pack64(r[4], r[5], r[6], r[7], &vout, 1, q8nn_x86_pack_rounding(rounding, 3));
+    const __m512i v0 = q8nn_x86_pack64(r[0], r[1], r[2], r[3], &vout, 1, q8nn_x86_pack_rounding(rounding, 2));
+    const __m512i v1 = q8nn_x86_pack64(r[4], r[5], r[6], r[7], &vout, 1, q8nn_x86_pack_rounding(rounding, 2));
     _mm512_storeu_si512(q8nn_bound_out, v0);
     _mm512_storeu_si512(q8nn_bound_out + 64, v1);
     __asm__ volatile("" ::: "memory");

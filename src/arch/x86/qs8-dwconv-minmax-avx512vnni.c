@@ -338,7 +338,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pairs32_loop(
 struct q8nn_x86_dw9_repeated {
   __m512i vbias[4], vw[3][4];
   struct q8nn_x86_rq16 rq[4];
-  int lshift, dneg, dall;
+  int lshift, dneg, m2;
 };
 
 Q8NN_X86_INLINE __m512i q8nn_x86_dw_repeat(__m256i v, const int quads) {
@@ -367,11 +367,11 @@ Q8NN_X86_INLINE void q8nn_x86_dw9_repeat(const int rounding, const uint8_t* wb, 
 #pragma GCC unroll 4
     for (size_t j = 0; j < 4; j++) t->vw[c][j] = q8nn_x86_dw_repeat(vy[j], quads);
   }
-  t->lshift = 0, t->dneg = 0, t->dall = 1;
+  t->lshift = 0, t->dneg = 0, t->m2 = 1;
 #pragma GCC unroll 4
   for (size_t j = 0; j < 4; j++) {
     t->rq[j] = q8nn_x86_rq16_init(rounding, vmult[j], vshift[j]);
-    t->lshift |= t->rq[j].lshift_any, t->dneg |= t->rq[j].d_any, t->dall &= t->rq[j].d_all;
+    t->lshift |= t->rq[j].lshift_any, t->dneg |= t->rq[j].d_any, t->m2 &= t->rq[j].m2_all;
   }
 }
 
@@ -388,8 +388,8 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pairs32(const int rounding, size_t crem, size_t
 #define Q8NN_DW_PAIRS(LSHIFT, DNEG)                                                                         \
   q8nn_x86_dw_pairs32_loop(rounding, LSHIFT, DNEG, kc, pairs, in, input_stride, t.vw, t.vbias, t.rq, &vout, \
                            out, pixel_step, input_offset, zero, c0)
-  if (rounding == 0 && !t.lshift && t.dall) {
-    Q8NN_DW_PAIRS(0, 3);
+  if (rounding == 0 && t.m2) {
+    Q8NN_DW_PAIRS(0, 2);
   } else if (rounding == 0 && t.lshift) {
     Q8NN_DW_PAIRS(1, 1);
   } else if (rounding == 0 && t.dneg) {
@@ -488,8 +488,8 @@ static __attribute__((noinline)) void q8nn_x86_dw_quads16(const int rounding, si
   q8nn_x86_dw_quads16_loop(rounding, LSHIFT, DNEG, FULL, kc, quads, in, input_stride, t.vw, t.vbias, t.rq, &vout, \
                            out, pixel_step, input_offset, zero, c0)
 #define Q8NN_DW_QUADS_FLAGS(FULL)              \
-  if (rounding == 0 && !t.lshift && t.dall) { \
-    Q8NN_DW_QUADS(0, 3, FULL);                 \
+  if (rounding == 0 && t.m2) {                \
+    Q8NN_DW_QUADS(0, 2, FULL);                 \
   } else if (rounding == 0 && t.lshift) {      \
     Q8NN_DW_QUADS(1, 1, FULL);                 \
   } else if (rounding == 0 && t.dneg) {        \
@@ -721,13 +721,13 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
     /* rdouble: the left shift and the sign correction (and whether every lane has e >= 1) are
        tested once for the block (see q8nn_x86_requantize_rdouble_with); the pixel loop is compiled
        for each case. */
-    int lshift = 0, dneg = 0, dall = 1;
+    int lshift = 0, dneg = 0, m2 = 1;
     if (rounding == 0) {
 #pragma GCC unroll 4
-      for (size_t j = 0; j < 4; j++) lshift |= rq[j].lshift_any, dneg |= rq[j].d_any, dall &= rq[j].d_all;
+      for (size_t j = 0; j < 4; j++) lshift |= rq[j].lshift_any, dneg |= rq[j].d_any, m2 &= rq[j].m2_all;
     }
-    if (rounding == 0 && !lshift && dall) {
-      q8nn_x86_dw_pixels64(TAPS, rounding, 0, 3, output_width, taps, input, input_stride, wt, vw, vbias, vmult, rq,
+    if (rounding == 0 && m2) {
+      q8nn_x86_dw_pixels64(TAPS, rounding, 0, 2, output_width, taps, input, input_stride, wt, vw, vbias, vmult, rq,
                            output + c0, pixel_step, input_offset, zero, c0, kc, &vout);
     } else if (lshift) {
       q8nn_x86_dw_pixels64(TAPS, rounding, 1, 1, output_width, taps, input, input_stride, wt, vw, vbias, vmult, rq,

@@ -129,18 +129,19 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_block(
     struct q8nn_x86_rq16 rq_here[Q8NN_X86_GEMM_MAX_NB];
     if (rq_given == NULL) q8nn_x86_gemm_block_rq(NR, nb, rounding, w, rq_here);
     const struct q8nn_x86_rq16* rqs = rq_given != NULL ? rq_given : rq_here;
-    /* every lane of the block shifts right (d_all, no left shift): the doubled int32 form and the
-       int16 finish (dneg 3, q8nn_x86_pack_rounding), for all vectors, since a pack mixes them */
-    int dall = !single;
+    /* every lane of the block shifts right and has a TFLite multiplier (m2_all): the doubled form
+       from products by 2 m - 2^32 and its int16 finish (dneg 2, q8nn_x86_pack_rounding), for all
+       vectors, since a pack mixes them */
+    int m2 = !single;
 #pragma GCC unroll 4
-    for (size_t j = 0; j < nb; j++) dall &= rqs[j].d_all & !rqs[j].lshift_any;
-    if (dall) {
+    for (size_t j = 0; j < nb; j++) m2 &= rqs[j].m2_all;
+    if (m2) {
 #pragma GCC unroll 4
       for (size_t j = 0; j < nb; j++) {
 #pragma GCC unroll 12
-        for (size_t r = 0; r < MR; r++) vacc[r][j] = q8nn_x86_requantize_rdouble_with(vacc[r][j], &rqs[j], 0, 3);
+        for (size_t r = 0; r < MR; r++) vacc[r][j] = q8nn_x86_requantize_rdouble_with(vacc[r][j], &rqs[j], 0, 2);
       }
-      q8nn_x86_gemm_store(MR, nb, q8nn_x86_pack_rounding(0, 3), nc, vacc, crow, vout);
+      q8nn_x86_gemm_store(MR, nb, q8nn_x86_pack_rounding(0, 2), nc, vacc, crow, vout);
       return;
     }
 #pragma GCC unroll 4

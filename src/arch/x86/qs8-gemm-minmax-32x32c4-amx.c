@@ -67,7 +67,7 @@ static void q8nn_amx_configure(size_t rows0, size_t rows1, size_t kbytes) {
 
 /* Requantization variants of a block (see the top of the file). */
 enum { Q8NN_AMX_RSINGLE, Q8NN_AMX_RDOUBLE_LSHIFT, Q8NN_AMX_RDOUBLE_DNEG, Q8NN_AMX_RDOUBLE_PLAIN,
-       Q8NN_AMX_RDOUBLE_DALL, Q8NN_AMX_FP32 };
+       Q8NN_AMX_RDOUBLE_M2, Q8NN_AMX_FP32 };
 
 Q8NN_X86_INLINE __m512i q8nn_amx_requantize(const int variant, __m512i vacc, const struct q8nn_x86_rq16* rq,
                                             __m512 vscale, const struct q8nn_x86_out64* vout) {
@@ -76,7 +76,7 @@ Q8NN_X86_INLINE __m512i q8nn_amx_requantize(const int variant, __m512i vacc, con
     case Q8NN_AMX_RDOUBLE_LSHIFT: return q8nn_x86_requantize_rdouble_with(vacc, rq, 1, 1);
     case Q8NN_AMX_RDOUBLE_DNEG: return q8nn_x86_requantize_rdouble_with(vacc, rq, 0, 1);
     case Q8NN_AMX_RDOUBLE_PLAIN: return q8nn_x86_requantize_rdouble_with(vacc, rq, 0, 0);
-    case Q8NN_AMX_RDOUBLE_DALL: return q8nn_x86_requantize_rdouble_with(vacc, rq, 0, 3);
+    case Q8NN_AMX_RDOUBLE_M2: return q8nn_x86_requantize_rdouble_with(vacc, rq, 0, 2);
     default: return q8nn_x86_requantize_fp32(vacc, vscale, vout->fhi);
   }
 }
@@ -228,7 +228,7 @@ Q8NN_X86_INLINE void q8nn_amx_nr_state_init(const int rounding, const uint8_t* w
     const struct q8nn_x86_rq16* r0 = &s->rq[0];
     const struct q8nn_x86_rq16* r1 = &s->rq[s->nb - 1];
     s->variant = (r0->lshift_any | r1->lshift_any) ? Q8NN_AMX_RDOUBLE_LSHIFT
-                 : (r0->d_all & r1->d_all)         ? Q8NN_AMX_RDOUBLE_DALL
+                 : (r0->m2_all & r1->m2_all)       ? Q8NN_AMX_RDOUBLE_M2
                  : (r0->d_any | r1->d_any)         ? Q8NN_AMX_RDOUBLE_DNEG
                                                    : Q8NN_AMX_RDOUBLE_PLAIN;
   }
@@ -250,7 +250,7 @@ Q8NN_X86_INLINE void q8nn_amx_finish(const int rounding, const struct q8nn_amx_n
     Q8NN_AMX_EPILOGUE_CASE(Q8NN_AMX_RDOUBLE_DNEG, 0)
     Q8NN_AMX_EPILOGUE_CASE(Q8NN_AMX_RDOUBLE_PLAIN, 0)
     default:
-      q8nn_amx_epilogue(Q8NN_AMX_RDOUBLE_DALL, q8nn_x86_pack_rounding(0, 3), s->nb, mb, s->nbytes, acc, s->vbias,
+      q8nn_amx_epilogue(Q8NN_AMX_RDOUBLE_M2, q8nn_x86_pack_rounding(0, 2), s->nb, mb, s->nbytes, acc, s->vbias,
                         s->rq, s->vscale, c, cm_stride, vout);
   }
 #undef Q8NN_AMX_EPILOGUE_CASE

@@ -14,18 +14,26 @@
  * [q < 0] may be replaced by [P < 0]: when P < 0 but q = 0 the result is 0 with either nudge.
  * |P| < 2^62 and N < 2^62, so the sum never overflows.
  *
- * Double rounding where every lane has e >= 1 and none shifts left (dneg 2 below; every
- * MobileNetV2 depthwise tile): the second rounding is done on 16 int32 lanes at once instead of
- * on two halves of int64. With b = [P < 0] = [acc < 0] (m > 0; for m = 0, P = 0 and both give 0):
+ * Double rounding where every lane has e >= 1 and none shifts left, and every multiplier is
+ * TFLite's, in [2^30, 2^31) (dneg 2 below, flag m2_all; every MobileNetV2 block): the second
+ * rounding is done on 16 int32 lanes at once instead of on two halves of int64. With
+ * b = [P < 0] = [acc < 0] (m > 0):
  *   q = floor((P + 2^30) / 2^31)                     SRDHM, in (-2^31, 2^31 - 1): int32
  *   r = floor((q + 2^(e-1) - b) / 2^e)              the formula above, 2^31 (2^(e-1) - b) taken out
  *     = floor((floor((q - b) / 2^(e-1)) + 1) / 2)   floor((floor(u) + 1) / 2) = floor((u + 1) / 2)
- * t = q - b >= -2^31 and t >> (e-1) <= 2^31 - 2, so nothing overflows int32. q is bits 31..62 of
- * P + 2^30: a VPSRLQ by 31 leaves them in the even lanes' low dword, a VPSLLQ by 1 in the odd
- * lanes' high dword, and one VPBLENDMD merges the two (no cross-lane permute). Per 16 outputs
- * that is 13 simple instructions and three per-lane constants (m even, m odd, e - 1), where the
- * int64 form needs 12 with two mask extractions, two masked subtractions, two 64-bit variable
- * shifts, a VPERMT2D and six per-lane constants: 1.11-1.17x on the 64-channel depthwise kernel.
+ * t = q - b >= -2^31 and t >> (e-1) <= 2^31 - 2, so nothing overflows int32. The kernels stop at
+ * u = t >> (e-1), the doubled form, and the output stage finishes r + zp in int16
+ * (q8nn_x86_pack_rounding). q comes from products by m2 = 2 m - 2^32, an int32 (the bits of 2 m):
+ *   floor((acc m2 + 2^31) / 2^32) = floor((2 acc m + 2^31) / 2^32) - acc = q - acc
+ * exactly (acc 2^32 divides out), |acc m2| <= 2^62 so the sum fits int64; that is the high dword of
+ * each product, one VPERMT2D gathers the even and odd products' in lane order, and
+ * t = h + acc - b with b = -(acc >> 31), modulo 2^32 while q and t fit int32. Per 16 outputs: 10
+ * instructions (VPSHUFD, 2 VPMULDQ, 2 VPADDQ, VPERMT2D, VPSRAD, 2 VPADDD, VPSRAVD) and three
+ * per-lane constants (m2 even, m2 odd, e - 1), where the int64 form needs 12 with two mask
+ * extractions, two masked subtractions, two 64-bit variable shifts and six constants. History:
+ * 1.11-1.17x on the 64-channel depthwise kernel for the first int32 form (q from bits 31..62 of
+ * P + 2^30, two 64-bit shifts and a blend, 11 instructions, round six); its time in the bound loop
+ * 2.23 ns per 16 outputs with r finished in int32, 1.81 with the int16 finish, 1.67 now.
  *
  * Single rounding (TFLITE_SINGLE_ROUNDING): r = (acc * m + 2^(s-1)) >> s with s = 31 - shift in
  * [1, 62], truncated to its low 32 bits as TFLite's static_cast does.
@@ -62,12 +70,14 @@ struct q8nn_x86_rq16 {
   int lshift_any;          /* some lane has a left shift; 0: the shift is skipped (x << 0 = x) */
   int d_any;               /* rdouble: some lane has e > 0 (d != 0); 0: the sign masks and masked
                               subtractions are skipped */
-  int d_all;               /* rdouble: every lane has e > 0 (so none shifts left): dneg 2 applies */
+  int d_all;               /* rdouble: every lane has e > 0 (so none shifts left) */
   __m512i m_even, m_odd;   /* multiplier in the low dword of each qword (even / odd channels) */
   __m512i n_even, n_odd;   /* rounding nudge, int64 */
   __m512i d_even, d_odd;   /* rdouble: nudge correction for negative products, int64 */
   __m512i s_even, s_odd;   /* total right shift, int64 */
   __m512i e_minus1;        /* rdouble: e - 1 per int32 lane (used where every e >= 1, dneg 2) */
+  int m2_all;              /* rdouble: d_all and every multiplier in [2^30, 2^31): dneg 2 applies */
+  __m512i m2_even, m2_odd; /* 2 m - 2^32 (int32) in the low dword of each qword */
 };
 
 Q8NN_X86_INLINE struct q8nn_x86_rq16 q8nn_x86_rq16_init_rdouble(__m512i vmult, __m512i vshift) {
@@ -94,6 +104,10 @@ Q8NN_X86_INLINE struct q8nn_x86_rq16 q8nn_x86_rq16_init_rdouble(__m512i vmult, _
   p.s_even = _mm512_add_epi64(ve_even, v31);
   p.s_odd = _mm512_add_epi64(ve_odd, v31);
   p.e_minus1 = _mm512_sub_epi32(ve, _mm512_set1_epi32(1));
+  const __m512i vm2 = _mm512_slli_epi32(vmult, 1); /* 2 m mod 2^32 */
+  p.m2_even = vm2;
+  p.m2_odd = _mm512_srli_epi64(vm2, 32);
+  p.m2_all = p.d_all && _mm512_cmpge_epi32_mask(vmult, _mm512_set1_epi32(INT32_C(1) << 30)) == 0xFFFF;
   return p;
 }
 
@@ -114,6 +128,8 @@ Q8NN_X86_INLINE struct q8nn_x86_rq16 q8nn_x86_rq16_init_rsingle(__m512i vmult, _
   p.n_odd = _mm512_sllv_epi64(vone, _mm512_sub_epi64(p.s_odd, vone));
   p.d_even = p.d_odd = _mm512_setzero_si512();
   p.e_minus1 = _mm512_setzero_si512();
+  p.m2_all = 0;
+  p.m2_even = p.m2_odd = _mm512_setzero_si512();
   return p;
 }
 
@@ -132,23 +148,23 @@ Q8NN_X86_INLINE __m512i q8nn_x86_merge_even_odd(__m512i even, __m512i odd) {
 /* Double rounding with the two optional steps given by the caller: lshift (the VPSLLVD) and dneg (the
    sign masks and masked subtractions of the nudge correction). Either may be 1 for a block whose
    lanes do not need it and the bytes are the same: the shift is by 0 and the correction is 0 where
-   e = 0 (q8nn_x86_rq16_init_rdouble). dneg 2: every lane has e >= 1 (d_all, hence no left shift):
-   the int32 second rounding of the top of this file. dneg 3: the same, but returns the doubled
-   form u = floor((q - b) / 2^(e-1)), of which r = floor((u + 1) / 2); q8nn_x86_pack64's rounding 3
-   finishes it in int16 (see q8nn_x86_pack_rounding). A kernel that passes constants (see the
-   depthwise kernels) tests the flags once per channel block instead of once per vector. */
+   e = 0 (q8nn_x86_rq16_init_rdouble). dneg 2: the int32 form of the top of this file where m2_all,
+   which returns the doubled form u (r = floor((u + 1) / 2)) for q8nn_x86_pack64's rounding 3 (see
+   q8nn_x86_pack_rounding). A kernel that passes constants (see the depthwise kernels) tests the
+   flags once per channel block instead of once per vector. */
 Q8NN_X86_INLINE __m512i q8nn_x86_requantize_rdouble_with(__m512i vacc, const struct q8nn_x86_rq16* p,
                                                          const int lshift, const int dneg) {
-  if (dneg >= 2) {
-    const __m512i v2p30 = _mm512_set1_epi64(INT64_C(1) << 30);
-    const __m512i vp_even = _mm512_add_epi64(_mm512_mul_epi32(vacc, p->m_even), v2p30);
-    const __m512i vp_odd = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(vacc, 32), p->m_odd), v2p30);
-    const __m512i vq = _mm512_mask_blend_epi32((__mmask16) 0xAAAA, _mm512_srli_epi64(vp_even, 31),
-                                               _mm512_slli_epi64(vp_odd, 1));
-    const __m512i vt = _mm512_add_epi32(vq, _mm512_srai_epi32(vacc, 31)); /* q - b */
-    const __m512i vu = _mm512_srav_epi32(vt, p->e_minus1);
-    if (dneg == 3) return vu;
-    return _mm512_srai_epi32(_mm512_add_epi32(vu, _mm512_set1_epi32(1)), 1);
+  if (dneg == 2) {
+    const __m512i v2p31 = _mm512_set1_epi64(INT64_C(1) << 31);
+    const __m512i vp_even = _mm512_add_epi64(_mm512_mul_epi32(vacc, p->m2_even), v2p31);
+    /* the odd dwords moved down on the shuffle port: 0.97-0.99x the bound loop's time of VPSRLQ */
+    const __m512i vacc_odd = _mm512_shuffle_epi32(vacc, _MM_PERM_DDBB);
+    const __m512i vp_odd = _mm512_add_epi64(_mm512_mul_epi32(vacc_odd, p->m2_odd), v2p31);
+    /* the high dwords, q - acc: lane 2i from the even products, 2i + 1 from the odd ones */
+    const __m512i vidx = _mm512_set_epi32(31, 15, 29, 13, 27, 11, 25, 9, 23, 7, 21, 5, 19, 3, 17, 1);
+    const __m512i vh = _mm512_permutex2var_epi32(vp_even, vidx, vp_odd);
+    const __m512i vt = _mm512_add_epi32(vh, _mm512_add_epi32(vacc, _mm512_srai_epi32(vacc, 31))); /* q - b */
+    return _mm512_srav_epi32(vt, p->e_minus1);
   }
   const __m512i va = lshift ? _mm512_sllv_epi32(vacc, p->lshift) : vacc;
   const __m512i va_odd = _mm512_srli_epi64(va, 32);
@@ -222,7 +238,7 @@ Q8NN_X86_INLINE struct q8nn_x86_out64 q8nn_x86_out64_init(const struct q8nn_qs8_
    vector j (what the depthwise kernels' interleaved accumulators want). rounding 0/1 (TFLite): the
    zero point is added in wrapping int32 as TFLite does; rounding 2 (fp32, and XNNPACK's add): it is
    added with saturation between the two packs (see the top of this file); rounding 3: r0..r3 are
-   the doubled form of dneg 3 (see q8nn_x86_pack_rounding). */
+   the doubled form of dneg 2 (see q8nn_x86_pack_rounding). */
 Q8NN_X86_INLINE __m512i q8nn_x86_pack64(__m512i r0, __m512i r1, __m512i r2, __m512i r3,
                                         const struct q8nn_x86_out64* o, int natural, const int rounding) {
   __m512i v01, v23;
@@ -246,19 +262,16 @@ Q8NN_X86_INLINE __m512i q8nn_x86_pack64(__m512i r0, __m512i r1, __m512i r2, __m5
 }
 
 /* The rounding argument of q8nn_x86_pack64 for vectors requantized in TFLite double rounding with
-   dneg 2 (every lane e >= 1, q8nn_x86_requantize_rdouble_with): there |r| <= 2^30, so r + zp never
-   wraps in int32, and adding the zero point after the int16 pack with saturation (the rounding-2
-   stage) gives the same bytes: where r leaves int16, r + zp is outside int8 on the same side. One
-   VPADDSW per two vectors instead of a VPADDD per vector. Other cases keep their own stage.
-   dneg 3 (rounding 3): the vectors hold u with r = floor((u + 1) / 2), |u| < 2^31, and the stage is
-   (sat16(sat16(u) + 1 + 2 zp)) >> 1 (VPACKSSDW, VPADDSW, VPSRAW), then VPACKSSWB and the clamp: one
-   VPSRAW per two vectors in place of a VPADDD and a VPSRAD per vector. Where nothing saturates it
-   is floor((u + 1 + 2 zp) / 2) = r + zp. Where something saturates high, u > 32512 (|1 + 2 zp| <=
-   255): the stage gives at least (32767 - 255) >> 1 > 127, and r >= 16257 makes r + zp > 127, so
-   both clamp to the top; symmetrically below. */
+   dneg 2 (q8nn_x86_requantize_rdouble_with): 3, the int16 finish of the doubled form. The vectors
+   hold u, r = floor((u + 1) / 2), |u| < 2^31, |r| <= 2^30 (r + zp never wraps in int32), and the
+   stage is (sat16(sat16(u) + 1 + 2 zp)) >> 1 (VPACKSSDW, VPADDSW, VPSRAW), then VPACKSSWB and the
+   clamp: one VPSRAW per two vectors in place of a VPADDD and a VPSRAD per vector, and the zero
+   point's VPADDD per vector. Where nothing saturates it is floor((u + 1 + 2 zp) / 2) = r + zp.
+   Where something saturates high, u > 32512 (|1 + 2 zp| <= 255): the stage gives at least
+   (32767 - 255) >> 1 > 127, and r >= 16257 makes r + zp > 127, so both clamp to the top;
+   symmetrically below. Other cases keep their own stage. */
 Q8NN_X86_INLINE int q8nn_x86_pack_rounding(const int rounding, const int dneg) {
-  if (rounding == 0 && dneg == 3) return 3;
-  return rounding == 0 && dneg == 2 ? 2 : rounding;
+  return rounding == 0 && dneg == 2 ? 3 : rounding;
 }
 
 /* acc + the u8 x s8 dot products of each 4-byte group (VPDPBUSD, the gemm K loop's instruction).

@@ -153,4 +153,52 @@ static inline __m512i q8nn_emu_mm512_cvtps_epi32(__m512 a) {
 #define _mm512_cvtepi32_ps q8nn_emu_mm512_cvtepi32_ps
 #define _mm512_cvtps_epi32 q8nn_emu_mm512_cvtps_epi32
 
+/* VSHUFI64X2: 128-bit blocks 0-1 from a, 2-3 from b, each picked by two bits of imm. */
+static inline __m512i q8nn_emu_mm512_shuffle_i64x2(__m512i a, __m512i b, int imm) {
+  uint64_t va[8], vb[8], v[8];
+  memcpy(va, &a, sizeof(va));
+  memcpy(vb, &b, sizeof(vb));
+  for (int i = 0; i < 4; i++) {
+    const int sel = (imm >> (2 * i)) & 3;
+    const uint64_t* src = i < 2 ? va : vb;
+    v[2 * i] = src[2 * sel];
+    v[2 * i + 1] = src[2 * sel + 1];
+  }
+  __m512i r;
+  memcpy(&r, v, sizeof(r));
+  return r;
+}
+#define _mm512_shuffle_i64x2(a, b, imm) q8nn_emu_mm512_shuffle_i64x2((a), (b), (int) (imm))
+
+/* VPSHUFD: within each 128-bit lane, dword i from dword (imm >> 2i) & 3 of the same lane. */
+static inline __m512i q8nn_emu_mm512_shuffle_epi32(__m512i a, int imm) {
+  uint32_t va[16], v[16];
+  memcpy(va, &a, sizeof(va));
+  for (int i = 0; i < 16; i++) v[i] = va[(i & ~3) + ((imm >> (2 * (i & 3))) & 3)];
+  __m512i r;
+  memcpy(&r, v, sizeof(r));
+  return r;
+}
+#define _mm512_shuffle_epi32(a, imm) q8nn_emu_mm512_shuffle_epi32((a), (int) (imm))
+#ifndef _MM_PERM_DDBB
+#define _MM_PERM_DDBB 0xF5
+#endif
+
+/* KUNPCKWD / KUNPCKDQ: the low halves of two masks, a's above b's. */
+#define _mm512_kunpackw(a, b) ((__mmask32) ((((uint32_t) (a) & 0xFFFFu) << 16) | ((uint32_t) (b) & 0xFFFFu)))
+#define _mm512_kunpackd(a, b) \
+  ((__mmask64) ((((uint64_t) (a) & 0xFFFFFFFFu) << 32) | ((uint64_t) (b) & 0xFFFFFFFFu)))
+
+/* VPTESTNMD: lane i set where (a & b) has no bit set (and k's bit i, masked form). */
+static inline __mmask16 q8nn_emu_mm512_mask_testn_epi32_mask(__mmask16 k, __m512i a, __m512i b) {
+  uint32_t va[16], vb[16];
+  memcpy(va, &a, sizeof(va));
+  memcpy(vb, &b, sizeof(vb));
+  unsigned r = 0;
+  for (int i = 0; i < 16; i++) r |= (unsigned) ((va[i] & vb[i]) == 0 && ((k >> i) & 1)) << i;
+  return (__mmask16) r;
+}
+#define _mm512_mask_testn_epi32_mask(k, a, b) q8nn_emu_mm512_mask_testn_epi32_mask((__mmask16) (k), (a), (b))
+#define _mm512_testn_epi32_mask(a, b) q8nn_emu_mm512_mask_testn_epi32_mask((__mmask16) 0xFFFF, (a), (b))
+
 #endif
