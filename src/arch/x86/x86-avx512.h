@@ -263,10 +263,10 @@ Q8NN_X86_INLINE __m512i q8nn_x86_pack64(__m512i r0, __m512i r1, __m512i r2, __m5
 
 /* The rounding argument of q8nn_x86_pack64 for vectors requantized in TFLite double rounding with
    dneg 2 (q8nn_x86_requantize_rdouble_with): 3, the int16 finish of the doubled form. The vectors
-   hold u, r = floor((u + 1) / 2), |u| < 2^31, |r| <= 2^30 (r + zp never wraps in int32), and the
-   stage is (sat16(sat16(u) + 1 + 2 zp)) >> 1 (VPACKSSDW, VPADDSW, VPSRAW), then VPACKSSWB and the
-   clamp: one VPSRAW per two vectors in place of a VPADDD and a VPSRAD per vector, and the zero
-   point's VPADDD per vector. Where nothing saturates it is floor((u + 1 + 2 zp) / 2) = r + zp.
+   hold int32 u, r = floor((u + 1) / 2), |r| <= 2^30 (r + zp never wraps in int32), and the stage
+   is (sat16(sat16(u) + 1 + 2 zp)) >> 1 (VPACKSSDW, VPADDSW, VPSRAW; u + 1 is never formed in
+   int32), then VPACKSSWB and the clamp: one VPSRAW per two vectors in place of a VPADDD and a
+   VPSRAD per vector. Where nothing saturates it is floor((u + 1 + 2 zp) / 2) = r + zp.
    Where something saturates high, u > 32512 (|1 + 2 zp| <= 255): the stage gives at least
    (32767 - 255) >> 1 > 127, and r >= 16257 makes r + zp > 127, so both clamp to the top;
    symmetrically below. Other cases keep their own stage. */
