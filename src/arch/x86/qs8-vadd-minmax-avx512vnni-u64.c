@@ -172,20 +172,5 @@ void q8nn_qs8_vaddc_minmax_xnn_ukernel__avx512vnni_u64(size_t n, const int8_t* a
 }
 
 /* TFLite's arithmetic: the guarded linear form where the operator found one, else the exact path. */
-void q8nn_qs8_vadd_minmax_ukernel__avx512vnni_u64(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
-                                                  const struct q8nn_qs8_add_params* params) {
-  if (params->linear_guard != 0) {
-    q8nn_x86_vadd_xnn(n, a, b, y, params, 0, 1);
-  } else {
-    q8nn_x86_vadd(n, a, b, y, params, 0);
-  }
-}
-
-void q8nn_qs8_vaddc_minmax_ukernel__avx512vnni_u64(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
-                                                   const struct q8nn_qs8_add_params* params) {
-  if (params->linear_guard != 0) {
-    q8nn_x86_vadd_xnn(n, a, b, y, params, 1, 1);
-  } else {
-    q8nn_x86_vadd(n, a, b, y, params, 1);
-  }
-}
+Q8NN_X86_DEFINE_VADD_TFLITE(q8nn_qs8_vadd_minmax_ukernel__avx512vnni_u64, q8nn_x86_vadd_xnn, q8nn_x86_vadd, 0)
+Q8NN_X86_DEFINE_VADD_TFLITE(q8nn_qs8_vaddc_minmax_ukernel__avx512vnni_u64, q8nn_x86_vadd_xnn, q8nn_x86_vadd, 1)

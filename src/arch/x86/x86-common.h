@@ -19,6 +19,17 @@
     }                                                                                             \
   }
 
+/* An exported TFLite vadd/vaddc kernel: `linear` (the xnn loop, GUARD 1) where the operator found a
+   guarded linear form (linear_guard, ukernel.h), else `exact`, the three-rescale loop. */
+#define Q8NN_X86_DEFINE_VADD_TFLITE(name, linear, exact, broadcast_b)                             \
+  void name(size_t n, const int8_t* a, const int8_t* b, int8_t* y, const struct q8nn_qs8_add_params* p) { \
+    if (p->linear_guard != 0) {                                                                   \
+      linear(n, a, b, y, p, broadcast_b, 1);                                                      \
+    } else {                                                                                      \
+      exact(n, a, b, y, p, broadcast_b);                                                          \
+    }                                                                                             \
+  }
+
 /* Copies n < 64 bytes with fixed-size pieces: a variable-length memcpy is a library call, which
    costs more than the whole tile when a kernel copies 1..7 K-tail bytes per row (kc = 3). */
 Q8NN_X86_INLINE void q8nn_x86_copy_small(void* dst, const void* src, size_t n) {
