@@ -205,7 +205,13 @@ int q8nn_add_linear_params(struct q8nn_qs8_add_params* p) {
         const int64_t A = ca + deltas[ia], B = cb + deltas[ib];
         if (A < 0 || B < 0 || A >= kMaxCoefficient || B >= kMaxCoefficient) continue;
         int64_t lo = INT64_MIN, hi = INT64_MAX;
-        for (int a = -128; a <= 127; a++) {
+        /* past this gap no guard short enough for linear_guard_try covers the misses, or the
+           candidate would miss by more than twice the nearest one so far: stop */
+        int64_t gap_limit = k > 10 ? INT64_C(1) << (k - 10) : 0;
+        if (near_k != 0 && ldexp((double) (4 * near_miss), k - near_k) < (double) gap_limit) {
+          gap_limit = (int64_t) ldexp((double) (4 * near_miss), k - near_k);
+        }
+        for (int a = -128; a <= 127 && (lo <= hi || lo - hi <= gap_limit); a++) {
           for (int b = -128; b <= 127; b++) {
             const int64_t o = table[(a + 128) * 256 + (b + 128)], v = A * a + B * b;
             if (o > p->output_min && o * (INT64_C(1) << k) - v > lo) lo = o * (INT64_C(1) << k) - v;
@@ -215,7 +221,8 @@ int q8nn_add_linear_params(struct q8nn_qs8_add_params* p) {
         if (lo > hi) {
           /* C halfway: every pair's interval is missed by at most this */
           const int64_t miss = (lo - hi + 1) / 2 + 1;
-          if (near_k == 0 || ldexp((double) miss, -k) < ldexp((double) near_miss, -near_k)) {
+          if (lo - hi <= gap_limit &&
+              (near_k == 0 || ldexp((double) miss, -k) < ldexp((double) near_miss, -near_k))) {
             near_A = A, near_B = B, near_C = hi + (lo - hi) / 2, near_miss = miss, near_k = k;
           }
           continue;
