@@ -36,6 +36,7 @@ static void test_dwconv_entry(void** state) {
           t.rounding = rounding;
           sweep_shift_range((int) (i / 3), (double) t.taps, &t.shift_lo, &t.shift_hi);
           t.input_offset = i % 4 == 3 ? 17 : 0;
+        t.tflite_multipliers = i % 2 == 0;
           t.bias_range = i % 5 == 4 ? INT32_MAX : i % 5 == 2 ? (INT32_C(1) << 30) + (INT32_C(1) << 29) : 0;
           failures += dwconv_tester_run(&t, e);
           if (failures > 10) fail_msg("%s: too many mismatches", e->name);
@@ -74,6 +75,7 @@ static void test_dwconv_sliding(void** state) {
         t.rounding = rounding;
         sweep_shift_range((int) (i / 3), 9.0, &t.shift_lo, &t.shift_hi);
         t.input_offset = i % 4 == 3 ? 17 : 0;
+        t.tflite_multipliers = i % 2 == 0;
         failures += dwconv_tester_run(&t, e);
         if (failures > 10) fail_msg("%s: too many mismatches", e->name);
       }
@@ -82,8 +84,8 @@ static void test_dwconv_sliding(void** state) {
   if (failures != 0) fail_msg("%s: %d mismatches (seed %llu)", e->name, failures, (unsigned long long) test_seed());
 }
 
-/* Many outputs in the realistic scale regime (every channel shifts right: e = 7..11), as the
-   MobileNetV2 layers have them: a requantization step that is wrong only for a small fraction of
+/* Many outputs in the realistic scale regime (every channel shifts right: e = 7..11, TFLite's
+   multipliers), as the MobileNetV2 layers have them: a requantization step that is wrong only for a small fraction of
    the values near a rounding boundary (a nudge off by 2^30 changes about one negative output in
    2^(e+1)) needs tens of thousands of outputs to show. Rows of 64 pixels, stride-1 windows where
    the kernel has 9 taps, channel counts of the 14x14 and 56x56 layers. */
@@ -105,6 +107,7 @@ static void test_dwconv_many_outputs(void** state) {
       t.output_zero_point = sweep_zero_point(i + 2);
       t.output_min = -128, t.output_max = 127;
       t.rounding = rounding;
+      t.tflite_multipliers = 1; /* as MobileNetV2's: the int32 form (m2_all) */
       sweep_shift_range(0, (double) t.taps, &t.shift_lo, &t.shift_hi);
       failures += dwconv_tester_run(&t, e);
       if (failures > 10) fail_msg("%s: too many mismatches", e->name);

@@ -70,6 +70,7 @@ static void run_sweep(const struct q8nn_gemm_entry* gemm, const struct q8nn_igem
             sweep_clamp(v / 3, t.output_zero_point, &t.output_min, &t.output_max);
             t.rounding = rounding;
             sweep_shift_range((int) (v / 5), (double) (t.k * t.ks), &t.shift_lo, &t.shift_hi);
+            t.tflite_multipliers = v % 2 == 0;
             t.zero_rows = gemm == NULL && i % 2 == 0;
             t.a_offset = gemm == NULL && i % 3 == 1 ? 3 + i % 61 : 0;
             failures += gemm_tester_run(&t, gemm, igemm);

@@ -48,12 +48,16 @@ void tester_random_fp32_scales(size_t n, int exp_lo, int exp_hi, int32_t* multip
   }
 }
 
-static void random_requant(int rounding, size_t n, int shift_lo, int shift_hi, int32_t* multiplier, int32_t* shift) {
+static void random_requant(int rounding, size_t n, int shift_lo, int shift_hi, int tflite_multipliers,
+                           int32_t* multiplier, int32_t* shift) {
   if (rounding == 2) {
     /* a TFLite shift s scales by [2^(s-1), 2^s): the same regimes in float */
     tester_random_fp32_scales(n, shift_lo - 1, shift_hi - 1, multiplier, shift);
   } else {
     tester_random_requant(n, shift_lo, shift_hi, multiplier, shift);
+    for (size_t i = 0; tflite_multipliers && i < n; i++) {
+      if (multiplier[i] == 0) multiplier[i] = INT32_C(1) << 30;
+    }
   }
 }
 
@@ -103,7 +107,7 @@ int gemm_tester_run(const struct gemm_tester* t, const struct q8nn_gemm_entry* g
   test_fill_s32_range(bias, n, -100000, 100000);
   int32_t* multiplier = checked_malloc(n * sizeof(int32_t));
   int32_t* shift = checked_malloc(n * sizeof(int32_t));
-  random_requant(t->rounding, n, t->shift_lo, t->shift_hi, multiplier, shift);
+  random_requant(t->rounding, n, t->shift_lo, t->shift_hi, t->tflite_multipliers, multiplier, shift);
   const size_t packed_size = q8nn_packed_gemm_size(pack, 1, n, ks, k, nr, kr);
   void* packed = checked_malloc(packed_size);
   pack(1, n, ks, k, nr, kr, kernel, bias, multiplier, shift, t->input_zero_point + input_offset, packed);
@@ -187,7 +191,7 @@ int dwconv_tester_run(const struct dwconv_tester* t, const struct q8nn_dwconv_en
   test_fill_s32_range(bias, channels, -bias_range, bias_range);
   int32_t* multiplier = checked_malloc(channels * sizeof(int32_t));
   int32_t* shift = checked_malloc(channels * sizeof(int32_t));
-  random_requant(t->rounding, channels, t->shift_lo, t->shift_hi, multiplier, shift);
+  random_requant(t->rounding, channels, t->shift_lo, t->shift_hi, t->tflite_multipliers, multiplier, shift);
   void* packed = checked_malloc(q8nn_packed_dwconv_size(channels, taps, ct));
   q8nn_pack_qs8_dwconv_w(channels, taps, ct, kernel, bias, multiplier, shift, t->input_zero_point + e->input_offset,
                          packed);

@@ -24,6 +24,10 @@ struct gemm_tester {
   int shift_lo, shift_hi; /* per-channel shifts drawn in [shift_lo, shift_hi] */
   int zero_rows;          /* igemm: some taps point at the zero row */
   size_t a_offset;        /* igemm: offset added to non-zero row pointers */
+  /* TFLite rounding: every multiplier in [2^30, 2^31), none 0 (tester_random_requant draws 0 one
+     time in 16), as TFLite's converter gives them: blocks that also shift right everywhere then take
+     the x86 kernels' int32 form (m2_all, x86-avx512.h), which one zero multiplier turns off */
+  int tflite_multipliers;
 };
 
 /* Returns 0 when every byte matches. is_igemm selects the entry type. */
@@ -44,6 +48,7 @@ struct dwconv_tester {
      that reads it, and some pixels get one unshared tap, which breaks the pattern there.
      2: the same with windows moving by two columns (stride 2). */
   int sliding;
+  int tflite_multipliers; /* as gemm_tester's */
   /* biases drawn from [-bias_range, bias_range]; 0: 50000. INT32_MAX reaches the accumulators'
      int32 wrap-around (TFLite's, which the reference reproduces) and accumulators near it. */
   int32_t bias_range;
