@@ -18,9 +18,9 @@
  * w[taps][64] (q8nn_pack_qs8_dwconv_w). Channel tails: masked loads (nothing read past
  * `channels` bytes of any input row) and masked stores. Requantization: x86-avx512.h (fp32: the
  * scale sits in the multiplier slot and is transposed with it, so it lands in accumulator order).
- * rdouble: whether a tile needs the left shift and the negative-product correction (and, 64-channel
- * tiles, whether every lane shifts right, e >= 1, which takes the int32 form of the second rounding)
- * is decided once per channel tile, and the pixel loop is compiled for each case
+ * rdouble: whether a tile needs the left shift and the negative-product correction (and whether every
+ * lane shifts right, e >= 1, with a TFLite multiplier, m2_all, which takes the int32 form of the
+ * second rounding) is decided once per channel tile, and the pixel loop is compiled for each case
  * (q8nn_x86_requantize_rdouble_with);
  * testing the flags per vector and pixel cost 7-14% of the 3x3 kernel (bench_ukernels).
  *
@@ -718,8 +718,8 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
       }
     }
 
-    /* rdouble: the left shift and the sign correction (and whether every lane has e >= 1) are
-       tested once for the block (see q8nn_x86_requantize_rdouble_with); the pixel loop is compiled
+    /* rdouble: the left shift and the sign correction (and whether every lane has e >= 1 and a
+       TFLite multiplier, m2_all) are tested once for the block (see q8nn_x86_requantize_rdouble_with); the pixel loop is compiled
        for each case. */
     int lshift = 0, dneg = 0, m2 = 1;
     if (rounding == 0) {
