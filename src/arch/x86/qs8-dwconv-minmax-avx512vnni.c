@@ -38,6 +38,7 @@
  * faster alone, 1.05-1.08x slower inside this loop, pipelined or not).
  */
 #include "kernel-decls.h"
+#include "arch/x86/x86-avx2.h"
 #include "arch/x86/x86-avx512.h"
 
 #define Q8NN_X86_DW_CT 64
@@ -87,16 +88,6 @@ Q8NN_X86_INLINE void q8nn_x86_dw_weights(const int8_t* w, size_t t0, size_t taps
  * its column 0 is the last pixel's column 2. Any other window loads all three.
  * The test is on the pointers, so the result is the same bytes either way.
  */
-Q8NN_X86_INLINE int q8nn_x86_dw9_slides(const int8_t* const* last, const int8_t* const* in) {
-  return in[0] == last[1] && in[1] == last[2] && in[3] == last[4] && in[4] == last[5] && in[6] == last[7] &&
-         in[7] == last[8];
-}
-
-/* Moved by two columns (a stride-2 row): column 0 is the last pixel's column 2. */
-Q8NN_X86_INLINE int q8nn_x86_dw9_slides2(const int8_t* const* last, const int8_t* const* in) {
-  return in[0] == last[2] && in[3] == last[5] && in[6] == last[8];
-}
-
 Q8NN_X86_INLINE void q8nn_x86_dw9_column(const int8_t* const* in, size_t c, const int8_t* zero, size_t input_offset,
                                          size_t c0, __mmask64 kc, __m512i vsign, __m512i* out) {
   const __m512i x0 = _mm512_xor_si512(_mm512_maskz_loadu_epi8(kc, q8nn_x86_dw_row(in, c, zero, input_offset, c0)), vsign);
@@ -112,35 +103,12 @@ Q8NN_X86_INLINE void q8nn_x86_dw9_column(const int8_t* const* in, size_t c, cons
  * epilogue pairs the four ymm accumulators into two zmm and runs the zmm requantization and pack
  * (x86-avx512.h), then one VPERMD puts the 32 bytes in channel order (see q8nn_x86_dw_tile32).
  */
-Q8NN_X86_INLINE void q8nn_x86_dw_interleave4_y(__m256i x0, __m256i x1, __m256i x2, __m256i x3, __m256i* out) {
-  const __m256i t0 = _mm256_unpacklo_epi8(x0, x1);
-  const __m256i t1 = _mm256_unpackhi_epi8(x0, x1);
-  const __m256i t2 = _mm256_unpacklo_epi8(x2, x3);
-  const __m256i t3 = _mm256_unpackhi_epi8(x2, x3);
-  out[0] = _mm256_unpacklo_epi16(t0, t2);
-  out[1] = _mm256_unpackhi_epi16(t0, t2);
-  out[2] = _mm256_unpacklo_epi16(t1, t3);
-  out[3] = _mm256_unpackhi_epi16(t1, t3);
-}
-
 Q8NN_X86_INLINE void q8nn_x86_dw9_column_y(const int8_t* const* in, size_t c, const int8_t* zero, size_t input_offset,
                                            size_t c0, __mmask32 kc, __m256i vsign, __m256i* out) {
   const __m256i x0 = _mm256_xor_si256(_mm256_maskz_loadu_epi8(kc, q8nn_x86_dw_row(in, c, zero, input_offset, c0)), vsign);
   const __m256i x1 = _mm256_xor_si256(_mm256_maskz_loadu_epi8(kc, q8nn_x86_dw_row(in, c + 3, zero, input_offset, c0)), vsign);
   const __m256i x2 = _mm256_xor_si256(_mm256_maskz_loadu_epi8(kc, q8nn_x86_dw_row(in, c + 6, zero, input_offset, c0)), vsign);
   q8nn_x86_dw_interleave4_y(x0, x1, x2, _mm256_setzero_si256(), out);
-}
-
-/* Natural int32 [32] at p -> accumulator order: acc j = channels {4j..4j+3 | 16+4j..16+4j+3}. */
-Q8NN_X86_INLINE void q8nn_x86_dw_header_y(const uint8_t* p, __m256i* out) {
-  const __m256i n0 = _mm256_loadu_si256((const __m256i*) p);
-  const __m256i n1 = _mm256_loadu_si256((const __m256i*) (p + 32));
-  const __m256i n2 = _mm256_loadu_si256((const __m256i*) (p + 64));
-  const __m256i n3 = _mm256_loadu_si256((const __m256i*) (p + 96));
-  out[0] = _mm256_permute2x128_si256(n0, n2, 0x20);
-  out[1] = _mm256_permute2x128_si256(n0, n2, 0x31);
-  out[2] = _mm256_permute2x128_si256(n1, n3, 0x20);
-  out[3] = _mm256_permute2x128_si256(n1, n3, 0x31);
 }
 
 /* Requantizes n vectors in place with the kernel's rounding (fp32: vmult holds the scales);

@@ -308,4 +308,30 @@ Q8NN_X86_INLINE __m256i q8nn_x86_load_tail32(const int8_t* p, size_t n) {
   return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
 }
 
+/* Depthwise, 32 channels in 4 ymm (the AVX-VNNI kernels and the AVX-512 kernels' 32-channel tile):
+   rows x0..x3 byte/word interleaved with the in-lane unpacks, so that vector j 128-bit half L dword i
+   holds the 4 bytes (x0..x3) of channel 16 L + 4 j + i. */
+Q8NN_X86_INLINE void q8nn_x86_dw_interleave4_y(__m256i x0, __m256i x1, __m256i x2, __m256i x3, __m256i* out) {
+  const __m256i t0 = _mm256_unpacklo_epi8(x0, x1);
+  const __m256i t1 = _mm256_unpackhi_epi8(x0, x1);
+  const __m256i t2 = _mm256_unpacklo_epi8(x2, x3);
+  const __m256i t3 = _mm256_unpackhi_epi8(x2, x3);
+  out[0] = _mm256_unpacklo_epi16(t0, t2);
+  out[1] = _mm256_unpackhi_epi16(t0, t2);
+  out[2] = _mm256_unpacklo_epi16(t1, t3);
+  out[3] = _mm256_unpackhi_epi16(t1, t3);
+}
+
+/* Natural int32 [32] at p -> accumulator order: acc j = channels {4j..4j+3 | 16+4j..16+4j+3}. */
+Q8NN_X86_INLINE void q8nn_x86_dw_header_y(const uint8_t* p, __m256i* out) {
+  const __m256i n0 = _mm256_loadu_si256((const __m256i*) p);
+  const __m256i n1 = _mm256_loadu_si256((const __m256i*) (p + 32));
+  const __m256i n2 = _mm256_loadu_si256((const __m256i*) (p + 64));
+  const __m256i n3 = _mm256_loadu_si256((const __m256i*) (p + 96));
+  out[0] = _mm256_permute2x128_si256(n0, n2, 0x20);
+  out[1] = _mm256_permute2x128_si256(n0, n2, 0x31);
+  out[2] = _mm256_permute2x128_si256(n1, n3, 0x20);
+  out[3] = _mm256_permute2x128_si256(n1, n3, 0x31);
+}
+
 #endif
