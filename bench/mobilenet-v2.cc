@@ -419,6 +419,27 @@ void layer_table(int reps) {
   }
 }
 
+// With Q8NN_ISA_MASK set, oneDNN is capped at the same x86 level (ONEDNN_MAX_CPU_ISA, unless the
+// caller set it), so that its ratios compare kernels of one ISA: q8nn's AVX-VNNI path against
+// oneDNN's AVX2_VNNI code, not against its AVX-512 code. XNNPACK has no such cap (it runs its best
+// ISA). Must run before oneDNN's first primitive; returns the cap set, or nullptr.
+const char* cap_onednn_isa() {
+#if defined(__x86_64__)
+  if (std::getenv("Q8NN_ISA_MASK") == nullptr || std::getenv("ONEDNN_MAX_CPU_ISA") != nullptr) return nullptr;
+  if (q8nn_initialize() != q8nn_status_success) return nullptr;
+  const uint32_t isa = q8nn_get_active_isa();
+  const char* cap = (isa & Q8NN_ISA_X86_AMX) != 0          ? nullptr
+                    : (isa & Q8NN_ISA_X86_AVX512VNNI) != 0 ? "AVX512_CORE_VNNI"
+                    : (isa & Q8NN_ISA_X86_AVXVNNI) != 0    ? "AVX2_VNNI"
+                    : (isa & Q8NN_ISA_X86_AVX2) != 0       ? "AVX2"
+                                                           : "SSE41";
+  if (cap != nullptr) setenv("ONEDNN_MAX_CPU_ISA", cap, 1);
+  return cap;
+#else
+  return nullptr;
+#endif
+}
+
 }  // namespace
 }  // namespace q8nn_bench
 
@@ -448,6 +469,9 @@ int main(int argc, char** argv) {
   }
   printf("MobileNetV2 1.0 224x224: %zu layers, %.1f M MACs; q8nn numerics: %s\n", model().layers.size(),
          model().total_macs() * 1e-6, g_fp32 ? "XNNPACK (fp32 conv, XNNPACK add)" : "TFLite");
+  if (const char* cap = cap_onednn_isa()) {
+    printf("oneDNN capped at ONEDNN_MAX_CPU_ISA=%s, the level of Q8NN_ISA_MASK (XNNPACK is not capped)\n", cap);
+  }
   check_peers();
   if (q8nn_bound_measure(q8nn_get_active_isa(), &g_bound)) {
     printf("exact bound, %s loops, one core: dot %.1f GMAC/s; epilogue per 16 outputs %.2f ns (rdouble) %.2f "
