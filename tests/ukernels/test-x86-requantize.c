@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "q8nn.h"
+#include "arch/x86/x86-avx2.h"
 #include "arch/x86/x86-avx512.h"
 #include "reference/reference.h"
 
@@ -147,6 +148,22 @@ static void test_rdouble_any_shift(void** state) {
   check_variant(1, 1, -31, 30, VECTORS);
 }
 
+/* n doubled-form values (the int16 finish's input): the whole int32 range, small values, around the
+   int16 saturation points; u[0] an end of int32 (which one alternates with the vector index v). */
+static void random_doubled(int32_t* u, int n, size_t v) {
+  for (int i = 0; i < n; i++) {
+    const uint32_t r = rng();
+    switch (r % 5) {
+      case 0: u[i] = (int32_t) rng(); break;
+      case 1: u[i] = (int32_t) (rng() % 1024) - 512; break;
+      case 2: u[i] = 32767 - 300 + (int32_t) (rng() % 600); break;
+      case 3: u[i] = -32768 - 300 + (int32_t) (rng() % 600); break;
+      default: u[i] = (int32_t) (rng() % 65536) - 32768; break;
+    }
+  }
+  u[0] = v % 2 ? INT32_MAX : INT32_MIN;
+}
+
 /* q8nn_x86_pack64's rounding 3 (the doubled form of dneg 2, finished in int16) against
    clamp(((u + 1) >> 1) + zp): u over the whole int32 range and around the int16 saturation points,
    zero points and clamps at their ends. */
@@ -156,17 +173,7 @@ static void test_pack_doubled(void** state) {
   size_t mismatches = 0;
   for (size_t v = 0; v < VECTORS / 4; v++) {
     int32_t u[64];
-    for (int i = 0; i < 64; i++) {
-      const uint32_t r = rng();
-      switch (r % 5) {
-        case 0: u[i] = (int32_t) rng(); break;
-        case 1: u[i] = (int32_t) (rng() % 1024) - 512; break;
-        case 2: u[i] = 32767 - 300 + (int32_t) (rng() % 600); break;
-        case 3: u[i] = -32768 - 300 + (int32_t) (rng() % 600); break;
-        default: u[i] = (int32_t) (rng() % 65536) - 32768; break;
-      }
-      if (i == 0) u[i] = v % 2 ? INT32_MAX : INT32_MIN;
-    }
+    random_doubled(u, 64, v);
     struct q8nn_qs8_conv_params params;
     memset(&params, 0, sizeof(params));
     const uint32_t z = rng();
@@ -190,6 +197,80 @@ static void test_pack_doubled(void** state) {
   assert_int_equal(mismatches, 0);
 }
 
+/* The AVX2 int32 form (q8nn_x86_requantize8_doubled, x86-avx2.h; the AVX-VNNI depthwise kernels)
+   through its doubled result, on the blocks it is used for: every lane shifts right, TFLite
+   multipliers and 0. The AVX-512 flags include AVX2's. */
+static void test_avx2_doubled(void** state) {
+  (void) state;
+  if (!avx512_available()) skip();
+  size_t mismatches = 0;
+  for (size_t v = 0; v < VECTORS; v++) {
+    int32_t acc[8], mult[8], shift[8], out[8];
+    for (int i = 0; i < 8; i++) {
+      acc[i] = random_accumulator();
+      mult[i] = random_multiplier();
+      shift[i] = random_shift(-31, -1);
+    }
+    const struct q8nn_x86_rq8 rq = q8nn_x86_rq8_init_rdouble(_mm256_loadu_si256((const __m256i*) mult),
+                                                             _mm256_loadu_si256((const __m256i*) shift), 0);
+    assert_true(rq.doubled_all);
+    const __m256i u = q8nn_x86_requantize8_doubled(_mm256_loadu_si256((const __m256i*) acc), rq.m_even, rq.m_odd,
+                                                   rq.e_minus1);
+    _mm256_storeu_si256((__m256i*) out, _mm256_srai_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(1)), 1));
+    for (int i = 0; i < 8; i++) {
+      const int32_t want = ref_multiply_by_quantized_multiplier(acc[i], mult[i], shift[i], 0);
+      if (out[i] != want && mismatches++ < 5) {
+        print_error("avx2 doubled: acc %d multiplier %d shift %d -> %d, reference %d\n", acc[i], mult[i], shift[i],
+                    out[i], want);
+      }
+    }
+  }
+  /* the flag is off where a lane has e = 0 or a left shift */
+  for (int32_t sh = 0; sh <= 1; sh++) {
+    int32_t mult[8], shift[8];
+    for (int i = 0; i < 8; i++) mult[i] = INT32_C(1) << 30, shift[i] = i == 5 ? sh : -3;
+    const struct q8nn_x86_rq8 rq = q8nn_x86_rq8_init_rdouble(_mm256_loadu_si256((const __m256i*) mult),
+                                                             _mm256_loadu_si256((const __m256i*) shift), 0);
+    assert_false(rq.doubled_all);
+  }
+  assert_int_equal(mismatches, 0);
+}
+
+/* The AVX2 int16 finish of the doubled form (q8nn_x86_packs_doubled, then VPACKSSWB and the clamp
+   as the kernels do) against clamp(((u + 1) >> 1) + zp), as test_pack_doubled. */
+static void test_avx2_pack_doubled(void** state) {
+  (void) state;
+  if (!avx512_available()) skip();
+  size_t mismatches = 0;
+  for (size_t v = 0; v < VECTORS / 4; v++) {
+    int32_t u[16];
+    random_doubled(u, 16, v);
+    const uint32_t z = rng();
+    const int32_t zp = z % 4 == 0 ? -128 : z % 4 == 1 ? 127 : (int32_t) (rng() % 256) - 128;
+    const int32_t lo = rng() % 2 ? -128 : (int32_t) (rng() % 256) - 128;
+    const int32_t hi = rng() % 2 ? 127 : lo + (int32_t) (rng() % (uint32_t) (128 - lo));
+    const struct q8nn_x86_out32 o = q8nn_x86_out32_init(zp, lo, hi);
+    __m256i w = q8nn_x86_packs_doubled(_mm256_loadu_si256((const __m256i*) u),
+                                       _mm256_loadu_si256((const __m256i*) (u + 8)), &o);
+    w = _mm256_min_epi8(_mm256_max_epi8(_mm256_packs_epi16(w, w), o.min8), o.max8);
+    int8_t bytes[32];
+    _mm256_storeu_si256((__m256i*) bytes, w);
+    /* VPACKSSDW's order: u[0..3], u[8..11] | u[4..7], u[12..15]; then each half's 8 words */
+    static const int order[16] = {0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15};
+    for (int k = 0; k < 16; k++) {
+      const int32_t ui = u[order[k]];
+      const int8_t got = bytes[k < 8 ? k : k + 8];
+      int64_t want = ((int64_t) ui + 1) / 2 - (((int64_t) ui + 1) % 2 != 0 && ui < -1 ? 1 : 0);
+      want += zp;
+      want = want < lo ? lo : want > hi ? hi : want;
+      if (got != want && mismatches++ < 5) {
+        print_error("avx2 pack: u %d zp %d [%d, %d] -> %d, expected %d\n", ui, zp, lo, hi, got, (int) want);
+      }
+    }
+  }
+  assert_int_equal(mismatches, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rdouble_all_right_shifts),
@@ -197,6 +278,8 @@ int main(void) {
       cmocka_unit_test(test_rdouble_no_shift),
       cmocka_unit_test(test_rdouble_any_shift),
       cmocka_unit_test(test_pack_doubled),
+      cmocka_unit_test(test_avx2_doubled),
+      cmocka_unit_test(test_avx2_pack_doubled),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -68,9 +68,10 @@ Q8NN_X86_INLINE void q8nn_x86_dwv_column(const int FULL, const int8_t* const* in
                             _mm256_setzero_si256(), out);
 }
 
-/* Requantizes, packs, clamps and stores one pixel's 32 channels. LSHIFT and BLEND: whether the
-   TFLite epilogue's left shift and nudge blend run (q8nn_x86_requantize8_with; both always exact
-   when on). */
+/* Requantizes, packs, clamps and stores one pixel's 32 channels. LSHIFT and BLEND (rdouble): whether
+   the int64 form's left shift and nudge blend run (q8nn_x86_requantize8_with; both always exact when
+   on); BLEND 2: the int32 doubled form instead (q8nn_x86_requantize8_doubled, tiles where
+   doubled_all). */
 Q8NN_X86_INLINE void q8nn_x86_dwv_finish(const int rounding, const int LSHIFT, const int BLEND, const int FULL,
                                          const __m256i* vacc, const struct q8nn_x86_dwv_tile* t,
                                          const struct q8nn_x86_out32* vout, int8_t* out) {
@@ -79,6 +80,8 @@ Q8NN_X86_INLINE void q8nn_x86_dwv_finish(const int rounding, const int LSHIFT, c
   for (size_t j = 0; j < 4; j++) {
     if (rounding == 2) {
       r[j] = q8nn_x86_requantize8_fp32(vacc[j], _mm256_castsi256_ps(t->vscale[j]), vout->fhi);
+    } else if (BLEND == 2) {
+      r[j] = q8nn_x86_requantize8_doubled(vacc[j], t->rq[j].m_even, t->rq[j].m_odd, t->rq[j].e_minus1);
     } else {
       const struct q8nn_x86_rq8* q = &t->rq[j];
       r[j] = q8nn_x86_requantize8_with(vacc[j], LSHIFT, q->lshift, BLEND, q->m_even, q->m_odd, q->np_even,
@@ -89,6 +92,9 @@ Q8NN_X86_INLINE void q8nn_x86_dwv_finish(const int rounding, const int LSHIFT, c
   if (rounding == 2) {
     /* byte 16 L + 4 j + i = r[j] half L lane i = channel 16 L + 4 j + i */
     v = _mm256_packs_epi16(q8nn_x86_packs_zp16(r[0], r[1], vout), q8nn_x86_packs_zp16(r[2], r[3], vout));
+  } else if (BLEND == 2) {
+    /* lanes in accumulator order, as fp32's */
+    v = _mm256_packs_epi16(q8nn_x86_packs_doubled(r[0], r[1], vout), q8nn_x86_packs_doubled(r[2], r[3], vout));
   } else {
     /* byte 16 L + 4 j + p = r[j] half L merged position p = channel 16 L + 4 j + {0, 2, 1, 3}[p] */
     const __m256i vmerge = _mm256_broadcastsi128_si256(_mm_setr_epi8(0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15));
@@ -187,7 +193,7 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv_avxvnni(
     q8nn_x86_dw_header_y(wb, t.vbias);
     q8nn_x86_dw_header_y(wb + 4 * Q8NN_X86_DWV_CT, vmult);
     q8nn_x86_dw_header_y(wb + 8 * Q8NN_X86_DWV_CT, vshift);
-    int lshift = 0, blend = 0;
+    int lshift = 0, blend = 0, doubled = 1;
 #pragma GCC unroll 4
     for (size_t j = 0; j < 4; j++) {
       if (rounding == 2) {
@@ -195,7 +201,7 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv_avxvnni(
       } else {
         t.rq[j] = rounding == 1 ? q8nn_x86_rq8_init_rsingle(vmult[j], vshift[j], params->output_zero_point)
                                 : q8nn_x86_rq8_init_rdouble(vmult[j], vshift[j], params->output_zero_point);
-        lshift |= t.rq[j].lshift_any, blend |= t.rq[j].sign_any;
+        lshift |= t.rq[j].lshift_any, blend |= t.rq[j].sign_any, doubled &= t.rq[j].doubled_all;
       }
     }
     if (TAPS == 9) {
@@ -221,7 +227,13 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv_avxvnni(
   q8nn_x86_dwv_pixels(TAPS, rounding, LSHIFT, BLEND, FULL, output_width, taps, input, input_stride, &t, &vout, \
                       output + c0, pixel_step, input_offset, zero)
     if (t.crem != Q8NN_X86_DWV_CT) {
-      Q8NN_DWV_PIXELS(rounding == 0, rounding == 0, 0); /* the general epilogue */
+      if (rounding == 0 && doubled) {
+        Q8NN_DWV_PIXELS(0, 2, 0);
+      } else {
+        Q8NN_DWV_PIXELS(rounding == 0, rounding == 0, 0); /* the general epilogue */
+      }
+    } else if (rounding == 0 && doubled) {
+      Q8NN_DWV_PIXELS(0, 2, 1);
     } else if (rounding == 0 && lshift) {
       Q8NN_DWV_PIXELS(1, 1, 1);
     } else if (rounding == 0 && blend) {

@@ -96,21 +96,44 @@ Q8NN_X86_INLINE void q8nn_x86_vnni_block(
     }
   }
   /* Requantize in place: the epilogue is the only part that depends on the requantization. */
+  if (rounding == 2) {
 #pragma GCC unroll 2
-  for (size_t j = 0; j < NB; j++) {
-    const __m256i vmult = _mm256_loadu_si256((const __m256i*) (w + 4 * NR + 32 * j));
-    if (rounding == 2) {
+    for (size_t j = 0; j < NB; j++) {
+      const __m256i vmult = _mm256_loadu_si256((const __m256i*) (w + 4 * NR + 32 * j));
 #pragma GCC unroll 8
       for (size_t r = 0; r < MR; r++) {
         vacc[r][j] = q8nn_x86_requantize8_fp32(vacc[r][j], _mm256_castsi256_ps(vmult), vout->fhi);
       }
-      continue;
     }
+    q8nn_x86_store_rows8(MR, NB, vacc, crow, nc < NR ? nc : NR, vout, 2);
+    return;
+  }
+  struct q8nn_x86_rq8 rq[Q8NN_X86_VNNI_MAX_NB];
+  int doubled = rounding == 0;
+#pragma GCC unroll 2
+  for (size_t j = 0; j < NB; j++) {
+    const __m256i vmult = _mm256_loadu_si256((const __m256i*) (w + 4 * NR + 32 * j));
     const __m256i vshift = _mm256_loadu_si256((const __m256i*) (w + 8 * NR + 32 * j));
-    const struct q8nn_x86_rq8 rq = rounding == 1 ? q8nn_x86_rq8_init_rsingle(vmult, vshift, params->output_zero_point)
-                                                 : q8nn_x86_rq8_init_rdouble(vmult, vshift, params->output_zero_point);
+    rq[j] = rounding == 1 ? q8nn_x86_rq8_init_rsingle(vmult, vshift, params->output_zero_point)
+                          : q8nn_x86_rq8_init_rdouble(vmult, vshift, params->output_zero_point);
+    doubled &= rq[j].doubled_all;
+  }
+  if (doubled) {
+    /* every lane shifts right, none left: the int32 form, finished in int16 by the store */
+#pragma GCC unroll 2
+    for (size_t j = 0; j < NB; j++) {
 #pragma GCC unroll 8
-    for (size_t r = 0; r < MR; r++) vacc[r][j] = q8nn_x86_requantize8(vacc[r][j], &rq, rounding == 1);
+      for (size_t r = 0; r < MR; r++) {
+        vacc[r][j] = q8nn_x86_requantize8_doubled(vacc[r][j], rq[j].m_even, rq[j].m_odd, rq[j].e_minus1);
+      }
+    }
+    q8nn_x86_store_rows8(MR, NB, vacc, crow, nc < NR ? nc : NR, vout, 3);
+    return;
+  }
+#pragma GCC unroll 2
+  for (size_t j = 0; j < NB; j++) {
+#pragma GCC unroll 8
+    for (size_t r = 0; r < MR; r++) vacc[r][j] = q8nn_x86_requantize8(vacc[r][j], &rq[j], rounding == 1);
   }
   q8nn_x86_store_rows8(MR, NB, vacc, crow, nc < NR ? nc : NR, vout, rounding);
 }

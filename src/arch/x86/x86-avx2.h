@@ -48,6 +48,9 @@ struct q8nn_x86_rq8 {
   __m256i nn_even, nn_odd; /* nudge + 2^62 for P < 0 (rdouble) */
   __m256i s_even, s_odd;   /* total right shift, int64 */
   __m256i zp;              /* output zero point - low32(2^(62-s)), merged lane order */
+  __m256i e_minus1;        /* rdouble: e - 1 per lane (q8nn_x86_requantize8_doubled) */
+  int doubled_all;         /* rdouble: every lane has e >= 1 and none shifts left: the int32 form
+                              (q8nn_x86_requantize8_doubled) applies */
 };
 
 /* The low dwords of the qwords of even (lanes 0, 2 of each 128-bit half) and odd (1, 3), in the
@@ -88,6 +91,8 @@ Q8NN_X86_INLINE struct q8nn_x86_rq8 q8nn_x86_rq8_init_rdouble(__m256i vmult, __m
   p.nn_odd = _mm256_sub_epi64(p.np_odd, _mm256_and_si256(kpos_odd, v2p31));
   p.s_even = _mm256_add_epi64(ve_even, v31);
   p.s_odd = _mm256_add_epi64(ve_odd, v31);
+  p.e_minus1 = _mm256_sub_epi32(ve, _mm256_set1_epi32(1));
+  p.doubled_all = !p.lshift_any && _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(ve, vzero))) == 0xFF;
   q8nn_x86_rq8_finish(&p, output_zero_point);
   return p;
 }
@@ -108,6 +113,8 @@ Q8NN_X86_INLINE struct q8nn_x86_rq8 q8nn_x86_rq8_init_rsingle(__m256i vmult, __m
   p.np_odd = _mm256_add_epi64(vb, _mm256_sllv_epi64(vone, _mm256_sub_epi64(p.s_odd, vone)));
   p.nn_even = p.np_even;
   p.nn_odd = p.np_odd;
+  p.e_minus1 = _mm256_setzero_si256();
+  p.doubled_all = 0;
   q8nn_x86_rq8_finish(&p, output_zero_point);
   return p;
 }
@@ -134,6 +141,23 @@ Q8NN_X86_INLINE __m256i q8nn_x86_requantize8_with(__m256i vacc, int shift_left, 
   const __m256i vx_even = _mm256_srlv_epi64(_mm256_add_epi64(vp_even, vn_even), s_even);
   const __m256i vx_odd = _mm256_srlv_epi64(_mm256_add_epi64(vp_odd, vn_odd), s_odd);
   return _mm256_add_epi32(q8nn_x86_merge8(vx_even, vx_odd), zp);
+}
+
+/* TFLite double rounding in int32 lanes, for blocks where every lane has e >= 1 and none shifts left
+   (doubled_all; every MobileNetV2 block): the doubled form u of x86-avx512.h's int32 form, lanes in
+   accumulator order (no merge). q = floor((P + 2^30) / 2^31) is bits 31..62 of the biased product
+   (SRDHM's result, an int32): VPSRLQ by 31 leaves it in the low dword of the even products, VPSLLQ by
+   1 in the high dword of the odd ones, and one VPBLENDD joins them. t = q - [acc < 0] (= [P < 0]
+   where m > 0; where m = 0, q = 0 and t = -1 also gives r = 0), u = t >> (e - 1), and
+   r = floor((u + 1) / 2) is finished in int16 with the zero point (q8nn_x86_packs_doubled).
+   11 instructions per 8 outputs, each one uop: the int64 form has two VBLENDVPD (2-3 uops each on
+   Intel cores), a lane merge and the zero point's add. */
+Q8NN_X86_INLINE __m256i q8nn_x86_requantize8_doubled(__m256i vacc, __m256i m_even, __m256i m_odd, __m256i e_minus1) {
+  const __m256i v2p30 = _mm256_set1_epi64x(INT64_C(1) << 30);
+  const __m256i vp_even = _mm256_add_epi64(_mm256_mul_epi32(vacc, m_even), v2p30);
+  const __m256i vp_odd = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(vacc, 32), m_odd), v2p30);
+  const __m256i vq = _mm256_blend_epi32(_mm256_srli_epi64(vp_even, 31), _mm256_slli_epi64(vp_odd, 1), 0xAA);
+  return _mm256_srav_epi32(_mm256_add_epi32(vq, _mm256_srai_epi32(vacc, 31)), e_minus1);
 }
 
 /* Requantized int32 of 8 accumulators plus the output zero point (wrapping), merged lane order. */
@@ -193,9 +217,10 @@ Q8NN_X86_INLINE __m256i q8nn_x86_requantize8_fp32(__m256i vacc, __m256 vscale, _
   return _mm256_cvtps_epi32(_mm256_min_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(vacc), vscale), vhi));
 }
 
-/* Output clamp constants; zp16 and fhi serve the fp32 epilogue. */
+/* Output clamp constants; zp16 and fhi serve the fp32 epilogue, zp16h the doubled form. */
 struct q8nn_x86_out32 {
   __m256i min8, max8, zp16;
+  __m256i zp16h; /* 1 + 2 output_zero_point in int16 lanes (q8nn_x86_packs_doubled) */
   __m256 fhi; /* output_max - output_zero_point */
 };
 
@@ -205,6 +230,7 @@ Q8NN_X86_INLINE struct q8nn_x86_out32 q8nn_x86_out32_init(int32_t output_zero_po
   o.min8 = _mm256_set1_epi8((char) output_min);
   o.max8 = _mm256_set1_epi8((char) output_max);
   o.zp16 = _mm256_set1_epi16((int16_t) output_zero_point);
+  o.zp16h = _mm256_set1_epi16((int16_t) (1 + 2 * output_zero_point));
   o.fhi = _mm256_set1_ps((float) (output_max - output_zero_point));
   return o;
 }
@@ -214,19 +240,29 @@ Q8NN_X86_INLINE __m256i q8nn_x86_packs_zp16(__m256i a, __m256i b, const struct q
   return _mm256_adds_epi16(_mm256_packs_epi32(a, b), o->zp16);
 }
 
+/* r + zp saturated to int16 from the doubled forms u0, u1 (q8nn_x86_requantize8_doubled), in
+   VPACKSSDW's word order: (sat16(sat16(u) + 1 + 2 zp)) >> 1. Where nothing saturates this is
+   floor((u + 1 + 2 zp) / 2) = r + zp; where something does, the int8 pack and clamp that follow give
+   the same bytes as for r + zp (the argument at q8nn_x86_pack_rounding, x86-avx512.h). */
+Q8NN_X86_INLINE __m256i q8nn_x86_packs_doubled(__m256i u0, __m256i u1, const struct q8nn_x86_out32* o) {
+  return _mm256_srai_epi16(_mm256_adds_epi16(_mm256_packs_epi32(u0, u1), o->zp16h), 1);
+}
+
 /* Four requantized vectors -> two 16-byte rows: out[0] = v0's 8 lanes then v1's, out[1] = v2's then
    v3's, each vector's merged lane l at byte {0, 2, 4, 6, 1, 3, 5, 7}[l]. rounding 0/1: zero point
    already added (q8nn_x86_requantize8); rounding 2: fp32 results in accumulator lane order, the zero
    point is added here and one byte shuffle applies the merged lane order, so packings made for the
-   TFLite epilogue put every channel in place. */
+   TFLite epilogue put every channel in place; rounding 3: the doubled form
+   (q8nn_x86_requantize8_doubled), in accumulator lane order too, finished here with the zero point. */
 Q8NN_X86_INLINE void q8nn_x86_pack4x8(__m256i v0, __m256i v1, __m256i v2, __m256i v3,
                                       const struct q8nn_x86_out32* o, __m128i* out, const int rounding) {
   __m256i v;
-  if (rounding == 2) {
+  if (rounding == 2 || rounding == 3) {
     /* bytes 4g..4g+3 hold lanes 4h..4h+3 of one vector: swapping bytes 1 and 2 of each group is
        the merge's lane order {0, 2, 1, 3} */
     const __m256i vmerge = _mm256_broadcastsi128_si256(_mm_setr_epi8(0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15));
-    v = _mm256_packs_epi16(q8nn_x86_packs_zp16(v0, v1, o), q8nn_x86_packs_zp16(v2, v3, o));
+    v = rounding == 2 ? _mm256_packs_epi16(q8nn_x86_packs_zp16(v0, v1, o), q8nn_x86_packs_zp16(v2, v3, o))
+                      : _mm256_packs_epi16(q8nn_x86_packs_doubled(v0, v1, o), q8nn_x86_packs_doubled(v2, v3, o));
     v = _mm256_shuffle_epi8(v, vmerge);
   } else {
     v = _mm256_packs_epi16(_mm256_packs_epi32(v0, v1), _mm256_packs_epi32(v2, v3));
