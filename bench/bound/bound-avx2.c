@@ -65,12 +65,14 @@ static inline __attribute__((always_inline)) uint64_t epilogue(const int roundin
   for (uint64_t i = 0; i < iters; i++) {
     __m256i r[8];
     for (int j = 0; j < 8; j++) {
-      r[j] = rounding == 2 ? q8nn_x86_requantize8_fp32(acc[j], vscale, vout.fhi)
-                           : q8nn_x86_requantize8(acc[j], &rq, rounding == 1);
+      /* rdouble: the int32 doubled form, as the kernels take it for such a block (e = 9, m >= 2^30) */
+      r[j] = rounding == 2   ? q8nn_x86_requantize8_fp32(acc[j], vscale, vout.fhi)
+             : rounding == 0 ? q8nn_x86_requantize8_doubled(acc[j], rq.m_even, rq.m_odd, rq.e_minus1)
+                             : q8nn_x86_requantize8(acc[j], &rq, 1);
     }
     __m128i out[4];
-    q8nn_x86_pack4x8(r[0], r[1], r[2], r[3], &vout, out, rounding);
-    q8nn_x86_pack4x8(r[4], r[5], r[6], r[7], &vout, out + 2, rounding);
+    q8nn_x86_pack4x8(r[0], r[1], r[2], r[3], &vout, out, rounding == 0 ? 3 : rounding);
+    q8nn_x86_pack4x8(r[4], r[5], r[6], r[7], &vout, out + 2, rounding == 0 ? 3 : rounding);
     for (int j = 0; j < 4; j++) _mm_storeu_si128((__m128i*) (q8nn_bound_out + 16 * j), out[j]);
     __asm__ volatile("" ::: "memory");
     for (int j = 0; j < 8; j++) __asm__ volatile("" : "+x"(acc[j]));
