@@ -49,7 +49,7 @@ struct q8nn_x86_dw2_tile {
    out + p * pixel_step. With PX = 2 each weight pair (a memory operand once the 25 kept pairs spill)
    is read once for both pixels. */
 Q8NN_X86_INLINE void q8nn_x86_dw2_pixels(
-    const size_t PX, const size_t TAPS, const int rounding, size_t taps, size_t pairs,
+    const size_t PX, const size_t TAPS, const int rounding, const int DOUBLED, size_t taps, size_t pairs,
     const int8_t** in, size_t input_stride, const int8_t* zero, size_t input_offset,
     const struct q8nn_x86_dw2_tile* t, const struct q8nn_x86_out32* vout, __m128i vorder, int8_t* out,
     size_t pixel_step) {
@@ -90,6 +90,13 @@ Q8NN_X86_INLINE void q8nn_x86_dw2_pixels(
       /* words {0-3, 4-7 | 8-11, 12-15}: channel order */
       const __m256i v16 = q8nn_x86_packs_zp16(r0, r1, vout);
       v = _mm_packs_epi16(_mm256_castsi256_si128(v16), _mm256_extracti128_si256(v16, 1));
+    } else if (DOUBLED) {
+      /* the int32 form (x86-avx2.h), lanes in accumulator order: as fp32's, the packs alone restore
+         channel order */
+      const __m256i r0 = q8nn_x86_requantize8_doubled(vacc0[px], t->rq[0].m_even, t->rq[0].m_odd, t->rq[0].e_minus1);
+      const __m256i r1 = q8nn_x86_requantize8_doubled(vacc1[px], t->rq[1].m_even, t->rq[1].m_odd, t->rq[1].e_minus1);
+      const __m256i v16 = q8nn_x86_packs_doubled(r0, r1, vout);
+      v = _mm_packs_epi16(_mm256_castsi256_si128(v16), _mm256_extracti128_si256(v16, 1));
     } else {
       const __m256i r0 = q8nn_x86_requantize8(vacc0[px], &t->rq[0], rounding == 1);
       const __m256i r1 = q8nn_x86_requantize8(vacc1[px], &t->rq[1], rounding == 1);
@@ -100,6 +107,25 @@ Q8NN_X86_INLINE void q8nn_x86_dw2_pixels(
     }
     v = _mm_min_epi8(_mm_max_epi8(v, _mm256_castsi256_si128(vout->min8)), _mm256_castsi256_si128(vout->max8));
     q8nn_x86_store_tail16(out + px * pixel_step, v, t->crem);
+  }
+}
+
+/* The pixels of one channel tile, two at a time; DOUBLED: the tile takes the int32 form. */
+Q8NN_X86_INLINE void q8nn_x86_dw2_row(const size_t TAPS, const int rounding, const int DOUBLED, size_t output_width,
+                                      size_t taps, size_t pairs, const int8_t** in, size_t input_stride,
+                                      const int8_t* zero, size_t input_offset, const struct q8nn_x86_dw2_tile* t,
+                                      const struct q8nn_x86_out32* vout, __m128i vorder, int8_t* out,
+                                      size_t pixel_step) {
+  size_t x = 0;
+  for (; x + 2 <= output_width; x += 2) {
+    q8nn_x86_dw2_pixels(2, TAPS, rounding, DOUBLED, taps, pairs, in, input_stride, zero, input_offset, t, vout,
+                        vorder, out, pixel_step);
+    out += 2 * pixel_step;
+    in += 2 * input_stride;
+  }
+  if (x < output_width) {
+    q8nn_x86_dw2_pixels(1, TAPS, rounding, DOUBLED, taps, pairs, in, input_stride, zero, input_offset, t, vout,
+                        vorder, out, pixel_step);
   }
 }
 
@@ -139,18 +165,12 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv_avx2(
       t.vw[g][0] = _mm256_unpacklo_epi16(w0, w1);
       t.vw[g][1] = _mm256_unpackhi_epi16(w0, w1);
     }
-    const int8_t** in = input;
-    int8_t* out = output + c0;
-    size_t x = 0;
-    for (; x + 2 <= output_width; x += 2) {
-      q8nn_x86_dw2_pixels(2, TAPS, rounding, taps, pairs, in, input_stride, zero, input_offset, &t, &vout,
-                          vorder, out, pixel_step);
-      out += 2 * pixel_step;
-      in += 2 * input_stride;
-    }
-    if (x < output_width) {
-      q8nn_x86_dw2_pixels(1, TAPS, rounding, taps, pairs, in, input_stride, zero, input_offset, &t, &vout,
-                          vorder, out, pixel_step);
+    if (rounding == 0 && t.rq[0].doubled_all && t.rq[1].doubled_all) {
+      q8nn_x86_dw2_row(TAPS, rounding, 1, output_width, taps, pairs, input, input_stride, zero, input_offset, &t,
+                       &vout, vorder, output + c0, pixel_step);
+    } else {
+      q8nn_x86_dw2_row(TAPS, rounding, 0, output_width, taps, pairs, input, input_stride, zero, input_offset, &t,
+                       &vout, vorder, output + c0, pixel_step);
     }
     wb += Q8NN_PACKED_HEADER_BYTES(Q8NN_X86_DW2_CT) + taps * Q8NN_X86_DW2_CT;
   }
