@@ -12,7 +12,9 @@
  * channels in the slots that the epilogue's lane order (x86-avx2.h) returns to their places. The
  * block's header is followed by the TFLite requantization constants of each 8-channel group,
  * precomputed at packing (enum q8nn_x86_rq8_ext_slot): the epilogue reads them as memory operands and
- * adds the output zero point once per group.
+ * adds the output zero point once per group. A block whose records all have doubled_all (every lane
+ * shifts right, none left) takes the int32 form instead (q8nn_x86_requantize8_doubled, e - 1 in the
+ * record), finished by the store in int16.
  * Signed x signed, so the list entry's input_offset is 0 and no row sums are needed.
  *
  * K: blocks of 8 bytes; a 1..7-byte K tail of each row is copied into a zeroed 8-byte buffer
@@ -51,6 +53,14 @@ Q8NN_X86_INLINE void q8nn_x86_avx2_kstep(const size_t MR, const size_t NB, const
       }
     }
   }
+}
+
+/* Slots {0, 2, 4, 6, 1, 3, 5, 7} of one 8-channel group from its 4 partial-sum accumulators (two
+   levels of VPHADDD), plus the bias. */
+Q8NN_X86_INLINE __m256i q8nn_x86_avx2_sum(const __m256i* vacc, __m256i vbias) {
+  const __m256i v01 = _mm256_hadd_epi32(vacc[0], vacc[1]);
+  const __m256i v23 = _mm256_hadd_epi32(vacc[2], vacc[3]);
+  return _mm256_add_epi32(_mm256_hadd_epi32(v01, v23), vbias);
 }
 
 Q8NN_X86_INLINE void q8nn_x86_avx2_gemm_block(
@@ -94,11 +104,33 @@ Q8NN_X86_INLINE void q8nn_x86_avx2_gemm_block(
     }
   }
   __m256i vres[Q8NN_X86_AVX2_MAX_MR][2];
+  /* TFLite roundings: the constants precomputed at packing (x86-avx2.h, enum q8nn_x86_rq8_ext_slot) */
+  int doubled = rounding == 0;
+#pragma GCC unroll 2
+  for (size_t j = 0; j < NB; j++) {
+    doubled &= q8nn_x86_ext_flag(w + Q8NN_PACKED_HEADER_BYTES(NR) + j * Q8NN_X86_AVX2_RQ_EXT_BYTES, 2) != 0;
+  }
+  if (doubled) {
+    /* every lane of the block shifts right, none left: the int32 form, finished by the store */
+#pragma GCC unroll 2
+    for (size_t j = 0; j < NB; j++) {
+      const __m256i vbias = _mm256_loadu_si256((const __m256i*) (w + 32 * j));
+      const __m256i vmult = _mm256_loadu_si256((const __m256i*) (w + 4 * NR + 32 * j));
+      const int8_t* x = w + Q8NN_PACKED_HEADER_BYTES(NR) + j * Q8NN_X86_AVX2_RQ_EXT_BYTES;
+#pragma GCC unroll 4
+      for (size_t r = 0; r < MR; r++) {
+        const __m256i vsum = q8nn_x86_avx2_sum(vacc[r][j], vbias);
+        vres[r][j] = q8nn_x86_requantize8_doubled(vsum, vmult, q8nn_x86_ext_load(x, q8nn_x86_ext_m_odd),
+                                                  q8nn_x86_ext_load(x, q8nn_x86_ext_e_minus1));
+      }
+    }
+    q8nn_x86_store_rows8(MR, NB, vres, crow, nc < NR ? nc : NR, vout, 3);
+    return;
+  }
 #pragma GCC unroll 2
   for (size_t j = 0; j < NB; j++) {
     const __m256i vbias = _mm256_loadu_si256((const __m256i*) (w + 32 * j));
     const __m256i vmult = _mm256_loadu_si256((const __m256i*) (w + 4 * NR + 32 * j));
-    /* TFLite roundings: the constants precomputed at packing (x86-avx2.h, enum q8nn_x86_rq8_ext_slot) */
     const int8_t* x = w + Q8NN_PACKED_HEADER_BYTES(NR) + j * Q8NN_X86_AVX2_RQ_EXT_BYTES;
     __m256i vzp = _mm256_setzero_si256();
     if (rounding != 2) {
@@ -107,9 +139,7 @@ Q8NN_X86_INLINE void q8nn_x86_avx2_gemm_block(
     }
 #pragma GCC unroll 4
     for (size_t r = 0; r < MR; r++) {
-      const __m256i v01 = _mm256_hadd_epi32(vacc[r][j][0], vacc[r][j][1]);
-      const __m256i v23 = _mm256_hadd_epi32(vacc[r][j][2], vacc[r][j][3]);
-      const __m256i vsum = _mm256_add_epi32(_mm256_hadd_epi32(v01, v23), vbias);
+      const __m256i vsum = q8nn_x86_avx2_sum(vacc[r][j], vbias);
       vres[r][j] = rounding == 2 ? q8nn_x86_requantize8_fp32(vsum, _mm256_castsi256_ps(vmult), vout->fhi)
                                  : q8nn_x86_requantize8_ext(vsum, vmult, x, vzp, rounding == 1);
     }

@@ -173,12 +173,13 @@ Q8NN_X86_INLINE __m256i q8nn_x86_requantize8(__m256i vacc, const struct q8nn_x86
    block of every call: a record of Q8NN_X86_AVX2_RQ_EXT_BYTES, one 32-byte slot per field below
    (the fields of struct q8nn_x86_rq8; the last slot holds lshift_any and sign_any as int32), at
    any byte alignment. The multiplier itself (m_even) stays in the header's multiplier slot, where
-   the fp32 epilogue finds its scale. */
+   the fp32 epilogue finds its scale. Flags: lshift_any, sign_any, doubled_all. */
 enum q8nn_x86_rq8_ext_slot {
   q8nn_x86_ext_lshift, q8nn_x86_ext_m_odd, q8nn_x86_ext_np_even, q8nn_x86_ext_np_odd, q8nn_x86_ext_nn_even,
   q8nn_x86_ext_nn_odd, q8nn_x86_ext_s_even, q8nn_x86_ext_s_odd, q8nn_x86_ext_zp, /* rdouble */
   q8nn_x86_ext_single_np_even, q8nn_x86_ext_single_np_odd, q8nn_x86_ext_single_s_even,
   q8nn_x86_ext_single_s_odd, q8nn_x86_ext_single_zp, /* rsingle */
+  q8nn_x86_ext_e_minus1, /* rdouble, the int32 form (q8nn_x86_requantize8_doubled) */
   q8nn_x86_ext_flags, q8nn_x86_ext_slots
 };
 

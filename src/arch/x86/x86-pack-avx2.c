@@ -30,5 +30,6 @@ void q8nn_x86_avx2_write_rq_ext(const void* multiplier, const void* shift, void*
   put(ext, q8nn_x86_ext_single_s_even, s.s_even);
   put(ext, q8nn_x86_ext_single_s_odd, s.s_odd);
   put(ext, q8nn_x86_ext_single_zp, s.zp);
-  put(ext, q8nn_x86_ext_flags, _mm256_setr_epi32(d.lshift_any, d.sign_any, 0, 0, 0, 0, 0, 0));
+  put(ext, q8nn_x86_ext_e_minus1, d.e_minus1);
+  put(ext, q8nn_x86_ext_flags, _mm256_setr_epi32(d.lshift_any, d.sign_any, d.doubled_all, 0, 0, 0, 0, 0));
 }

@@ -25,7 +25,7 @@ Q8NN_INTERNAL void q8nn_pack_qs8_gemm_goki_w_u8(
    fp32 operator's kernels do not read them). Block size: Q8NN_X86_AVX2_PACKED_HEADER_BYTES(NR) +
    ks * round_up(kc, KR) * NR; q8nn_packed_gemm_size knows this packer. Needs AVX2 (only AVX2 lines
    name it). */
-#define Q8NN_X86_AVX2_RQ_EXT_BYTES 480
+#define Q8NN_X86_AVX2_RQ_EXT_BYTES 512
 #define Q8NN_X86_AVX2_PACKED_HEADER_BYTES(nr) (Q8NN_PACKED_HEADER_BYTES(nr) + (nr) / 8 * Q8NN_X86_AVX2_RQ_EXT_BYTES)
 Q8NN_INTERNAL void q8nn_pack_qs8_gemm_goki_w_avx2(
     size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
