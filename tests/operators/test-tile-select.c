@@ -105,6 +105,23 @@ static void test_avx512_rows_choice(void** state) {
   assert_int_equal(q8nn_set_isa_mask(Q8NN_ISA_ALL), q8nn_status_success);
 }
 
+/* AVX-VNNI tier (where the host has it): 6x16c4 where N fills its 16-channel blocks; 8x8c4 where
+   they would pad N = 24 to 32 (24 / 855 < 32 / 1000) and where N = 8 (8 / 855 < 16 / 1000). */
+static void test_avxvnni_choice(void** state) {
+  (void) state;
+  if ((q8nn_get_active_isa() & Q8NN_ISA_X86_AVXVNNI) == 0) skip();
+  assert_int_equal(q8nn_set_isa_mask(Q8NN_ISA_X86_AVXVNNI | Q8NN_ISA_X86_AVX2), q8nn_status_success);
+  const struct q8nn_dispatch d = q8nn_get_dispatch();
+  for (int r = 0; r < 3; r++) {
+    assert_int_equal(q8nn_choose_gemm_tile(d.gemm[r], r, 0, 0, 144, 24)->nr, 16);
+    assert_int_equal(q8nn_choose_gemm_tile(d.gemm[r], r, 0, 0, 320, 960)->mr, 6);
+    assert_int_equal(q8nn_choose_gemm_tile(d.gemm[r], r, 0, 0, 24, 144)->nr, 8);
+    assert_int_equal(q8nn_choose_gemm_tile(d.gemm[r], r, 0, 0, 8, 64)->nr, 8);
+    assert_int_equal(q8nn_choose_igemm_tile(d.igemm[r], r, 0, 0, 32, 27, 1)->mr, 6);
+  }
+  assert_int_equal(q8nn_set_isa_mask(Q8NN_ISA_ALL), q8nn_status_success);
+}
+
 /* Few pixels and odd channel counts, where a tile other than the first line can win; every mask and
    rounding, exact against the reference (test_conv_run), 1x1 (gemm) and 3x3 (igemm). */
 static void test_small_shapes_exact(void** state) {
@@ -130,6 +147,7 @@ int main(void) {
       cmocka_unit_test(test_choice_is_valid_and_deterministic),
       cmocka_unit_test(test_unrated_tier_keeps_first_line),
       cmocka_unit_test(test_avx512_rows_choice),
+      cmocka_unit_test(test_avxvnni_choice),
       cmocka_unit_test(test_small_shapes_exact),
   };
   return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
