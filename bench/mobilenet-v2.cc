@@ -421,8 +421,8 @@ void layer_table(int reps) {
 
 // With Q8NN_ISA_MASK set, oneDNN is capped at the same x86 level (ONEDNN_MAX_CPU_ISA, unless the
 // caller set it), so that its ratios compare kernels of one ISA: q8nn's AVX-VNNI path against
-// oneDNN's AVX2_VNNI code, not against its AVX-512 code. XNNPACK has no such cap (it runs its best
-// ISA). Must run before oneDNN's first primitive; returns the cap set, or nullptr.
+// oneDNN's AVX2_VNNI code, not against its AVX-512 code. XNNPACK has no such cap (it runs the
+// kernels it picks for the host's CPU). Must run before oneDNN's first primitive; returns the cap set, or nullptr.
 const char* cap_onednn_isa() {
 #if defined(__x86_64__)
   if (std::getenv("Q8NN_ISA_MASK") == nullptr || std::getenv("ONEDNN_MAX_CPU_ISA") != nullptr) return nullptr;
