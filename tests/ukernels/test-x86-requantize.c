@@ -225,10 +225,11 @@ static void test_avx2_doubled(void** state) {
       }
     }
   }
-  /* the flag is off where a lane has e = 0 or a left shift */
-  for (int32_t sh = 0; sh <= 1; sh++) {
+  /* the flag is off where a lane has e = 0, a left shift, or a negative multiplier */
+  for (int32_t sh = 0; sh <= 2; sh++) {
     int32_t mult[8], shift[8];
-    for (int i = 0; i < 8; i++) mult[i] = INT32_C(1) << 30, shift[i] = i == 5 ? sh : -3;
+    for (int i = 0; i < 8; i++) mult[i] = INT32_C(1) << 30, shift[i] = i == 5 && sh < 2 ? sh : -3;
+    if (sh == 2) mult[3] = -(INT32_C(1) << 30);
     const struct q8nn_x86_rq8 rq = q8nn_x86_rq8_init_rdouble(_mm256_loadu_si256((const __m256i*) mult),
                                                              _mm256_loadu_si256((const __m256i*) shift), 0);
     assert_false(rq.doubled_all);

@@ -99,7 +99,8 @@ Q8NN_X86_INLINE void q8nn_x86_dw9_column(const int8_t* const* in, size_t c, cons
 /*
  * Last tile with at most 32 channels (C = 32, 96 and 144 in MobileNetV2): the same arithmetic in ymm
  * registers (AVX-512 VL forms of VPDPBUSD, masked loads and stores) at half the cost of a zmm tile.
- * The in-lane interleave leaves accumulator j lane L dword i = channel 16L + 4j + i as in zmm. The
+ * The in-lane interleave (q8nn_x86_dw_interleave4_y, x86-avx2.h, shared with the AVX-VNNI kernels)
+ * leaves accumulator j lane L dword i = channel 16L + 4j + i as in zmm. The
  * epilogue pairs the four ymm accumulators into two zmm and runs the zmm requantization and pack
  * (x86-avx512.h), then one VPERMD puts the 32 bytes in channel order (see q8nn_x86_dw_tile32).
  */

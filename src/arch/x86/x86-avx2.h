@@ -49,8 +49,8 @@ struct q8nn_x86_rq8 {
   __m256i s_even, s_odd;   /* total right shift, int64 */
   __m256i zp;              /* output zero point - low32(2^(62-s)), merged lane order */
   __m256i e_minus1;        /* rdouble: e - 1 per lane (q8nn_x86_requantize8_doubled) */
-  int doubled_all;         /* rdouble: every lane has e >= 1 and none shifts left: the int32 form
-                              (q8nn_x86_requantize8_doubled) applies */
+  int doubled_all;         /* rdouble: every lane has e >= 1, none shifts left and no multiplier is
+                              negative: the int32 form (q8nn_x86_requantize8_doubled) applies */
 };
 
 /* The low dwords of the qwords of even (lanes 0, 2 of each 128-bit half) and odd (1, 3), in the
@@ -92,7 +92,10 @@ Q8NN_X86_INLINE struct q8nn_x86_rq8 q8nn_x86_rq8_init_rdouble(__m256i vmult, __m
   p.s_even = _mm256_add_epi64(ve_even, v31);
   p.s_odd = _mm256_add_epi64(ve_odd, v31);
   p.e_minus1 = _mm256_sub_epi32(ve, _mm256_set1_epi32(1));
-  p.doubled_all = !p.lshift_any && _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(ve, vzero))) == 0xFF;
+  /* e >= 1 in every lane, no left shift, no negative multiplier (never TFLite's; [P < 0] = [acc < 0]
+     needs m >= 0) */
+  p.doubled_all = !p.lshift_any && _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(ve, vzero))) == 0xFF &&
+                  _mm256_movemask_ps(_mm256_castsi256_ps(vmult)) == 0;
   q8nn_x86_rq8_finish(&p, output_zero_point);
   return p;
 }
@@ -144,7 +147,8 @@ Q8NN_X86_INLINE __m256i q8nn_x86_requantize8_with(__m256i vacc, int shift_left, 
 }
 
 /* TFLite double rounding in int32 lanes, for blocks where every lane has e >= 1 and none shifts left
-   (doubled_all; every MobileNetV2 block): the doubled form u of x86-avx512.h's int32 form, lanes in
+   (doubled_all, which also excludes negative multipliers; every MobileNetV2 block qualifies): the
+   doubled form u of x86-avx512.h's int32 form, lanes in
    accumulator order (no merge). q = floor((P + 2^30) / 2^31) is bits 31..62 of the biased product
    (SRDHM's result, an int32): VPSRLQ by 31 leaves it in the low dword of the even products, VPSLLQ by
    1 in the high dword of the odd ones, and one VPBLENDD joins them. t = q - [acc < 0] (= [P < 0]
@@ -171,9 +175,9 @@ Q8NN_X86_INLINE __m256i q8nn_x86_requantize8(__m256i vacc, const struct q8nn_x86
    precomputed at packing time (q8nn_pack_qs8_gemm_goki_w_avx2, x86-pack.h) so that the AVX2 gemm
    kernels read them as memory operands instead of deriving them from multiplier and shift for every
    block of every call: a record of Q8NN_X86_AVX2_RQ_EXT_BYTES, one 32-byte slot per field below
-   (the fields of struct q8nn_x86_rq8; the last slot holds lshift_any and sign_any as int32), at
-   any byte alignment. The multiplier itself (m_even) stays in the header's multiplier slot, where
-   the fp32 epilogue finds its scale. Flags: lshift_any, sign_any, doubled_all. */
+   (the fields of struct q8nn_x86_rq8; the last slot holds lshift_any, sign_any and doubled_all as
+   int32), at any byte alignment. The multiplier itself (m_even) stays in the header's multiplier
+   slot, where the fp32 epilogue finds its scale. */
 enum q8nn_x86_rq8_ext_slot {
   q8nn_x86_ext_lshift, q8nn_x86_ext_m_odd, q8nn_x86_ext_np_even, q8nn_x86_ext_np_odd, q8nn_x86_ext_nn_even,
   q8nn_x86_ext_nn_odd, q8nn_x86_ext_s_even, q8nn_x86_ext_s_odd, q8nn_x86_ext_zp, /* rdouble */
