@@ -14,10 +14,13 @@
  * loads, 3 XORs, 8 unpacks and 12 VPDPBUSD per 32 channels, where the AVX2 kernel (VPMADDWD on int16,
  * 16 channels per tile) spends about 39 vector instructions per 16 channels on its products.
  *
- * Epilogue: x86-avx2.h's. TFLite roundings: 64-bit products, 11 instructions per 8 outputs; its
- * merged lane order ({0, 2, 1, 3} in each 128-bit half) survives the two packs as bytes 1 and 2 of
- * every 4 swapped, which one VPSHUFB undoes. fp32: lanes stay in accumulator order, which the packs
- * alone put in channel order. Whether a tile needs the left shift and the sign-dependent nudge is
+ * Epilogue: x86-avx2.h's. Rdouble tiles where every lane shifts right and none left (every
+ * MobileNetV2 tile) take the int32 form, q8nn_x86_requantize8_doubled, finished in int16 by
+ * q8nn_x86_packs_doubled (0.85-0.90x the time of the int64 form on the 3x3 kernel); its lanes, like
+ * fp32's, stay in accumulator order, which the packs alone put in channel order. Other tiles take the
+ * int64 form (11 instructions per 8 outputs), whose merged lane order ({0, 2, 1, 3} in each 128-bit
+ * half) survives the two packs as bytes 1 and 2 of every 4 swapped, which one VPSHUFB undoes.
+ * Which form, and whether the int64 form needs the left shift and the sign-dependent nudge, is
  * decided once per tile, and the pixel loop is compiled for each case, as in the AVX-512 kernels.
  * With 16 registers, the interleaved weights and the requantization constants are memory operands
  * (the tile's copy on the stack); the kept columns of a sliding row mostly stay in registers.

@@ -4,12 +4,17 @@
  * TFLite roundings, 2 XNNPACK's fp32, x86-avx2.h) as constants. The ymm (VEX) port of
  * qs8-gemm-avx512vnni.h for machines with AVX-VNNI and no AVX-512.
  *
- * Sign handling as in the AVX-512 kernels: weights packed as unsigned bytes w + 128 are VPDPBUSD's
+ * Sign handling as the AVX-512 kernels had it before issue 11's round six (their flip of the
+ * activations measured no faster here, in rounds six and sixteen): weights packed as unsigned bytes
+ * w + 128 are VPDPBUSD's
  * unsigned operand, activations (unchanged) the signed one, broadcast 4 bytes at a time; each row's
  * 128 * sum(x) over all taps is subtracted when the accumulators are initialised (modulo 2^32, so
  * the result is TFLite's accumulator bit for bit). Accumulator lane l holds weight slot l;
  * q8nn_pack_qs8_gemm_goki_w_u8_avxvnni orders channels and bias/multiplier/shift so that the
- * epilogue of x86-avx2.h writes every channel in place.
+ * epilogue of x86-avx2.h writes every channel in place. Rdouble blocks where every lane shifts right
+ * and none left (doubled_all, tested once per block) take the int32 form
+ * (q8nn_x86_requantize8_doubled), which keeps lanes in accumulator order; the store applies the
+ * merge's order with one byte shuffle.
  *
  * K: groups of 4 bytes; a 1..3-byte K tail is copied into a zeroed int32 (no over-read). Row sums:
  * 32-byte loads, the < 32-byte tail through a zeroed buffer. Rows past mr alias the last valid row.
