@@ -40,8 +40,9 @@ void test_fill_s32_range(int32_t* data, size_t n, int32_t lo, int32_t hi);
     isa_bits 0 (scalar) is always available. */
 int test_isa_available(uint32_t isa_bits);
 
-/** Fills masks with 0 (scalar only) then each available ISA bit alone; returns the count
-    (at most max). */
+/** Fills masks with 0 (scalar only) then, for each available ISA bit, that bit with every
+    available bit below it (the tier as a CPU has it: avx2, avx2+avxvnni, ..., neon, neon+neondot,
+    ...); returns the count (at most max). */
 size_t test_isa_masks(uint32_t* masks, size_t max);
 
 /** Name of an ISA mask for messages ("scalar", "avx2", ...); static storage. */
