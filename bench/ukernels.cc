@@ -214,7 +214,9 @@ int register_all() {
   const std::vector<std::vector<int64_t>> gemm_shapes = {
       {3136, 144, 24}, {3136, 24, 144}, {196, 384, 64}, {49, 320, 960}, {12544, 96, 16}, {784, 192, 32},
       // the stem's im2col gemm (3x3x3 taps x channels, K padded to 28), then b0.project
-      {12544, 32, 28}, {12544, 16, 32}};
+      {12544, 32, 28}, {12544, 16, 32},
+      // expand 14x14 96->576 and 7x7 160->960 (K neither a multiple of 64 nor below it)
+      {196, 576, 96}, {49, 960, 160}};
 #if Q8NN_ARCH_X86
   const std::pair<uint32_t, const char*> bound_isas[] = {
       {Q8NN_ISA_X86_AVX512VNNI, "avx512vnni"}, {Q8NN_ISA_X86_AVXVNNI | Q8NN_ISA_X86_AVX2, "avxvnni"},

@@ -23,7 +23,9 @@ static size_t n_values(size_t nr, size_t* out) {
 }
 
 static size_t k_values(size_t kr, size_t* out) {
-  const size_t cand[] = {1, 2, 3, kr - 1, kr, kr + 1, 2 * kr + 3, 4 * kr, 24, 37, 48, 160};
+  /* 96, 144, 160: the AMX gemm's K steps of 48 and 40 bytes (q8nn_amx_kstep); 68: its 64-byte steps with
+     a copied tail of 4 */
+  const size_t cand[] = {1, 2, 3, kr - 1, kr, kr + 1, 2 * kr + 3, 4 * kr, 24, 37, 48, 68, 96, 144, 160};
   size_t count = 0;
   for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
     if (cand[i] == 0) continue;

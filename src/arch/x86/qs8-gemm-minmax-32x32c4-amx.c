@@ -15,8 +15,9 @@
  *
  * A: full 64-byte K steps load straight from the rows (TILELOADD with the row stride). A K of at most
  * 64 that is a multiple of 4 (MobileNetV2's 16, 24, 32 and 64) is one step whose tiles are
- * configured kc bytes wide, read straight too. Any other K tail (kc % 64 bytes) is copied with
- * masked loads into a zeroed 64-byte row per input row first. Nothing past kc bytes of a row is
+ * configured kc bytes wide, read straight too, and so are the equal steps of 48 or 40 bytes that
+ * q8nn_amx_kstep picks for MobileNetV2's 96, 144 and 160. Any other K tail (kc % 64 bytes) is
+ * copied with masked loads into a zeroed 64-byte row per input row first. Nothing past kc bytes of a row is
  * read. GCC's _tile_loadd does not tell the compiler it reads memory: a compiler barrier after
  * the tail copy keeps its stores before the tile loads. Rows: blocks of 32; the last block of a
  * call configures its tiles with the rows it has (no row past mr is read or computed).
@@ -143,23 +144,39 @@ Q8NN_X86_INLINE void q8nn_amx_zero(int two_rows) {
   }
 }
 
-/* Products of rows [0, mb) of one block (mb <= 32) against one NR block, into C. direct: the
-   configuration's K step is the whole kc (q8nn_amx_configure). */
-static void q8nn_amx_products(size_t mb, size_t nb, size_t kc, int direct, const int8_t* a, size_t a_stride,
+/*
+ * K bytes per step of the gemm: 64, or a whole K of at most 64 that is a multiple of 4, or, for a
+ * larger K that is a multiple of 4 but not of 64, the largest multiple of 4 below 64 that divides
+ * it, if that costs at most one step more than 64-byte steps: every step then reads A straight from
+ * the rows and no tail is copied (MobileNetV2's 96 = 2 x 48, 144 = 3 x 48, 160 = 4 x 40). The
+ * packed weights hold K in 4-byte groups of 128 bytes each, so a step of kbytes starting at byte k
+ * is the kbytes / 4 rows at k * 32, whatever the step.
+ */
+static size_t q8nn_amx_kstep(size_t kc) {
+  if (kc % 4 != 0 || kc % 64 == 0) return 64;
+  if (kc <= 64) return kc;
+  for (size_t s = 60; s >= 4; s -= 4) {
+    if (kc % s == 0) return kc / s <= kc / 64 + 2 ? s : 64;
+  }
+  return 64;
+}
+
+/* Products of rows [0, mb) of one block (mb <= 32) against one NR block, into C, in steps of
+   kbytes (q8nn_amx_kstep; the configuration's K step, q8nn_amx_configure). */
+static void q8nn_amx_products(size_t mb, size_t nb, size_t kc, size_t kbytes, const int8_t* a, size_t a_stride,
                               const uint8_t* wk, int8_t (*tail)[64]) {
   const int two_rows = mb > 16;
   q8nn_amx_zero(two_rows);
-  if (direct) {
-    q8nn_amx_step(a, a + 16 * a_stride, a_stride, wk, nb, two_rows);
-    return;
-  }
   size_t k = 0;
-  for (; k + 64 <= kc; k += 64, wk += 2048) q8nn_amx_step(a + k, a + 16 * a_stride + k, a_stride, wk, nb, two_rows);
+  for (; k + kbytes <= kc; k += kbytes) {
+    q8nn_amx_step(a + k, a + 16 * a_stride + k, a_stride, wk + k * 32, nb, two_rows);
+  }
   if (k < kc) {
+    /* kbytes is 64 here */
     const __mmask64 m = q8nn_x86_mask64(kc - k);
     for (size_t r = 0; r < mb; r++) _mm512_store_si512(tail[r], _mm512_maskz_loadu_epi8(m, a + r * a_stride + k));
     __asm__ volatile("" : : : "memory");
-    q8nn_amx_step(tail[0], tail[16], 64, wk, nb, two_rows);
+    q8nn_amx_step(tail[0], tail[16], 64, wk + k * 32, nb, two_rows);
   }
 }
 
@@ -278,8 +295,7 @@ Q8NN_X86_INLINE void q8nn_amx_gemm(const int rounding, size_t mr, size_t nc, siz
   const size_t block_bytes = Q8NN_PACKED_HEADER_BYTES(NR) + q8nn_round_up(kc, 64) * NR;
   /* the configuration of whole blocks, or of the call's only (partial) block */
   const size_t first_rows = mr < Q8NN_AMX_MR ? mr : Q8NN_AMX_MR;
-  const int direct = kc <= 64 && kc % 4 == 0;
-  const size_t kbytes = direct ? kc : 64;
+  const size_t kbytes = q8nn_amx_kstep(kc);
   q8nn_amx_configure(first_rows < 16 ? first_rows : 16, first_rows > 16 ? first_rows - 16 : 0, kbytes);
   size_t configured = first_rows;
   size_t buffer = 0;
@@ -298,7 +314,7 @@ Q8NN_X86_INLINE void q8nn_amx_gemm(const int rounding, size_t mr, size_t nc, siz
         q8nn_amx_configure(mb < 16 ? mb : 16, mb > 16 ? mb - 16 : 0, kbytes);
         configured = mb;
       }
-      q8nn_amx_products(mb, nb, kc, direct, a + m0 * a_stride, a_stride, wb + Q8NN_PACKED_HEADER_BYTES(NR), tail);
+      q8nn_amx_products(mb, nb, kc, kbytes, a + m0 * a_stride, a_stride, wb + Q8NN_PACKED_HEADER_BYTES(NR), tail);
       if (pending) q8nn_amx_finish(rounding, &state, pending_rows, acc[buffer ^ 1], pending_c, cm_stride, &vout);
       q8nn_amx_store(acc[buffer], nb, mb);
       pending = 1, pending_rows = mb, pending_c = c + m0 * cm_stride;
