@@ -94,8 +94,9 @@ uint64_t q8nn_bound_dot_avx512vnni(uint64_t iters) {
 
 /* Per iteration 8 vectors of 16 accumulators: requantize (the block's constants set once, as the
    kernels do per 16-channel vector), two 64-byte packs with the clamp, two stores. rdouble: the
-   sequence the AVX-512 and AMX kernels run where every lane shifts right (dneg 2 and the int16
-   finish, x86-avx512.h), as with this shift of -9 and MobileNetV2's blocks. The accumulators
+   sequence the AVX-512 and AMX kernels run where every lane shifts right (dneg 2 in its flipped
+   form, the accumulators started at bias ^ 2^31, and the int16 finish, x86-avx512.h), as with this
+   shift of -9 and MobileNetV2's blocks. The accumulators
    are made opaque each iteration (no instruction) so nothing is hoisted, but iterations are
    independent, as the epilogues of a kernel's successive tiles are: the loop times throughput.
    (Until round five each result was XORed back into its accumulators, which chained the
@@ -107,6 +108,7 @@ static inline __attribute__((always_inline)) uint64_t epilogue(const int roundin
   const __m512i vmult = _mm512_set1_epi32(1518500250), vshift = _mm512_set1_epi32(-9);
   const struct q8nn_x86_rq16 rq =
       rounding == 1 ? q8nn_x86_rq16_init_rsingle(vmult, vshift) : q8nn_x86_rq16_init_rdouble(vmult, vshift);
+  const struct q8nn_x86_flip16 flip = q8nn_x86_flip16_init(vmult);
   const __m512 vscale = _mm512_set1_ps(0x1.6a09e6p-10f);
   __m512i acc[8];
   for (int j = 0; j < 8; j++) acc[j] = _mm512_set1_epi32(1000 * j - 3000);
@@ -115,7 +117,7 @@ static inline __attribute__((always_inline)) uint64_t epilogue(const int roundin
     for (int j = 0; j < 8; j++) {
       r[j] = rounding == 2   ? q8nn_x86_requantize_fp32(acc[j], vscale, vout.fhi)
              : rounding == 1 ? q8nn_x86_requantize_rsingle(acc[j], &rq)
-                             : q8nn_x86_requantize_rdouble_with(acc[j], &rq, 0, 2);
+                             : q8nn_x86_requantize_rdouble_flipped(acc[j], &rq, &flip);
     }
     const __m512i v0 = q8nn_x86_pack64(r[0], r[1], r[2], r[3], &vout, 1, q8nn_x86_pack_rounding(rounding, 2));
     const __m512i v1 = q8nn_x86_pack64(r[4], r[5], r[6], r[7], &vout, 1, q8nn_x86_pack_rounding(rounding, 2));

@@ -74,21 +74,28 @@ static void check_variant(int lshift, int dneg, int32_t lo, int32_t hi, size_t v
     for (int i = 0; i < 16; i++) {
       acc[i] = random_accumulator();
       do mult[i] = random_multiplier();
-      while (dneg == 2 && mult[i] == 0); /* the int32 form takes TFLite's multipliers only */
+      while (dneg >= 2 && mult[i] == 0); /* the int32 form takes TFLite's multipliers only */
       shift[i] = random_shift(lo, hi);
     }
     const struct q8nn_x86_rq16 rq =
         q8nn_x86_rq16_init_rdouble(_mm512_loadu_si512(mult), _mm512_loadu_si512(shift));
     /* the kernels pick the variant from these flags: it must be one they would pick */
-    if (dneg == 2) assert_true(rq.m2_all && rq.d_all && !rq.lshift_any);
+    if (dneg >= 2) assert_true(rq.m2_all && rq.d_all && !rq.lshift_any);
     if (!lshift) assert_false(rq.lshift_any);
     if (!dneg) assert_false(rq.d_any);
     __m512i r;
+    struct q8nn_x86_flip16 flip;
     switch (lshift * 4 + dneg) {
       case 0: r = q8nn_x86_requantize_rdouble_with(_mm512_loadu_si512(acc), &rq, 0, 0); break;
       case 1: r = q8nn_x86_requantize_rdouble_with(_mm512_loadu_si512(acc), &rq, 0, 1); break;
       case 2: /* the doubled form: r = (u + 1) >> 1 */
         r = q8nn_x86_requantize_rdouble_with(_mm512_loadu_si512(acc), &rq, 0, 2);
+        r = _mm512_srai_epi32(_mm512_add_epi32(r, _mm512_set1_epi32(1)), 1);
+        break;
+      case 3: /* the same from the accumulator with its sign bit flipped (a bias + 2^31) */
+        flip = q8nn_x86_flip16_init(_mm512_loadu_si512(mult));
+        r = q8nn_x86_requantize_rdouble_flipped(
+            _mm512_xor_si512(_mm512_loadu_si512(acc), _mm512_set1_epi32(INT32_MIN)), &rq, &flip);
         r = _mm512_srai_epi32(_mm512_add_epi32(r, _mm512_set1_epi32(1)), 1);
         break;
       default: r = q8nn_x86_requantize_rdouble_with(_mm512_loadu_si512(acc), &rq, 1, 1); break;
@@ -124,6 +131,7 @@ static void test_rdouble_all_right_shifts(void** state) {
   (void) state;
   if (!avx512_available()) skip();
   check_variant(0, 2, -31, -1, VECTORS);
+  check_variant(0, 3, -31, -1, VECTORS);
   check_variant(0, 1, -31, -1, VECTORS); /* the per-lane form agrees on the same lanes */
 }
 

@@ -71,13 +71,14 @@ enum { Q8NN_AMX_RSINGLE, Q8NN_AMX_RDOUBLE_LSHIFT, Q8NN_AMX_RDOUBLE_DNEG, Q8NN_AM
        Q8NN_AMX_RDOUBLE_M2, Q8NN_AMX_FP32 };
 
 Q8NN_X86_INLINE __m512i q8nn_amx_requantize(const int variant, __m512i vacc, const struct q8nn_x86_rq16* rq,
-                                            __m512 vscale, const struct q8nn_x86_out64* vout) {
+                                            const struct q8nn_x86_flip16* flip, __m512 vscale,
+                                            const struct q8nn_x86_out64* vout) {
   switch (variant) {
     case Q8NN_AMX_RSINGLE: return q8nn_x86_requantize_rsingle(vacc, rq);
     case Q8NN_AMX_RDOUBLE_LSHIFT: return q8nn_x86_requantize_rdouble_with(vacc, rq, 1, 1);
     case Q8NN_AMX_RDOUBLE_DNEG: return q8nn_x86_requantize_rdouble_with(vacc, rq, 0, 1);
     case Q8NN_AMX_RDOUBLE_PLAIN: return q8nn_x86_requantize_rdouble_with(vacc, rq, 0, 0);
-    case Q8NN_AMX_RDOUBLE_M2: return q8nn_x86_requantize_rdouble_with(vacc, rq, 0, 2);
+    case Q8NN_AMX_RDOUBLE_M2: return q8nn_x86_requantize_rdouble_flipped(vacc, rq, flip); /* bias flipped */
     default: return q8nn_x86_requantize_fp32(vacc, vscale, vout->fhi);
   }
 }
@@ -86,12 +87,13 @@ Q8NN_X86_INLINE __m512i q8nn_amx_requantize(const int variant, __m512i vacc, con
    16i.. of channels 16j... nb: vectors of 16 channels the block writes (1 or 2), nbytes <= 16 nb. */
 Q8NN_X86_INLINE void q8nn_amx_epilogue(const int variant, const int rounding, size_t nb, size_t mb, size_t nbytes,
                                        const int32_t (*acc)[2][16][16], const __m512i* vbias,
-                                       const struct q8nn_x86_rq16* rq, const __m512* vscale,
+                                       const struct q8nn_x86_rq16* rq, const struct q8nn_x86_flip16* flip,
+                                       const __m512* vscale,
                                        int8_t* c, size_t cm_stride, const struct q8nn_x86_out64* vout) {
   const __mmask64 mask = q8nn_x86_mask64(nbytes);
 #define Q8NN_AMX_ACC(r, j)                                                                         \
   q8nn_amx_requantize(variant, _mm512_add_epi32(_mm512_load_si512(acc[(r) / 16][j][(r) % 16]), vbias[j]), \
-                      &rq[j], vscale[j], vout)
+                      &rq[j], &flip[j], vscale[j], vout)
   if (nb == 2) {
     for (size_t r = 0; r < mb; r += 2) {
       const size_t r1 = r + 1 < mb ? r + 1 : r;
@@ -223,6 +225,7 @@ struct q8nn_amx_nr_state {
   __m512i vbias[2];
   __m512 vscale[2];
   struct q8nn_x86_rq16 rq[2];
+  struct q8nn_x86_flip16 flip[2]; /* Q8NN_AMX_RDOUBLE_M2 only */
   int variant;
   size_t nb, nbytes; /* vectors of 16 channels and bytes per row this NR block writes */
 };
@@ -235,6 +238,7 @@ Q8NN_X86_INLINE void q8nn_amx_nr_state_init(const int rounding, const uint8_t* w
   for (size_t j = 0; j < 2; j++) {
     s->vbias[j] = _mm512_loadu_si512(wb + 64 * j);
     s->vscale[j] = _mm512_castsi512_ps(_mm512_loadu_si512(wb + 4 * NR + 64 * j));
+    s->flip[j] = q8nn_x86_flip16_init(_mm512_loadu_si512(wb + 4 * NR + 64 * j)); /* read by RDOUBLE_M2 only */
     if (rounding != 2) s->rq[j] = q8nn_x86_rq16_init(rounding, _mm512_loadu_si512(wb + 4 * NR + 64 * j),
                                                      _mm512_loadu_si512(wb + 8 * NR + 64 * j));
   }
@@ -248,6 +252,10 @@ Q8NN_X86_INLINE void q8nn_amx_nr_state_init(const int rounding, const uint8_t* w
                  : (r0->m2_all & r1->m2_all)       ? Q8NN_AMX_RDOUBLE_M2
                  : (r0->d_any | r1->d_any)         ? Q8NN_AMX_RDOUBLE_DNEG
                                                    : Q8NN_AMX_RDOUBLE_PLAIN;
+    if (s->variant == Q8NN_AMX_RDOUBLE_M2) {
+      /* the flipped form (x86-avx512.h): the stored products plus bias ^ 2^31 */
+      for (size_t j = 0; j < 2; j++) s->vbias[j] = q8nn_x86_flip_sign(s->vbias[j]);
+    }
   }
 }
 
@@ -256,9 +264,10 @@ Q8NN_X86_INLINE void q8nn_amx_finish(const int rounding, const struct q8nn_amx_n
                                      const int32_t (*acc)[2][16][16], int8_t* c, size_t cm_stride,
                                      const struct q8nn_x86_out64* vout) {
 #define Q8NN_AMX_EPILOGUE_CASE(v, r) \
-  case v: q8nn_amx_epilogue(v, r, s->nb, mb, s->nbytes, acc, s->vbias, s->rq, s->vscale, c, cm_stride, vout); break;
+  case v: q8nn_amx_epilogue(v, r, s->nb, mb, s->nbytes, acc, s->vbias, s->rq, s->flip, s->vscale, c, cm_stride, vout); break;
   if (rounding == 2) {
-    q8nn_amx_epilogue(Q8NN_AMX_FP32, 2, s->nb, mb, s->nbytes, acc, s->vbias, s->rq, s->vscale, c, cm_stride, vout);
+    q8nn_amx_epilogue(Q8NN_AMX_FP32, 2, s->nb, mb, s->nbytes, acc, s->vbias, s->rq, s->flip, s->vscale, c, cm_stride,
+                      vout);
     return;
   }
   switch (s->variant) {
@@ -268,7 +277,7 @@ Q8NN_X86_INLINE void q8nn_amx_finish(const int rounding, const struct q8nn_amx_n
     Q8NN_AMX_EPILOGUE_CASE(Q8NN_AMX_RDOUBLE_PLAIN, 0)
     default:
       q8nn_amx_epilogue(Q8NN_AMX_RDOUBLE_M2, q8nn_x86_pack_rounding(0, 2), s->nb, mb, s->nbytes, acc, s->vbias,
-                        s->rq, s->vscale, c, cm_stride, vout);
+                        s->rq, s->flip, s->vscale, c, cm_stride, vout);
   }
 #undef Q8NN_AMX_EPILOGUE_CASE
 }

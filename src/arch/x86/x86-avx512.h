@@ -33,7 +33,19 @@
  * extractions, two masked subtractions, two 64-bit variable shifts and six constants. History:
  * 1.11-1.17x on the 64-channel depthwise kernel for the first int32 form (q from bits 31..62 of
  * P + 2^30, two 64-bit shifts and a blend, 11 instructions, round six); its time in the bound loop
- * 2.23 ns per 16 outputs with r finished in int32, 1.81 with the int16 finish, 1.67 now.
+ * 2.23 ns per 16 outputs with r finished in int32, 1.81 with the int16 finish, 1.67 with m2.
+ *
+ * From the accumulator with its sign bit flipped, a = acc + 2^31 in [0, 2^32) (the flipped form,
+ * q8nn_x86_requantize_rdouble_flipped; a kernel adds bias ^ 2^31 instead of the bias, so the flip
+ * costs nothing): VPMULUDQ takes a and the low dword of m2, 2 m, as unsigned, and
+ *   a (2 m) + 2^31 - (m + 1) 2^32 = 2 acc m + 2^31 - 2^32      (exact modulo 2^64, and |.| < 2^63)
+ * so the high dword of each product plus the per-lane constant c = 2^31 - (m + 1) 2^32 is q - 1
+ * outright, and b = [acc < 0] = 1 - (a >> 31): t = (q - 1) + (a >> 31) (VPSRLD, VPADDD). 9
+ * instructions per 16 outputs (VPSHUFD, 2 VPMULUDQ, 2 VPADDQ, VPERMT2D, VPSRLD, VPADDD, VPSRAVD)
+ * and five constants (q8nn_x86_flip16 holds the two c); the bound loop 1.70 -> 1.56 ns. The AMX
+ * epilogue (two vectors per block) uses it. The depthwise and AVX-512 gemm kernels, whose
+ * epilogues hold the constants of four vectors beside their accumulators, ran 3-9% slower with
+ * the two more constants per vector (bench_ukernels, round seventeen) and keep the m2 form.
  *
  * Single rounding (TFLITE_SINGLE_ROUNDING): r = (acc * m + 2^(s-1)) >> s with s = 31 - shift in
  * [1, 62], truncated to its low 32 bits as TFLite's static_cast does.
@@ -145,13 +157,46 @@ Q8NN_X86_INLINE __m512i q8nn_x86_merge_even_odd(__m512i even, __m512i odd) {
   return _mm512_permutex2var_epi32(even, vidx, odd);
 }
 
+/* acc ^ 2^31 (= acc + 2^31 modulo 2^32) in every lane: the accumulator of the flipped form. */
+Q8NN_X86_INLINE __m512i q8nn_x86_flip_sign(__m512i v) { return _mm512_xor_si512(v, _mm512_set1_epi32(INT32_MIN)); }
+
+/* The flipped form's per-lane constants c = 2^31 - (m + 1) 2^32 (int64) of the even and odd
+   channels of one vector, from its multipliers. */
+struct q8nn_x86_flip16 {
+  __m512i c_even, c_odd;
+};
+
+Q8NN_X86_INLINE struct q8nn_x86_flip16 q8nn_x86_flip16_init(__m512i vmult) {
+  const __m512i v2p31 = _mm512_set1_epi64(INT64_C(1) << 31), vone = _mm512_set1_epi64(1);
+  const __m512i vm1_even = _mm512_add_epi64(_mm512_and_si512(vmult, _mm512_set1_epi64(0xFFFFFFFF)), vone);
+  const __m512i vm1_odd = _mm512_add_epi64(_mm512_srli_epi64(vmult, 32), vone);
+  struct q8nn_x86_flip16 f;
+  f.c_even = _mm512_sub_epi64(v2p31, _mm512_slli_epi64(vm1_even, 32));
+  f.c_odd = _mm512_sub_epi64(v2p31, _mm512_slli_epi64(vm1_odd, 32));
+  return f;
+}
+
+/* dneg 2 from a = acc ^ 2^31 (the top of this file; p's m2_all holds): the doubled form u, for
+   q8nn_x86_pack64's rounding 3. */
+Q8NN_X86_INLINE __m512i q8nn_x86_requantize_rdouble_flipped(__m512i va, const struct q8nn_x86_rq16* p,
+                                                            const struct q8nn_x86_flip16* f) {
+  const __m512i vp_even = _mm512_add_epi64(_mm512_mul_epu32(va, p->m2_even), f->c_even);
+  const __m512i va_odd = _mm512_shuffle_epi32(va, _MM_PERM_DDBB);
+  const __m512i vp_odd = _mm512_add_epi64(_mm512_mul_epu32(va_odd, p->m2_odd), f->c_odd);
+  /* the high dwords: lane 2i from the even products, 2i + 1 from the odd ones */
+  const __m512i vidx = _mm512_set_epi32(31, 15, 29, 13, 27, 11, 25, 9, 23, 7, 21, 5, 19, 3, 17, 1);
+  const __m512i vqm1 = _mm512_permutex2var_epi32(vp_even, vidx, vp_odd); /* q - 1 */
+  const __m512i vt = _mm512_add_epi32(vqm1, _mm512_srli_epi32(va, 31)); /* q - b */
+  return _mm512_srav_epi32(vt, p->e_minus1);
+}
+
 /* Double rounding with the two optional steps given by the caller: lshift (the VPSLLVD) and dneg (the
    sign masks and masked subtractions of the nudge correction). Either may be 1 for a block whose
    lanes do not need it and the bytes are the same: the shift is by 0 and the correction is 0 where
-   e = 0 (q8nn_x86_rq16_init_rdouble). dneg 2: the int32 form of the top of this file where m2_all,
-   which returns the doubled form u (r = floor((u + 1) / 2)) for q8nn_x86_pack64's rounding 3 (see
-   q8nn_x86_pack_rounding). A kernel that passes constants (see the depthwise kernels) tests the
-   flags once per channel block instead of once per vector. */
+   e = 0 (q8nn_x86_rq16_init_rdouble). dneg 2: the int32 form of the top of this file where m2_all
+   (products by m2), which returns the doubled form u (r = floor((u + 1) / 2)) for q8nn_x86_pack64's
+   rounding 3 (see q8nn_x86_pack_rounding). A kernel that passes constants (see the depthwise
+   kernels) tests the flags once per channel block instead of once per vector. */
 Q8NN_X86_INLINE __m512i q8nn_x86_requantize_rdouble_with(__m512i vacc, const struct q8nn_x86_rq16* p,
                                                          const int lshift, const int dneg) {
   if (dneg == 2) {
