@@ -44,6 +44,20 @@
 #define Q8NN_X86_DW_CT 64
 #define Q8NN_X86_DW_MAX_GROUPS 8 /* tap groups whose interleaved weights are kept (32 taps) */
 
+/* q8nn_x86_dw9_slides and _slides2 (x86-common.h) as one compare of pointer lanes each: the window's
+   pointers against the last window's one (two) taps on, in the lanes those tests read (the masked
+   load reads no pointer past last[8]). The scalar tests were 12 compare-and-branch pairs per pixel
+   pair on the ports the vector work needs. */
+Q8NN_X86_INLINE int q8nn_x86_dw9_slides_z(const int8_t* const* last, const int8_t* const* in) {
+  const __mmask8 taps = 0xDB; /* 0, 1, 3, 4, 6, 7 */
+  return _mm512_mask_cmpneq_epi64_mask(taps, _mm512_loadu_si512(in), _mm512_loadu_si512(last + 1)) == 0;
+}
+
+Q8NN_X86_INLINE int q8nn_x86_dw9_slides2_z(const int8_t* const* last, const int8_t* const* in) {
+  const __mmask8 taps = 0x49; /* 0, 3, 6 */
+  return _mm512_mask_cmpneq_epi64_mask(taps, _mm512_loadu_si512(in), _mm512_maskz_loadu_epi64(taps, last + 2)) == 0;
+}
+
 /* x0..x3 (64 channels each) -> 4 vectors; vector j lane L dword i = 4 bytes (x0..x3) of channel
    16L + 4j + i. */
 Q8NN_X86_INLINE void q8nn_x86_dw_interleave4(__m512i x0, __m512i x1, __m512i x2, __m512i x3, __m512i* out) {
@@ -156,11 +170,11 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pixels32(
   for (size_t x = 0; x < output_width; x++) {
     __m256i vacc[4] = {vbias[0], vbias[1], vbias[2], vbias[3]};
     if (TAPS == 9) {
-      if (x != 0 && q8nn_x86_dw9_slides(in - input_stride, in)) {
+      if (x != 0 && q8nn_x86_dw9_slides_z(in - input_stride, in)) {
 #pragma GCC unroll 4
         for (size_t j = 0; j < 4; j++) vcol[0][j] = vcol[1][j], vcol[1][j] = vcol[2][j];
         q8nn_x86_dw9_column_y(in, 2, zero, input_offset, c0, kc, vsign, vcol[2]);
-      } else if (x != 0 && q8nn_x86_dw9_slides2(in - input_stride, in)) {
+      } else if (x != 0 && q8nn_x86_dw9_slides2_z(in - input_stride, in)) {
 #pragma GCC unroll 4
         for (size_t j = 0; j < 4; j++) vcol[0][j] = vcol[2][j];
         q8nn_x86_dw9_column_y(in, 1, zero, input_offset, c0, kc, vsign, vcol[1]);
@@ -259,10 +273,10 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pairs32_loop(
   for (size_t c = 0; c < 3; c++) vcol[c][0] = vcol[c][1] = vcol[c][2] = vcol[c][3] = _mm512_setzero_si512();
   for (size_t p = 0; p < pairs; p++) {
     const int8_t** in1 = in + input_stride;
-    if (p != 0 && q8nn_x86_dw9_slides2(in - 2 * input_stride, in) && q8nn_x86_dw9_slides2(in1 - 2 * input_stride, in1)) {
+    if (p != 0 && q8nn_x86_dw9_slides2_z(in - 2 * input_stride, in) && q8nn_x86_dw9_slides2_z(in1 - 2 * input_stride, in1)) {
 #pragma GCC unroll 4
       for (size_t j = 0; j < 4; j++) vcol[0][j] = vcol[2][j];
-      if (q8nn_x86_dw9_slides(in, in1)) {
+      if (q8nn_x86_dw9_slides_z(in, in1)) {
         /* a stride-1 row: column 1 is (pixel x - 1's column 2 | pixel x's column 2), the high half of
            the last pair's column 2 and the low half of this pair's. Pixel x + 1 moved by one column
            from x gives the second; with pixel x + 1 moved by two from x - 1 (slides2 above), pixel
@@ -579,11 +593,11 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pixels64(
   for (size_t x = 0; x < output_width; x++) {
     __m512i vacc[4] = {vbias[0], vbias[1], vbias[2], vbias[3]};
     if (TAPS == 9) {
-      if (x != 0 && q8nn_x86_dw9_slides(in - input_stride, in)) {
+      if (x != 0 && q8nn_x86_dw9_slides_z(in - input_stride, in)) {
 #pragma GCC unroll 4
         for (size_t j = 0; j < 4; j++) vcol[0][j] = vcol[1][j], vcol[1][j] = vcol[2][j];
         q8nn_x86_dw9_column(in, 2, zero, input_offset, c0, kc, vsign, vcol[2]);
-      } else if (x != 0 && q8nn_x86_dw9_slides2(in - input_stride, in)) {
+      } else if (x != 0 && q8nn_x86_dw9_slides2_z(in - input_stride, in)) {
 #pragma GCC unroll 4
         for (size_t j = 0; j < 4; j++) vcol[0][j] = vcol[2][j];
         q8nn_x86_dw9_column(in, 1, zero, input_offset, c0, kc, vsign, vcol[1]);
