@@ -201,4 +201,28 @@ static inline __mmask16 q8nn_emu_mm512_mask_testn_epi32_mask(__mmask16 k, __m512
 #define _mm512_mask_testn_epi32_mask(k, a, b) q8nn_emu_mm512_mask_testn_epi32_mask((__mmask16) (k), (a), (b))
 #define _mm512_testn_epi32_mask(a, b) q8nn_emu_mm512_mask_testn_epi32_mask((__mmask16) 0xFFFF, (a), (b))
 
+/* VPCMPNEQQ, masked form: lane i set where a and b differ (and k's bit i). The depthwise kernels'
+   sliding-window tests compare pointer lanes with it. */
+static inline __mmask8 q8nn_emu_mm512_mask_cmpneq_epi64_mask(__mmask8 k, __m512i a, __m512i b) {
+  uint64_t va[8], vb[8];
+  memcpy(va, &a, sizeof(va));
+  memcpy(vb, &b, sizeof(vb));
+  unsigned r = 0;
+  for (int i = 0; i < 8; i++) r |= (unsigned) (va[i] != vb[i] && ((k >> i) & 1)) << i;
+  return (__mmask8) r;
+}
+#define _mm512_mask_cmpneq_epi64_mask(k, a, b) q8nn_emu_mm512_mask_cmpneq_epi64_mask((__mmask8) (k), (a), (b))
+
+/* VMOVDQU64 zero-masked load: reads only the qwords whose bit is set, as the instruction does. */
+static inline __m512i q8nn_emu_mm512_maskz_loadu_epi64(__mmask8 k, const void* p) {
+  uint64_t v[8] = {0};
+  for (int i = 0; i < 8; i++) {
+    if ((k >> i) & 1) memcpy(&v[i], (const char*) p + 8 * i, 8);
+  }
+  __m512i r;
+  memcpy(&r, v, sizeof(r));
+  return r;
+}
+#define _mm512_maskz_loadu_epi64(k, p) q8nn_emu_mm512_maskz_loadu_epi64((__mmask8) (k), (p))
+
 #endif
