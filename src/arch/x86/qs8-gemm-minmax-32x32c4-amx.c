@@ -26,7 +26,9 @@
  * loaded, given its bias and requantized in zmm registers: no int32 tensor leaves the call.
  * Per NR block the requantization variant (left shift, sign correction, the int32 second rounding
  * where every lane has e >= 1) is chosen once for both vectors; a variant that a lane does not need
- * gives the same bytes (x86-avx512.h).
+ * gives the same bytes (x86-avx512.h). The int32 one runs in its flipped form: the epilogue adds
+ * bias ^ 2^31 in place of the bias (q8nn_x86_requantize_rdouble_flipped, 9 instructions per 16
+ * outputs instead of 10).
  *
  * igemm: the rows of each tap and K step are gathered through the indirection pointers into a
  * 64-byte row each (zero-padded past kc) and loaded as A tiles from there; the packed weights hold
