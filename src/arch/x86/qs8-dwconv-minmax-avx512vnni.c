@@ -273,7 +273,8 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pairs32_loop(
   for (size_t c = 0; c < 3; c++) vcol[c][0] = vcol[c][1] = vcol[c][2] = vcol[c][3] = _mm512_setzero_si512();
   for (size_t p = 0; p < pairs; p++) {
     const int8_t** in1 = in + input_stride;
-    if (p != 0 && q8nn_x86_dw9_slides2_z(in - 2 * input_stride, in) && q8nn_x86_dw9_slides2_z(in1 - 2 * input_stride, in1)) {
+    if (p != 0 && q8nn_x86_dw9_slides2_z(in - 2 * input_stride, in) &&
+        q8nn_x86_dw9_slides2_z(in1 - 2 * input_stride, in1)) {
 #pragma GCC unroll 4
       for (size_t j = 0; j < 4; j++) vcol[0][j] = vcol[2][j];
       if (q8nn_x86_dw9_slides_z(in, in1)) {

@@ -17,9 +17,9 @@
  * 64 that is a multiple of 4 (MobileNetV2's 16, 24, 32 and 64) is one step whose tiles are
  * configured kc bytes wide, read straight too, and so are the equal steps of 48 or 40 bytes that
  * q8nn_amx_kstep picks for MobileNetV2's 96, 144 and 160. Any other K tail (kc % 64 bytes) is
- * copied with masked loads into a zeroed 64-byte row per input row first. Nothing past kc bytes of a row is
- * read. GCC's _tile_loadd does not tell the compiler it reads memory: a compiler barrier after
- * the tail copy keeps its stores before the tile loads. Rows: blocks of 32; the last block of a
+ * copied with masked loads into a zeroed 64-byte row per input row first. Nothing past kc bytes of
+ * a row is read. GCC's _tile_loadd does not tell the compiler it reads memory: a compiler barrier
+ * after the tail copy keeps its stores before the tile loads. Rows: blocks of 32; the last block of a
  * call configures its tiles with the rows it has (no row past mr is read or computed).
  *
  * Epilogue: the C tiles go to a 4 KB buffer on the stack (TILESTORED, L1) and each 16-lane row is
@@ -265,8 +265,10 @@ Q8NN_X86_INLINE void q8nn_amx_nr_state_init(const int rounding, const uint8_t* w
 Q8NN_X86_INLINE void q8nn_amx_finish(const int rounding, const struct q8nn_amx_nr_state* s, size_t mb,
                                      const int32_t (*acc)[2][16][16], int8_t* c, size_t cm_stride,
                                      const struct q8nn_x86_out64* vout) {
-#define Q8NN_AMX_EPILOGUE_CASE(v, r) \
-  case v: q8nn_amx_epilogue(v, r, s->nb, mb, s->nbytes, acc, s->vbias, s->rq, s->flip, s->vscale, c, cm_stride, vout); break;
+#define Q8NN_AMX_EPILOGUE_CASE(v, r)                                                                        \
+  case v:                                                                                                  \
+    q8nn_amx_epilogue(v, r, s->nb, mb, s->nbytes, acc, s->vbias, s->rq, s->flip, s->vscale, c, cm_stride, vout); \
+    break;
   if (rounding == 2) {
     q8nn_amx_epilogue(Q8NN_AMX_FP32, 2, s->nb, mb, s->nbytes, acc, s->vbias, s->rq, s->flip, s->vscale, c, cm_stride,
                       vout);
