@@ -207,13 +207,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pixels32(
 #pragma GCC unroll 4
         for (size_t j = 0; j < 4; j++) vwg[j] = vw[g < Q8NN_X86_DW_MAX_GROUPS ? g : 0][j];
       } else {
-        __m256i w[4];
-#pragma GCC unroll 4
-        for (size_t i = 0; i < 4; i++) {
-          w[i] = 4 * g + i < taps ? _mm256_loadu_si256((const __m256i*) (wt + (4 * g + i) * Q8NN_X86_DW_CT))
-                                  : _mm256_setzero_si256();
-        }
-        q8nn_x86_dw_interleave4_y(w[0], w[1], w[2], w[3], vwg);
+        q8nn_x86_dw_weights_y(wt, Q8NN_X86_DW_CT, g, taps, vwg);
       }
 #pragma GCC unroll 4
       for (size_t j = 0; j < 4; j++) vacc[j] = _mm256_dpbusd_epi32(vacc[j], vxi[j], vwg[j]);

@@ -61,17 +61,6 @@ Q8NN_X86_INLINE __m256i q8nn_x86_dwv_row(const int FULL, const int8_t* const* in
   return _mm256_xor_si256(x, vsign);
 }
 
-/* Tap group g's 4 weight rows of the tile at wt (rows past taps: zero weights), interleaved. */
-Q8NN_X86_INLINE void q8nn_x86_dwv_weights(const int8_t* wt, size_t g, size_t taps, __m256i* out) {
-  __m256i w[4];
-#pragma GCC unroll 4
-  for (size_t i = 0; i < 4; i++) {
-    w[i] = 4 * g + i < taps ? _mm256_loadu_si256((const __m256i*) (wt + (4 * g + i) * Q8NN_X86_DWV_CT))
-                            : _mm256_setzero_si256();
-  }
-  q8nn_x86_dw_interleave4_y(w[0], w[1], w[2], w[3], out);
-}
-
 /* Column c of a 9-tap window (taps c, c + 3, c + 6; the 4th byte a zero weight against 0). */
 Q8NN_X86_INLINE void q8nn_x86_dwv_column(const int FULL, const int8_t* const* in, size_t c, const int8_t* zero,
                                          size_t input_offset, const struct q8nn_x86_dwv_tile* t, __m256i vsign,
@@ -171,7 +160,7 @@ Q8NN_X86_INLINE void q8nn_x86_dwv_pixels(
 #pragma GCC unroll 4
         for (size_t j = 0; j < 4; j++) vwg[j] = t->vw[g < Q8NN_X86_DWV_MAX_GROUPS ? g : 0][j];
       } else {
-        q8nn_x86_dwv_weights(t->wt, g, taps, vwg);
+        q8nn_x86_dw_weights_y(t->wt, Q8NN_X86_DWV_CT, g, taps, vwg);
       }
 #pragma GCC unroll 4
       for (size_t j = 0; j < 4; j++) vacc[j] = q8nn_x86_dwv_dpbusd(vacc[j], vxi[j], vwg[j]);
@@ -221,7 +210,9 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv_avxvnni(
                                   _mm256_setzero_si256(), t.vw[c]);
       }
     } else {
-      for (size_t g = 0; g < groups && g < Q8NN_X86_DWV_MAX_GROUPS; g++) q8nn_x86_dwv_weights(t.wt, g, taps, t.vw[g]);
+      for (size_t g = 0; g < groups && g < Q8NN_X86_DWV_MAX_GROUPS; g++) {
+        q8nn_x86_dw_weights_y(t.wt, Q8NN_X86_DWV_CT, g, taps, t.vw[g]);
+      }
     }
 #define Q8NN_DWV_PIXELS(LSHIFT, BLEND, FULL)                                                                 \
   q8nn_x86_dwv_pixels(TAPS, rounding, LSHIFT, BLEND, FULL, output_width, taps, input, input_stride, &t, &vout, \

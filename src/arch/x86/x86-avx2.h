@@ -363,6 +363,19 @@ Q8NN_X86_INLINE void q8nn_x86_dw_interleave4_y(__m256i x0, __m256i x1, __m256i x
   out[3] = _mm256_unpackhi_epi16(t1, t3);
 }
 
+/* Tap group g's 4 weight rows of 32 channels (rows row_bytes apart from wt; rows past taps are zero
+   weights), interleaved as q8nn_x86_dw_interleave4_y: the AVX-VNNI kernels' and the AVX-512
+   32-channel tile's groups past the ones they keep in registers. */
+Q8NN_X86_INLINE void q8nn_x86_dw_weights_y(const int8_t* wt, size_t row_bytes, size_t g, size_t taps, __m256i* out) {
+  __m256i w[4];
+#pragma GCC unroll 4
+  for (size_t i = 0; i < 4; i++) {
+    w[i] = 4 * g + i < taps ? _mm256_loadu_si256((const __m256i*) (wt + (4 * g + i) * row_bytes))
+                            : _mm256_setzero_si256();
+  }
+  q8nn_x86_dw_interleave4_y(w[0], w[1], w[2], w[3], out);
+}
+
 /* Natural int32 [32] at p -> accumulator order: acc j = channels {4j..4j+3 | 16+4j..16+4j+3}. */
 Q8NN_X86_INLINE void q8nn_x86_dw_header_y(const uint8_t* p, __m256i* out) {
   const __m256i n0 = _mm256_loadu_si256((const __m256i*) p);
