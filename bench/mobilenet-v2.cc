@@ -4,14 +4,15 @@
 // by layer on q8nn's inputs, then Google Benchmark times whole-network runs for 1 and 2 threads
 // and a per-layer table is printed (median of repeated runs of each layer).
 //   bench_mobilenet_v2 [--benchmark_* flags] [--no-layers] [--layer-reps=N] [--fp32] [--omp-passive]
-//                      [--sequence] [--one-call-per-layer]
+//                      [--sequence] [--one-call-per-layer] [--no-peers]
 // The whole-network benchmarks run q8nn's layers as one q8nn_run_operators list (one parallel
 // region per pass); --one-call-per-layer runs them with one q8nn_run_operator call each instead.
 // q8nn runs twice: "q8nn" in TFLite's numerics and "q8nn fp32" in XNNPACK's (q8nn_rounding_fp32,
 // Q8NN_FLAG_XNNPACK_ADD). The first is the reference of the check and of every ratio; --fp32 makes
 // "q8nn fp32" the reference, and the check against XNNPACK must then report 0 differing bytes on
 // every layer.
-// (--benchmark_filter=none --no-layers runs only the check.)
+// (--benchmark_filter=none --no-layers runs only the check.) --no-peers keeps only the reference
+// column (no check, no peer timings): the quick per-layer table for A/B runs of two q8nn builds.
 #include <benchmark/benchmark.h>
 #include <pthreadpool.h>
 
@@ -35,6 +36,7 @@ constexpr double kPeakGmacPerCore = 455.0;  // VPDPBUSD zmm on this machine (see
 
 bool g_fp32 = false;  // --fp32: the fp32-mode q8nn is the reference column
 bool g_one_call_per_layer = false;  // --one-call-per-layer: whole passes without q8nn_run_operators
+bool g_no_peers = false;  // --no-peers: the reference column only
 q8nn_bound_rates g_bound = {};  // rates of the active ISA's loops (bench/README.md, "The exact path's bound")
 
 // Lower bound (ms, one core) of the reference column's numerics on layer l: the MACs at the dot
@@ -170,7 +172,7 @@ std::unique_ptr<Runner> make_dnnl_s8() { return make_onednn_runner(false); }
 // The first kind is the reference of the check and of every ratio: q8nn in the selected numerics.
 // oneDNN comes last so that its OpenMP workers' spinning (see main) follows the pthreadpool users.
 const std::vector<RunnerKind>& runner_kinds() {
-  static const std::vector<RunnerKind> kinds = {
+  static const std::vector<RunnerKind> all = {
       g_fp32 ? RunnerKind{"q8nn fp32", make_q8nn_fp32} : RunnerKind{"q8nn", make_q8nn},
       g_fp32 ? RunnerKind{"q8nn", make_q8nn} : RunnerKind{"q8nn fp32", make_q8nn_fp32},
 #if Q8NN_BENCH_HAVE_XNNPACK
@@ -181,7 +183,8 @@ const std::vector<RunnerKind>& runner_kinds() {
       {"oneDNN s8", make_dnnl_s8},
 #endif
   };
-  return kinds;
+  static const std::vector<RunnerKind> reference_only(all.begin(), all.begin() + 1);
+  return g_no_peers ? reference_only : all;
 }
 
 bool is_onednn(const RunnerKind& k) { return std::strncmp(k.name, "oneDNN", 6) == 0; }
@@ -466,6 +469,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--fp32") == 0) g_fp32 = true;
     if (std::strcmp(argv[i], "--sequence") == 0) sequence = true;
     if (std::strcmp(argv[i], "--one-call-per-layer") == 0) g_one_call_per_layer = true;
+    if (std::strcmp(argv[i], "--no-peers") == 0) g_no_peers = true;
   }
   printf("MobileNetV2 1.0 224x224: %zu layers, %.1f M MACs; q8nn numerics: %s\n", model().layers.size(),
          model().total_macs() * 1e-6, g_fp32 ? "XNNPACK (fp32 conv, XNNPACK add)" : "TFLite");
