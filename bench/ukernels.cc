@@ -231,10 +231,18 @@ int register_all() {
                                    [isa, bit, r](benchmark::State& s) { bound_epilogue_bench(s, isa, bit, r); });
     }
   }
-  // the AMX gemm lines' products (their epilogue is the AVX-512 one above)
+  // the AMX gemm lines' products, and their epilogue: the AVX-512 one above with each output tile's
+  // TDPBSSD and TILESTORED in it
   benchmark::RegisterBenchmark("bound/dot/amx", [](benchmark::State& s) {
     bound_dot_bench(s, Q8NN_ISA_X86_AMX, Q8NN_ISA_X86_AMX);
   });
+  for (int r = 0; r < 3; r++) {
+    const char* rounding_names[] = {"rdouble", "rsingle", "fp32"};
+    benchmark::RegisterBenchmark((std::string("bound/epilogue/amx/") + rounding_names[r]).c_str(),
+                                 [r](benchmark::State& s) {
+                                   bound_epilogue_bench(s, Q8NN_ISA_X86_AMX, Q8NN_ISA_X86_AMX, r);
+                                 });
+  }
 #endif
   for (size_t i = 0; i < q8nn_gemm_list_size; i++) {
     for (int r = 0; r < Q8NN_REQUANT_KINDS; r++) {

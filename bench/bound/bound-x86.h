@@ -50,6 +50,8 @@ extern int8_t q8nn_bound_out[128];
 
 uint64_t q8nn_bound_dot_avx512vnni(uint64_t iters);
 uint64_t q8nn_bound_dot_amx(uint64_t iters); /* TDPBSSD, four accumulator tiles */
+/* the AVX-512 epilogue loop with one TDPBSSD and TILESTORED per 16 vectors */
+uint64_t q8nn_bound_epilogue_amx(int rounding, uint64_t iters);
 uint64_t q8nn_bound_epilogue_avx512vnni(int rounding, uint64_t iters);
 uint64_t q8nn_bound_dot_avxvnni(uint64_t iters);
 uint64_t q8nn_bound_dot_avx2(uint64_t iters);

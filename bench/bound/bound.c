@@ -27,6 +27,8 @@ uint64_t q8nn_bound_epilogue(uint32_t isa_bit, int rounding, uint64_t iters) {
     case Q8NN_ISA_X86_AVX512VNNI: return q8nn_bound_epilogue_avx512vnni(rounding, iters);
     case Q8NN_ISA_X86_AVXVNNI:
     case Q8NN_ISA_X86_AVX2: return q8nn_bound_epilogue_avx2(rounding, iters);
+    case Q8NN_ISA_X86_AMX:
+      return (q8nn_get_available_isa() & Q8NN_ISA_X86_AMX) ? q8nn_bound_epilogue_amx(rounding, iters) : 0;
     default: return 0;
   }
 }
@@ -78,6 +80,11 @@ int q8nn_bound_measure(uint32_t isa, struct q8nn_bound_rates* rates) {
   if ((isa & Q8NN_ISA_X86_AMX) && q8nn_bound_dot(Q8NN_ISA_X86_AMX, 1) != 0) {
     BEST_OF(q8nn_bound_dot(Q8NN_ISA_X86_AMX, 2000), ns_per_mac);
     rates->amx_dot_gmacs = 1.0 / ns_per_mac;
+    for (int r = 0; r < 3; r++) {
+      double ns_per_output;
+      BEST_OF(q8nn_bound_epilogue(Q8NN_ISA_X86_AMX, r, 20000), ns_per_output);
+      rates->amx_epilogue_ns16[r] = 16.0 * ns_per_output;
+    }
   }
   for (int r = 0; r < 3; r++) {
     double ns_per_output;

@@ -21,14 +21,17 @@ struct q8nn_bound_rates {
   double copy_gbs;              /* GB/s (bytes read + bytes written) of a 256 KiB memcpy */
   double amx_dot_gmacs;         /* GMAC/s of TDPBSSD (four accumulator tiles) where Q8NN_ISA_X86_AMX is
                                    in `isa`, else 0: the rate of the AMX gemm lines' products */
+  double amx_epilogue_ns16[3];  /* where AMX: ns per 16 outputs of the epilogue loop with one TDPBSSD and
+                                   one TILESTORED per 16x16 output tile in it (bound-amx.c), else 0 */
 };
 
 /* The loops of the best ISA in `isa` (Q8NN_ISA_* bits). Returns 0 (isa = NULL) when none applies. */
 int q8nn_bound_measure(uint32_t isa, struct q8nn_bound_rates* rates);
 
 /* Single loops (for Google Benchmark): run `iters` iterations, return the MACs / outputs done.
-   isa_bit: one of Q8NN_ISA_X86_AVX512VNNI, Q8NN_ISA_X86_AVXVNNI, Q8NN_ISA_X86_AVX2, or (dot only)
-   Q8NN_ISA_X86_AMX. */
+   isa_bit: one of Q8NN_ISA_X86_AVX512VNNI, Q8NN_ISA_X86_AVXVNNI, Q8NN_ISA_X86_AVX2, or
+   Q8NN_ISA_X86_AMX (dot: TDPBSSD; epilogue: the AVX-512 loop with an output tile's AMX instructions
+   per 16 vectors). */
 uint64_t q8nn_bound_dot(uint32_t isa_bit, uint64_t iters);
 uint64_t q8nn_bound_epilogue(uint32_t isa_bit, int rounding, uint64_t iters);
 
