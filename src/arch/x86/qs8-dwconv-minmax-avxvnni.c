@@ -12,7 +12,11 @@
  * window moved by one column from the last pixel's (a stride-1 row) reuses its columns 1 and 2, by two
  * columns (stride 2) its column 2 (q8nn_x86_dw9_slides, x86-common.h). A sliding pixel thus costs 3
  * loads, 3 XORs, 8 unpacks and 12 VPDPBUSD per 32 channels, where the AVX2 kernel (VPMADDWD on int16,
- * 16 channels per tile) spends about 39 vector instructions per 16 channels on its products.
+ * 16 channels per tile) spends about 39 vector instructions per 16 channels on its products. The
+ * window tests are compares of pointer lanes (q8nn_x86_dw9_slides_y, x86-avx2.h) instead of six
+ * scalar compare-and-branch pairs: bench_ukernels, five alternating runs, rdouble 112x112x32
+ * 128 -> 120 us, 56x56x144 172 -> 163, 14x14x576 43 -> 39.5 (fp32 0.93-0.97x); the depthwise class of
+ * bench_mobilenet_v2 under Q8NN_ISA_MASK=avx2,avxvnni 0.835 -> 0.791 ms on one thread.
  *
  * Epilogue: x86-avx2.h's. Rdouble tiles where every lane shifts right and none left (every
  * MobileNetV2 tile) take the int32 form, q8nn_x86_requantize8_doubled, finished in int16 by
@@ -127,11 +131,11 @@ Q8NN_X86_INLINE void q8nn_x86_dwv_pixels(
   for (size_t x = 0; x < output_width; x++) {
     __m256i vacc[4] = {t->vbias[0], t->vbias[1], t->vbias[2], t->vbias[3]};
     if (TAPS == 9) {
-      if (x != 0 && q8nn_x86_dw9_slides(in - input_stride, in)) {
+      if (x != 0 && q8nn_x86_dw9_slides_y(in - input_stride, in)) {
 #pragma GCC unroll 4
         for (size_t j = 0; j < 4; j++) vcol[0][j] = vcol[1][j], vcol[1][j] = vcol[2][j];
         q8nn_x86_dwv_column(FULL, in, 2, zero, input_offset, t, vsign, vcol[2]);
-      } else if (x != 0 && q8nn_x86_dw9_slides2(in - input_stride, in)) {
+      } else if (x != 0 && q8nn_x86_dw9_slides2_y(in - input_stride, in)) {
 #pragma GCC unroll 4
         for (size_t j = 0; j < 4; j++) vcol[0][j] = vcol[2][j];
         q8nn_x86_dwv_column(FULL, in, 1, zero, input_offset, t, vsign, vcol[1]);
