@@ -15,6 +15,12 @@
  * the int32 form of double rounding (q8nn_x86_requantize8_doubled), which tiles where every lane
  * shifts right and none left take (0.87-0.89x the time of the int64 form, bench_ukernels 3x3).
  *
+ * 9 taps pair them by kernel column instead, so that a stride-1 or stride-2 row reuses the last
+ * pixel's sign-extended and interleaved columns (q8nn_x86_dw2_row9): one new column per pixel
+ * (round eighteen; bench_ukernels rdouble 112x112x32 219 -> 181 us, 56x56x144 248 -> 204, 14x14x576
+ * 66 -> 57, fp32 0.80-0.90x; the depthwise class under Q8NN_ISA_MASK=avx2 1.34 -> 1.19 ms on one
+ * thread, 0.75 -> 0.66 on two).
+ *
  * Params: output zero point and clamp; packed per 16-channel block: bias, multiplier, shift,
  * w[taps][16] (q8nn_pack_qs8_dwconv_w, input_offset 0). Channel tails: the last tile's inputs are
  * copied through a 16-byte buffer (nothing read past `channels` bytes of a row) and its output
@@ -46,6 +52,37 @@ struct q8nn_x86_dw2_tile {
   const int8_t* wt; /* packed weights of the tile (pairs beyond the kept ones) */
   size_t c0, crem;
 };
+
+/* Requantizes, packs, clamps and stores one pixel's 16 channels (accumulators acc0: channels
+   {0-3, 8-11}, acc1: {4-7, 12-15}). DOUBLED: the tile takes the int32 form. */
+Q8NN_X86_INLINE void q8nn_x86_dw2_finish(const int rounding, const int DOUBLED, __m256i vacc0, __m256i vacc1,
+                                         const struct q8nn_x86_dw2_tile* t, const struct q8nn_x86_out32* vout,
+                                         __m128i vorder, int8_t* out) {
+  __m128i v;
+  if (rounding == 2) {
+    const __m256i r0 = q8nn_x86_requantize8_fp32(vacc0, _mm256_castsi256_ps(t->vmult[0]), vout->fhi);
+    const __m256i r1 = q8nn_x86_requantize8_fp32(vacc1, _mm256_castsi256_ps(t->vmult[1]), vout->fhi);
+    /* words {0-3, 4-7 | 8-11, 12-15}: channel order */
+    const __m256i v16 = q8nn_x86_packs_zp16(r0, r1, vout);
+    v = _mm_packs_epi16(_mm256_castsi256_si128(v16), _mm256_extracti128_si256(v16, 1));
+  } else if (DOUBLED) {
+    /* the int32 form (x86-avx2.h), lanes in accumulator order: as fp32's, the packs alone restore
+       channel order */
+    const __m256i r0 = q8nn_x86_requantize8_doubled(vacc0, t->rq[0].m_even, t->rq[0].m_odd, t->rq[0].e_minus1);
+    const __m256i r1 = q8nn_x86_requantize8_doubled(vacc1, t->rq[1].m_even, t->rq[1].m_odd, t->rq[1].e_minus1);
+    const __m256i v16 = q8nn_x86_packs_doubled(r0, r1, vout);
+    v = _mm_packs_epi16(_mm256_castsi256_si128(v16), _mm256_extracti128_si256(v16, 1));
+  } else {
+    const __m256i r0 = q8nn_x86_requantize8(vacc0, &t->rq[0], rounding == 1);
+    const __m256i r1 = q8nn_x86_requantize8(vacc1, &t->rq[1], rounding == 1);
+    /* packs_epi32(r0, r1): words {r0 0-3, r1 0-3 | r0 4-7, r1 4-7} = merged order of channels 0-15. */
+    const __m256i v16 = _mm256_packs_epi32(r0, r1);
+    v = _mm_packs_epi16(_mm256_castsi256_si128(v16), _mm256_extracti128_si256(v16, 1));
+    v = _mm_shuffle_epi8(v, vorder);
+  }
+  v = _mm_min_epi8(_mm_max_epi8(v, _mm256_castsi256_si128(vout->min8)), _mm256_castsi256_si128(vout->max8));
+  q8nn_x86_store_tail16(out, v, t->crem);
+}
 
 /* PX output pixels of one channel tile: pixel p reads input + p * input_stride and writes
    out + p * pixel_step. With PX = 2 each weight pair (a memory operand once the 25 kept pairs spill)
@@ -85,30 +122,65 @@ Q8NN_X86_INLINE void q8nn_x86_dw2_pixels(
   }
 #pragma GCC unroll 2
   for (size_t px = 0; px < PX; px++) {
-    __m128i v;
-    if (rounding == 2) {
-      const __m256i r0 = q8nn_x86_requantize8_fp32(vacc0[px], _mm256_castsi256_ps(t->vmult[0]), vout->fhi);
-      const __m256i r1 = q8nn_x86_requantize8_fp32(vacc1[px], _mm256_castsi256_ps(t->vmult[1]), vout->fhi);
-      /* words {0-3, 4-7 | 8-11, 12-15}: channel order */
-      const __m256i v16 = q8nn_x86_packs_zp16(r0, r1, vout);
-      v = _mm_packs_epi16(_mm256_castsi256_si128(v16), _mm256_extracti128_si256(v16, 1));
-    } else if (DOUBLED) {
-      /* the int32 form (x86-avx2.h), lanes in accumulator order: as fp32's, the packs alone restore
-         channel order */
-      const __m256i r0 = q8nn_x86_requantize8_doubled(vacc0[px], t->rq[0].m_even, t->rq[0].m_odd, t->rq[0].e_minus1);
-      const __m256i r1 = q8nn_x86_requantize8_doubled(vacc1[px], t->rq[1].m_even, t->rq[1].m_odd, t->rq[1].e_minus1);
-      const __m256i v16 = q8nn_x86_packs_doubled(r0, r1, vout);
-      v = _mm_packs_epi16(_mm256_castsi256_si128(v16), _mm256_extracti128_si256(v16, 1));
+    q8nn_x86_dw2_finish(rounding, DOUBLED, vacc0[px], vacc1[px], t, vout, vorder, out + px * pixel_step);
+  }
+}
+
+/*
+ * 9 taps (9p16c), one pixel at a time. The window's kernel columns A, B, C (taps c, c + 3, c + 6)
+ * go into VPMADDWD as five int16 pairs: PA = taps (0, 3), PB = (1, 4), PC = (2, 5), Q = (6, 7) and
+ * R = (8, none), so that a pixel whose window moved by one column from the last pixel's (a stride-1
+ * row, padding included: q8nn_x86_dw9_slides_y) keeps the last PB and PC as its PA and PB, and the
+ * last sign-extended rows 2 of B and C for its Q: only column D is loaded. 3 loads with sign
+ * extension, 6 unpacks, 10 VPMADDWD and 10 VPADDD per 16 channels, where pairs of consecutive taps
+ * (the other lines) take 9, 10, 10 and 10. Moved by two columns (stride 2), PA and A's row 2 are the
+ * last C's. The test is on the pointers, so the bytes are the same either way; vw[0..4] hold the
+ * five pairs' weights (q8nn_x86_dwconv_avx2).
+ */
+Q8NN_X86_INLINE void q8nn_x86_dw2_column(const int8_t* const* in, size_t c, const int8_t* zero, size_t input_offset,
+                                         const struct q8nn_x86_dw2_tile* t, __m256i* vp, __m256i* vr2) {
+  const __m256i x0 = q8nn_x86_dw2_load(q8nn_x86_dw_row(in, c, zero, input_offset, t->c0), t->crem);
+  const __m256i x1 = q8nn_x86_dw2_load(q8nn_x86_dw_row(in, c + 3, zero, input_offset, t->c0), t->crem);
+  *vr2 = q8nn_x86_dw2_load(q8nn_x86_dw_row(in, c + 6, zero, input_offset, t->c0), t->crem);
+  vp[0] = _mm256_unpacklo_epi16(x0, x1);
+  vp[1] = _mm256_unpackhi_epi16(x0, x1);
+}
+
+Q8NN_X86_INLINE void q8nn_x86_dw2_row9(const int rounding, const int DOUBLED, size_t output_width, const int8_t** in,
+                                       size_t input_stride, const int8_t* zero, size_t input_offset,
+                                       const struct q8nn_x86_dw2_tile* t, const struct q8nn_x86_out32* vout,
+                                       __m128i vorder, int8_t* out, size_t pixel_step) {
+  __m256i vp[3][2], vr2[3]; /* columns A, B, C: rows (0, 1) interleaved; row 2 */
+#pragma GCC unroll 3
+  for (size_t c = 0; c < 3; c++) vp[c][0] = vp[c][1] = vr2[c] = _mm256_setzero_si256();
+  for (size_t x = 0; x < output_width; x++) {
+    if (x != 0 && q8nn_x86_dw9_slides_y(in - input_stride, in)) {
+      vp[0][0] = vp[1][0], vp[0][1] = vp[1][1], vr2[0] = vr2[1];
+      vp[1][0] = vp[2][0], vp[1][1] = vp[2][1], vr2[1] = vr2[2];
+      q8nn_x86_dw2_column(in, 2, zero, input_offset, t, vp[2], &vr2[2]);
+    } else if (x != 0 && q8nn_x86_dw9_slides2_y(in - input_stride, in)) {
+      vp[0][0] = vp[2][0], vp[0][1] = vp[2][1], vr2[0] = vr2[2];
+      q8nn_x86_dw2_column(in, 1, zero, input_offset, t, vp[1], &vr2[1]);
+      q8nn_x86_dw2_column(in, 2, zero, input_offset, t, vp[2], &vr2[2]);
     } else {
-      const __m256i r0 = q8nn_x86_requantize8(vacc0[px], &t->rq[0], rounding == 1);
-      const __m256i r1 = q8nn_x86_requantize8(vacc1[px], &t->rq[1], rounding == 1);
-      /* packs_epi32(r0, r1): words {r0 0-3, r1 0-3 | r0 4-7, r1 4-7} = merged order of channels 0-15. */
-      const __m256i v16 = _mm256_packs_epi32(r0, r1);
-      v = _mm_packs_epi16(_mm256_castsi256_si128(v16), _mm256_extracti128_si256(v16, 1));
-      v = _mm_shuffle_epi8(v, vorder);
+#pragma GCC unroll 3
+      for (size_t c = 0; c < 3; c++) q8nn_x86_dw2_column(in, c, zero, input_offset, t, vp[c], &vr2[c]);
     }
-    v = _mm_min_epi8(_mm_max_epi8(v, _mm256_castsi256_si128(vout->min8)), _mm256_castsi256_si128(vout->max8));
-    q8nn_x86_store_tail16(out + px * pixel_step, v, t->crem);
+    const __m256i vzero = _mm256_setzero_si256();
+    const __m256i vq[2] = {_mm256_unpacklo_epi16(vr2[0], vr2[1]), _mm256_unpackhi_epi16(vr2[0], vr2[1])};
+    const __m256i vr[2] = {_mm256_unpacklo_epi16(vr2[2], vzero), _mm256_unpackhi_epi16(vr2[2], vzero)};
+    __m256i vacc[2];
+#pragma GCC unroll 2
+    for (size_t h = 0; h < 2; h++) {
+      vacc[h] = _mm256_add_epi32(t->vbias[h], _mm256_madd_epi16(vp[0][h], t->vw[0][h]));
+      vacc[h] = _mm256_add_epi32(vacc[h], _mm256_madd_epi16(vp[1][h], t->vw[1][h]));
+      vacc[h] = _mm256_add_epi32(vacc[h], _mm256_madd_epi16(vp[2][h], t->vw[2][h]));
+      vacc[h] = _mm256_add_epi32(vacc[h], _mm256_madd_epi16(vq[h], t->vw[3][h]));
+      vacc[h] = _mm256_add_epi32(vacc[h], _mm256_madd_epi16(vr[h], t->vw[4][h]));
+    }
+    q8nn_x86_dw2_finish(rounding, DOUBLED, vacc[0], vacc[1], t, vout, vorder, out);
+    out += pixel_step;
+    in += input_stride;
   }
 }
 
@@ -118,6 +190,11 @@ Q8NN_X86_INLINE void q8nn_x86_dw2_row(const size_t TAPS, const int rounding, con
                                       const int8_t* zero, size_t input_offset, const struct q8nn_x86_dw2_tile* t,
                                       const struct q8nn_x86_out32* vout, __m128i vorder, int8_t* out,
                                       size_t pixel_step) {
+  if (TAPS == 9) {
+    q8nn_x86_dw2_row9(rounding, DOUBLED, output_width, in, input_stride, zero, input_offset, t, vout, vorder, out,
+                      pixel_step);
+    return;
+  }
   size_t x = 0;
   for (; x + 2 <= output_width; x += 2) {
     q8nn_x86_dw2_pixels(2, TAPS, rounding, DOUBLED, taps, pairs, in, input_stride, zero, input_offset, t, vout,
@@ -159,7 +236,18 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv_avx2(
                                 : q8nn_x86_rq8_init_rdouble(t.vmult[j], vshift[j], params->output_zero_point);
       }
     }
-    const size_t kept = pairs < Q8NN_X86_DW2_MAX_PAIRS ? pairs : Q8NN_X86_DW2_MAX_PAIRS;
+    const size_t kept = TAPS == 9 ? 0 : pairs < Q8NN_X86_DW2_MAX_PAIRS ? pairs : Q8NN_X86_DW2_MAX_PAIRS;
+    if (TAPS == 9) {
+      /* the five pairs of q8nn_x86_dw2_row9: taps (0, 3), (1, 4), (2, 5), (6, 7), (8, none) */
+      const size_t first[5] = {0, 1, 2, 6, 8}, second[5] = {3, 4, 5, 7, 9};
+      for (size_t g = 0; g < 5; g++) {
+        const __m256i w0 = q8nn_x86_dw2_load(t.wt + first[g] * Q8NN_X86_DW2_CT, 16);
+        const __m256i w1 = second[g] < 9 ? q8nn_x86_dw2_load(t.wt + second[g] * Q8NN_X86_DW2_CT, 16)
+                                         : _mm256_setzero_si256();
+        t.vw[g][0] = _mm256_unpacklo_epi16(w0, w1);
+        t.vw[g][1] = _mm256_unpackhi_epi16(w0, w1);
+      }
+    }
     for (size_t g = 0; g < kept; g++) {
       const __m256i w0 = q8nn_x86_dw2_load(t.wt + 2 * g * Q8NN_X86_DW2_CT, 16);
       const __m256i w1 = 2 * g + 1 < taps ? q8nn_x86_dw2_load(t.wt + (2 * g + 1) * Q8NN_X86_DW2_CT, 16)
