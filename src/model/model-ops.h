@@ -64,8 +64,13 @@ void q8nn_model_sub_s8(const struct q8nn_model_binary_params* p, const int8_t* a
    arithmetic as q8nn_model_mul_s8 / sub_s8, so the lookup is exact. */
 void q8nn_model_binary_table(const struct q8nn_model_binary_params* p, int mul, const int8_t* b, size_t nb,
                              int8_t* table);
-/* out[i] = table[(i % nb) * 256 + (uint8_t) a[i]], n a multiple of nb. */
+/* out[i] = table[(i % nb) * 256 + (uint8_t) a[i]], n a multiple of nb. Where the AVX-512 tier is
+   active in q8nn (q8nn_get_active_isa) and the CPU has AVX-512 VBMI, nb <= 4 runs the VPERMI2B form
+   (q8nn_model_table_s8_with). */
 void q8nn_model_table_s8(size_t n, size_t nb, const int8_t* table, const int8_t* a, int8_t* out);
+/* The same with the form chosen by the caller: vbmi 1 needs q8nn_model_has_vbmi() (tests). */
+void q8nn_model_table_s8_with(int vbmi, size_t n, size_t nb, const int8_t* table, const int8_t* a, int8_t* out);
+int q8nn_model_has_vbmi(void);
 
 /* ---- PAD / PADV2 (value = the output zero point, or PADV2's constant), rank <= 6 ------------ */
 void q8nn_model_pad_s8(size_t rank, const size_t* in_shape, const size_t* before, const size_t* out_shape,

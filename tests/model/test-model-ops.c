@@ -216,9 +216,36 @@ static void test_mul_sub_table(void** state) {
       q8nn_model_sub_s8(&p, a, b, ref);
     }
     q8nn_model_binary_table(&p, mul, b, C, table);
-    q8nn_model_table_s8(n, C, table, a, out);
-    const size_t bad = test_first_mismatch(out, ref, n);
-    if (bad != SIZE_MAX) fail_msg("%s table case %d: [%zu] %d, loop %d", mul ? "mul" : "sub", t, bad, out[bad], ref[bad]);
+    for (int vbmi = 0; vbmi <= q8nn_model_has_vbmi(); vbmi++) {
+      q8nn_model_table_s8_with(vbmi, n, C, table, a, out);
+      const size_t bad = test_first_mismatch(out, ref, n);
+      if (bad != SIZE_MAX) {
+        fail_msg("%s table case %d (vbmi %d): [%zu] %d, loop %d", mul ? "mul" : "sub", t, vbmi, bad, out[bad], ref[bad]);
+      }
+    }
+  }
+}
+
+/* The lookup itself on every length from 0 to 400 (whole vectors, tails, phases of nb = 3) for
+   1 to 5 tables, each form against the definition; nothing written past n. */
+static void test_table_lengths(void** state) {
+  (void) state;
+  int8_t table[5 * 256], a[400], out[400 + 64], ref[400];
+  test_fill_s8(table, sizeof(table));
+  test_fill_s8(a, sizeof(a));
+  for (size_t nb = 1; nb <= 5; nb++) {
+    for (size_t n = 0; n <= 400; n += nb) {
+      for (size_t i = 0; i < n; i++) ref[i] = table[(i % nb) * 256 + (uint8_t) a[i]];
+      for (int vbmi = 0; vbmi <= q8nn_model_has_vbmi(); vbmi++) {
+        memset(out, 0x5A, sizeof(out));
+        q8nn_model_table_s8_with(vbmi, n, nb, table, a, out);
+        const size_t bad = test_first_mismatch(out, ref, n);
+        if (bad != SIZE_MAX) fail_msg("nb %zu n %zu vbmi %d: [%zu] %d, want %d", nb, n, vbmi, bad, out[bad], ref[bad]);
+        for (size_t i = n; i < sizeof(out); i++) {
+          if (out[i] != 0x5A) fail_msg("nb %zu n %zu vbmi %d: byte %zu written", nb, n, vbmi, i);
+        }
+      }
+    }
   }
 }
 
@@ -418,6 +445,7 @@ int main(void) {
       cmocka_unit_test(test_average_pool_large_windows),
       cmocka_unit_test(test_mul_sub_broadcast),
       cmocka_unit_test(test_mul_sub_table),
+      cmocka_unit_test(test_table_lengths),
       cmocka_unit_test(test_pad),
       cmocka_unit_test(test_mean),
       cmocka_unit_test(test_concat),
