@@ -55,7 +55,7 @@ static void test_dwconv_sliding(void** state) {
   SWEEP_REQUIRE_ISA(SWEEP_ISA(e->isa), e->name);
   if (e->taps != 0 && e->taps != 9) skip();
   const size_t ct = e->channel_tile;
-  const size_t channels[] = {1, 8, 16, 24, 32, ct - 1, ct + 1, 2 * ct + 3, 144};
+  const size_t channels[] = {1, 3, 5, 8, 16, 24, 32, ct - 1, ct + 1, 2 * ct + 3, 144};
   int failures = 0;
   size_t i = 0;
   for (int rounding = 0; rounding < Q8NN_REQUANT_KINDS; rounding++) {
@@ -67,6 +67,9 @@ static void test_dwconv_sliding(void** state) {
         t.width = width;
         t.taps = 9;
         t.sliding = 1 + (int) (i % 2);
+        t.edge_padding_only = i % 3 == 0;
+        /* rows long enough for whole runs of interior windows between the two padding columns */
+        if (t.edge_padding_only) t.width = 2 * width + 8;
         t.input_stride_extra = i % 5 == 4 ? 3 : 0;
         t.output_increment = i % 2 ? 7 : 0;
         t.input_zero_point = sweep_zero_point(i);
@@ -88,11 +91,12 @@ static void test_dwconv_sliding(void** state) {
    multipliers), as the MobileNetV2 layers have them: a requantization step that is wrong only for a small fraction of
    the values near a rounding boundary (a nudge off by 2^30 changes about one negative output in
    2^(e+1)) needs tens of thousands of outputs to show. Rows of 64 pixels, stride-1 windows where
-   the kernel has 9 taps, channel counts of the 14x14 and 56x56 layers. */
+   the kernel has 9 taps (8 channels also at stride 2, and with padding only at the row's ends: the
+   AVX-512 kernels' octets), channel counts of the 14x14 and 56x56 layers. */
 static void test_dwconv_many_outputs(void** state) {
   const struct q8nn_dwconv_entry* e = *state;
   SWEEP_REQUIRE_ISA(SWEEP_ISA(e->isa), e->name);
-  const size_t channels[] = {8, 96, 144, 576};
+  const size_t channels[] = {8, 8, 96, 144, 576}; /* the second 8: stride 2 */
   int failures = 0;
   size_t i = 0;
   for (int rounding = 0; rounding < Q8NN_REQUANT_KINDS; rounding++) {
@@ -102,7 +106,8 @@ static void test_dwconv_many_outputs(void** state) {
       t.channels = channels[c];
       t.width = 64;
       t.taps = e->taps != 0 ? e->taps : 9;
-      t.sliding = t.taps == 9 ? 1 : 0;
+      t.sliding = t.taps == 9 ? (c == 1 ? 2 : 1) : 0;
+      t.edge_padding_only = c <= 1 || i % 2 == 1;
       t.input_zero_point = sweep_zero_point(i);
       t.output_zero_point = sweep_zero_point(i + 2);
       t.output_min = -128, t.output_max = 127;

@@ -48,6 +48,10 @@ struct dwconv_tester {
      that reads it, and some pixels get one unshared tap, which breaks the pattern there.
      2: the same with windows moving by two columns (stride 2). */
   int sliding;
+  /* sliding: only the first and last columns are zero rows (SAME padding of one row of pixels),
+     instead of a random sixth of them; long runs of windows that are one window moved (the
+     AVX-512 kernels' 8-channel octets read such runs as whole rows) */
+  int edge_padding_only;
   int tflite_multipliers; /* as gemm_tester's */
   /* biases drawn from [-bias_range, bias_range]; 0: 50000. INT32_MAX reaches the accumulators'
      int32 wrap-around (TFLite's, which the reference reproduces) and accumulators near it. */

@@ -319,6 +319,19 @@ struct q8nn_x86_dw9_repeated {
   int lshift, dneg, m2;
 };
 
+/* RUN(LSHIFT, DNEG) for the requantization variant the flags of t (a q8nn_x86_dw9_repeated) call
+   for; see q8nn_x86_requantize_rdouble_with. */
+#define Q8NN_DW_BY_FLAGS(RUN, t)              \
+  if (rounding == 0 && (t).m2) {              \
+    RUN(0, 2);                                \
+  } else if (rounding == 0 && (t).lshift) {   \
+    RUN(1, 1);                                \
+  } else if (rounding == 0 && (t).dneg) {     \
+    RUN(0, 1);                                \
+  } else {                                    \
+    RUN(0, 0);                                \
+  }
+
 Q8NN_X86_INLINE __m512i q8nn_x86_dw_repeat(__m256i v, const int quads) {
   return quads ? _mm512_broadcast_i32x4(_mm256_castsi256_si128(v)) : _mm512_broadcast_i64x4(v);
 }
@@ -366,15 +379,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pairs32(const int rounding, size_t crem, size_t
 #define Q8NN_DW_PAIRS(LSHIFT, DNEG)                                                                         \
   q8nn_x86_dw_pairs32_loop(rounding, LSHIFT, DNEG, kc, pairs, in, input_stride, t.vw, t.vbias, t.rq, &vout, \
                            out, pixel_step, input_offset, zero, c0)
-  if (rounding == 0 && t.m2) {
-    Q8NN_DW_PAIRS(0, 2);
-  } else if (rounding == 0 && t.lshift) {
-    Q8NN_DW_PAIRS(1, 1);
-  } else if (rounding == 0 && t.dneg) {
-    Q8NN_DW_PAIRS(0, 1);
-  } else {
-    Q8NN_DW_PAIRS(0, 0);
-  }
+  Q8NN_DW_BY_FLAGS(Q8NN_DW_PAIRS, t)
 #undef Q8NN_DW_PAIRS
 }
 
@@ -384,50 +389,95 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pairs32(const int rounding, size_t crem, size_t
  * of that pixel, and q8nn_x86_pack64's pack order leaves byte 16 L + k = channel k of pixel x + L.
  * As pairs (q8nn_x86_dw_pairs32) half of every lane was empty: the same twelve VPDPBUSD and
  * 64-output epilogue now serve four pixels instead of two. A kernel row of the four pixels is one
- * 64-byte load where their rows follow each other 16 bytes apart (16 channels at stride 1), else
- * four 16-byte loads joined. A quad moves its window by four or eight columns, so nothing slides
- * from the last quad. TFLite roundings only, as the pairs.
+ * 64-byte load where their windows are one window moved by 16 bytes (16 channels at stride 1), two
+ * where moved by 32 (stride 2), else four 16-byte loads joined (q8nn_x86_dw_linear below; the
+ * quads and the octets share one loop, q8nn_x86_dw_px_loop). A quad moves its window by four or
+ * eight columns, so nothing slides from the last quad. TFLite roundings only, as the pairs.
  */
-Q8NN_X86_INLINE __m512i q8nn_x86_dw_rows_x4(const int8_t* const* p, __mmask16 kc, int full) {
-  if ((uintptr_t) p[1] - (uintptr_t) p[0] == 16 && (uintptr_t) p[2] - (uintptr_t) p[1] == 16 &&
-      (uintptr_t) p[3] - (uintptr_t) p[2] == 16) {
-    return full ? _mm512_loadu_si512(p[0]) : _mm512_maskz_loadu_epi8(_mm512_kunpackd(
-                                                 _mm512_kunpackw(kc, kc), _mm512_kunpackw(kc, kc)), p[0]);
+/*
+ * Where the PX pixels' windows are one window moved by s bytes each (PX = 4: s = 16 or 32; PX = 8:
+ * s = 8 or 16: 16 or 8 channels at stride 1 or 2): every tap pointer of pixel k is pixel 0's plus
+ * s k, and none of pixel 0's or pixel PX - 1's is the zero row, so all of them point into one input
+ * row, between pixel 0's and pixel PX - 1's. Returns 1 for s = 64 / PX, 2 for s = 128 / PX, else 0.
+ * A kernel row of the PX pixels is then one 64-byte load, or two with the even 64 / PX-byte blocks
+ * kept (VPERMT2Q), and its address is computed once instead of PX times.
+ */
+Q8NN_X86_INLINE int q8nn_x86_dw_linear(const size_t PX, const int8_t* const* in, size_t input_stride,
+                                       const int8_t* zero) {
+  const size_t b = 64 / PX, last = PX - 1;
+  const uintptr_t d = (uintptr_t) in[last * input_stride + 4] - (uintptr_t) in[4];
+  const size_t step = d == last * b ? b : d == 2 * last * b ? 2 * b : 0;
+  if (step == 0) return 0;
+  const __m512i p0 = _mm512_loadu_si512(in);
+  const __m512i vzero = _mm512_set1_epi64((long long) (uintptr_t) zero);
+  __mmask8 bad = _mm512_cmpeq_epi64_mask(p0, vzero) |
+                 _mm512_cmpeq_epi64_mask(_mm512_loadu_si512(in + last * input_stride), vzero);
+#pragma GCC unroll 7
+  for (size_t k = 1; k < PX; k++) {
+    const __m512i expect = _mm512_add_epi64(p0, _mm512_set1_epi64((long long) (step * k)));
+    bad |= _mm512_mask_cmpneq_epi64_mask(0xFF, _mm512_loadu_si512(in + k * input_stride), expect);
   }
-  if (full) {
-    __m512i v = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i*) p[0]));
-    v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i*) p[1]), 1);
-    v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i*) p[2]), 2);
-    return _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i*) p[3]), 3);
+  if (bad != 0 || in[8] == zero || in[last * input_stride + 8] == zero) return 0;
+#pragma GCC unroll 7
+  for (size_t k = 1; k < PX; k++) {
+    if (in[k * input_stride + 8] != in[8] + step * k) return 0;
   }
-  __m512i v = _mm512_castsi128_si512(_mm_maskz_loadu_epi8(kc, p[0]));
-  v = _mm512_inserti32x4(v, _mm_maskz_loadu_epi8(kc, p[1]), 1);
-  v = _mm512_inserti32x4(v, _mm_maskz_loadu_epi8(kc, p[2]), 2);
-  return _mm512_inserti32x4(v, _mm_maskz_loadu_epi8(kc, p[3]), 3);
+  return step == b ? 1 : 2;
 }
 
-/* The quad loop: `quads` groups of four pixels; LSHIFT and DNEG: see q8nn_x86_requantize_rdouble_with.
-   FULL: 16 channels (plain loads), else crem < 16 (masked loads). */
-Q8NN_X86_INLINE void q8nn_x86_dw_quads16_loop(
-    const int rounding, const int LSHIFT, const int DNEG, const int FULL, __mmask16 kc, size_t quads,
+/* Tap t's row of the PX pixels, one 64 / PX-byte block each (kc: the channels of a block).
+   linear: q8nn_x86_dw_linear. */
+Q8NN_X86_INLINE __m512i q8nn_x86_dw_rows_px(const size_t PX, const int8_t* const* in, size_t input_stride, size_t t,
+                                           int linear, const int8_t* zero, size_t input_offset, size_t c0,
+                                           __mmask16 kc) {
+  if (linear == 1) return _mm512_loadu_si512(q8nn_x86_dw_row(in, t, zero, input_offset, c0));
+  if (linear == 2) {
+    /* blocks 0, 2, .., 2 PX - 2 of 2 PX: the even ones of 128 - 64 / PX bytes (nothing read past
+       the last pixel's block) */
+    const int8_t* p = q8nn_x86_dw_row(in, t, zero, input_offset, c0);
+    const __m512i lo = _mm512_loadu_si512(p);
+    const __m512i hi = _mm512_maskz_loadu_epi8(PX == 8 ? UINT64_C(0x00FFFFFFFFFFFFFF) : UINT64_C(0x0000FFFFFFFFFFFF),
+                                               p + 64);
+    const __m512i vidx = PX == 8 ? _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0) : _mm512_set_epi64(13, 12, 9, 8, 5, 4, 1, 0);
+    return _mm512_permutex2var_epi64(lo, vidx, hi);
+  }
+  __m128i v[4];
+#pragma GCC unroll 4
+  for (size_t l = 0; l < 4; l++) {
+    if (PX == 8) {
+      const __m128i lo = _mm_maskz_loadu_epi8(kc, q8nn_x86_dw_row(in + 2 * l * input_stride, t, zero, input_offset, c0));
+      const __m128i hi =
+          _mm_maskz_loadu_epi8(kc, q8nn_x86_dw_row(in + (2 * l + 1) * input_stride, t, zero, input_offset, c0));
+      v[l] = _mm_unpacklo_epi64(lo, hi);
+    } else {
+      v[l] = _mm_maskz_loadu_epi8(kc, q8nn_x86_dw_row(in + l * input_stride, t, zero, input_offset, c0));
+    }
+  }
+  const __m512i x = _mm512_inserti32x4(_mm512_castsi128_si512(v[0]), v[1], 1);
+  return _mm512_inserti32x4(_mm512_inserti32x4(x, v[2], 2), v[3], 3);
+}
+
+/* The loop of quads (PX 4) or octets (PX 8): `groups` groups of PX pixels; LSHIFT and DNEG: see
+   q8nn_x86_requantize_rdouble_with. kc: the crem channels of a pixel's block (low bits); the
+   linear rows (q8nn_x86_dw_linear) need whole blocks, crem = 64 / PX. */
+Q8NN_X86_INLINE void q8nn_x86_dw_px_loop(
+    const size_t PX, const int rounding, const int LSHIFT, const int DNEG, __mmask16 kc, size_t crem, size_t groups,
     const int8_t** in, size_t input_stride, const __m512i vw[3][4], const __m512i vbias[4],
     const struct q8nn_x86_rq16 rq[4], const struct q8nn_x86_out64* vout_p, int8_t* out, size_t pixel_step,
     size_t input_offset, const int8_t* zero, size_t c0) {
   const struct q8nn_x86_out64 vout = *vout_p;
   const __m512i vsign = _mm512_set1_epi8((char) 0x80);
-  for (size_t q = 0; q < quads; q++) {
+  const size_t b = 64 / PX;
+  for (size_t g = 0; g < groups; g++) {
+    const int linear = crem == b ? q8nn_x86_dw_linear(PX, in, input_stride, zero) : 0;
     __m512i vacc[4] = {vbias[0], vbias[1], vbias[2], vbias[3]};
 #pragma GCC unroll 3
     for (size_t c = 0; c < 3; c++) {
       __m512i x[3];
 #pragma GCC unroll 3
       for (size_t r = 0; r < 3; r++) {
-        const int8_t* rows[4];
-#pragma GCC unroll 4
-        for (size_t l = 0; l < 4; l++) {
-          rows[l] = q8nn_x86_dw_row(in + l * input_stride, c + 3 * r, zero, input_offset, c0);
-        }
-        x[r] = _mm512_xor_si512(q8nn_x86_dw_rows_x4(rows, kc, FULL), vsign);
+        x[r] = _mm512_xor_si512(
+            q8nn_x86_dw_rows_px(PX, in, input_stride, c + 3 * r, linear, zero, input_offset, c0, kc), vsign);
       }
       __m512i vcol[4];
       q8nn_x86_dw_interleave4(x[0], x[1], x[2], _mm512_setzero_si512(), vcol);
@@ -436,73 +486,107 @@ Q8NN_X86_INLINE void q8nn_x86_dw_quads16_loop(
     }
     q8nn_x86_dw_requantize(rounding, LSHIFT, DNEG, 4, vacc, NULL, rq, &vout); /* TFLite roundings only */
     const __m512i v = q8nn_x86_pack64(vacc[0], vacc[1], vacc[2], vacc[3], &vout, 0, q8nn_x86_pack_rounding(rounding, DNEG));
-    if (FULL && pixel_step == 16) {
+    if (crem == b && pixel_step == b) {
       _mm512_storeu_si512(out, v);
     } else {
-      _mm_mask_storeu_epi8(out, kc, _mm512_castsi512_si128(v));
-      _mm_mask_storeu_epi8(out + pixel_step, kc, _mm512_extracti32x4_epi32(v, 1));
-      _mm_mask_storeu_epi8(out + 2 * pixel_step, kc, _mm512_extracti32x4_epi32(v, 2));
-      _mm_mask_storeu_epi8(out + 3 * pixel_step, kc, _mm512_extracti32x4_epi32(v, 3));
+#pragma GCC unroll 4
+      for (size_t l = 0; l < 4; l++) {
+        const __m128i h = _mm512_extracti32x4_epi32(v, l);
+        if (PX == 8) {
+          _mm_mask_storeu_epi8(out + 2 * l * pixel_step, kc, h);
+          _mm_mask_storeu_epi8(out + (2 * l + 1) * pixel_step, kc, _mm_unpackhi_epi64(h, h));
+        } else {
+          _mm_mask_storeu_epi8(out + l * pixel_step, kc, h);
+        }
+      }
     }
-    out += 4 * pixel_step;
-    in += 4 * input_stride;
+    out += PX * pixel_step;
+    in += PX * input_stride;
   }
 }
 
-/* Setup of the quad loop: the 16 channels' header and column weights (the ymm tile's lane 0)
-   repeated in the four lanes, and the flags of the requantization, tested once per call. Not
-   inlined: inlined, its code moved the 64-channel tile's loops and ran 28x28x192 1.03-1.05x slower
-   (same-process A/B, that tile's code unchanged); called, 1.00-1.02x. */
-static __attribute__((noinline)) void q8nn_x86_dw_quads16(const int rounding, size_t crem, size_t quads,
-                                                          const int8_t** in, size_t input_stride,
-                                                          const uint8_t* wb, int8_t* out, size_t pixel_step,
-                                                          size_t input_offset, const int8_t* zero, size_t c0,
-                                                          const struct q8nn_qs8_conv_params* params) {
+/*
+ * Eight pixels per zmm (9 taps, at most 8 channels: the 8-channel depthwise layers of MobileNetV1
+ * 0.25 (vww_96, person_detect) and 1-channel layers with a depth multiplier of 8): 128-bit lane L
+ * holds pixels 2L and 2L + 1, 8 bytes each. The in-lane interleave (q8nn_x86_dw_interleave4) then
+ * leaves accumulator j lane L dword i = channel 4 (j & 1) + i of pixel 2L + (j >> 1), so the
+ * weights and requantization constants are channels 0-3 or 4-7 repeated in all four lanes, and
+ * q8nn_x86_pack64's pack order leaves byte 16 L + 8 h + k = channel k of pixel 2L + h: the 64
+ * outputs in pixel order. As quads (at most 16 channels) half of each lane was padding for 8
+ * channels, and each row of four pixels took four loads and three inserts.
+ * Rows: where the 8 pixels' windows are one window moved by s = 8 or 16 bytes each (every tap
+ * pointer of pixel k is pixel 0's plus s k, and none of pixel 0's or pixel 7's is the zero row:
+ * then all of them point into one input row, between pixel 0's and pixel 7's; 8 channels at stride
+ * 1 or 2), a kernel row of the eight is one 64-byte load, or for s = 16 the even qwords of 120
+ * bytes (VPERMT2Q); otherwise eight 8-byte loads. TFLite roundings only, as the pairs.
+ * person_detect's and vww_96's 48x48x8 depthwise layer (q8nn-run --profile): 0.0165 -> 0.0089 ms;
+ * the models 0.079-0.083 -> 0.076 ms.
+ */
+/* Setup of the quad (PX 4) and octet (PX 8) loops: the tile's first 16 channels' header and column
+   weights (the ymm tile's lane 0: accumulator j takes channels 4 j..4 j + 3) repeated in the four
+   lanes; for octets vectors 2 and 3 are 0 and 1 again (channels 4 (j & 1)..), and the flags come
+   from those two only. Tested once per call. Not inlined: inlined, the quads' code moved the
+   64-channel tile's loops and ran 28x28x192 1.03-1.05x slower (same-process A/B, that tile's code
+   unchanged); called, 1.00-1.02x. */
+Q8NN_X86_INLINE void q8nn_x86_dw_px(const size_t PX, const int rounding, size_t crem, size_t groups,
+                                    const int8_t** in, size_t input_stride, const uint8_t* wb, int8_t* out,
+                                    size_t pixel_step, size_t input_offset, const int8_t* zero, size_t c0,
+                                    const struct q8nn_qs8_conv_params* params) {
   const __mmask16 kc = (__mmask16) q8nn_x86_mask64(crem);
   struct q8nn_x86_dw9_repeated t;
   q8nn_x86_dw9_repeat(rounding, wb, 1, &t);
+  if (PX == 8) {
+#pragma GCC unroll 2
+    for (size_t j = 2; j < 4; j++) {
+      t.vbias[j] = t.vbias[j - 2], t.rq[j] = t.rq[j - 2];
+#pragma GCC unroll 3
+      for (size_t c = 0; c < 3; c++) t.vw[c][j] = t.vw[c][j - 2];
+    }
+    t.lshift = t.rq[0].lshift_any | t.rq[1].lshift_any;
+    t.dneg = t.rq[0].d_any | t.rq[1].d_any;
+    t.m2 = t.rq[0].m2_all & t.rq[1].m2_all;
+  }
   const struct q8nn_x86_out64 vout = q8nn_x86_out64_init(params);
-#define Q8NN_DW_QUADS(LSHIFT, DNEG, FULL)                                                                      \
-  q8nn_x86_dw_quads16_loop(rounding, LSHIFT, DNEG, FULL, kc, quads, in, input_stride, t.vw, t.vbias, t.rq, &vout, \
-                           out, pixel_step, input_offset, zero, c0)
-#define Q8NN_DW_QUADS_FLAGS(FULL)              \
-  if (rounding == 0 && t.m2) {                \
-    Q8NN_DW_QUADS(0, 2, FULL);                 \
-  } else if (rounding == 0 && t.lshift) {      \
-    Q8NN_DW_QUADS(1, 1, FULL);                 \
-  } else if (rounding == 0 && t.dneg) {        \
-    Q8NN_DW_QUADS(0, 1, FULL);                 \
-  } else {                                     \
-    Q8NN_DW_QUADS(0, 0, FULL);                 \
-  }
-  if (crem == 16) {
-    Q8NN_DW_QUADS_FLAGS(1)
-  } else {
-    Q8NN_DW_QUADS_FLAGS(0)
-  }
-#undef Q8NN_DW_QUADS_FLAGS
-#undef Q8NN_DW_QUADS
+#define Q8NN_DW_PX(LSHIFT, DNEG)                                                                              \
+  q8nn_x86_dw_px_loop(PX, rounding, LSHIFT, DNEG, kc, crem, groups, in, input_stride, t.vw, t.vbias, t.rq, &vout, \
+                      out, pixel_step, input_offset, zero, c0)
+  Q8NN_DW_BY_FLAGS(Q8NN_DW_PX, t)
+#undef Q8NN_DW_PX
 }
+
+/* The quads' and the octets' entries, PX a constant in each. */
+#define Q8NN_DW_PX_ENTRY(name, PX)                                                                              \
+  static __attribute__((noinline)) void name(const int rounding, size_t crem, size_t groups, const int8_t** in,  \
+                                             size_t input_stride, const uint8_t* wb, int8_t* out,               \
+                                             size_t pixel_step, size_t input_offset, const int8_t* zero,        \
+                                             size_t c0, const struct q8nn_qs8_conv_params* params) {            \
+    q8nn_x86_dw_px(PX, rounding, crem, groups, in, input_stride, wb, out, pixel_step, input_offset, zero, c0, \
+                   params);                                                                                    \
+  }
+Q8NN_DW_PX_ENTRY(q8nn_x86_dw_quads16, 4)
+Q8NN_DW_PX_ENTRY(q8nn_x86_dw_octets8, 8)
+#undef Q8NN_DW_PX_ENTRY
 
 Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
     const size_t TAPS, const int rounding, size_t crem, size_t output_width, size_t taps, const int8_t** in, size_t input_stride, const uint8_t* wb, int8_t* out, size_t pixel_step,
     size_t input_offset, const int8_t* zero, size_t c0, const struct q8nn_qs8_conv_params* params) {
-  if (TAPS == 9 && rounding != 2 && crem <= 16 && output_width >= 4) {
-    const size_t quads = output_width / 4;
-    q8nn_x86_dw_quads16(rounding, crem, quads, in, input_stride, wb, out, pixel_step, input_offset, zero, c0, params);
-    if (output_width % 4 == 0) return;
-    in += 4 * quads * input_stride;
-    out += 4 * quads * pixel_step;
-    output_width %= 4;
+  /* TFLite roundings, 9 taps: groups of PX pixels per zmm first (octets for at most 8 channels,
+     quads for at most 16, pairs), the rest one pixel per ymm below */
+#define Q8NN_DW_PEEL(PX, fn)                                                                            \
+  if (output_width >= PX) {                                                                            \
+    const size_t groups = output_width / PX;                                                           \
+    fn(rounding, crem, groups, in, input_stride, wb, out, pixel_step, input_offset, zero, c0, params); \
+    if (output_width % PX == 0) return;                                                                \
+    in += PX * groups * input_stride;                                                                  \
+    out += PX * groups * pixel_step;                                                                   \
+    output_width %= PX;                                                                                \
   }
-  if (TAPS == 9 && rounding != 2 && output_width >= 2) {
-    const size_t pairs = output_width / 2;
-    q8nn_x86_dw_pairs32(rounding, crem, pairs, in, input_stride, wb, out, pixel_step, input_offset, zero, c0, params);
-    if (output_width % 2 == 0) return;
-    in += 2 * pairs * input_stride;
-    out += 2 * pairs * pixel_step;
-    output_width = 1;
+  if (TAPS == 9 && rounding != 2) {
+    if (crem <= 8) Q8NN_DW_PEEL(8, q8nn_x86_dw_octets8)
+    if (crem <= 16) Q8NN_DW_PEEL(4, q8nn_x86_dw_quads16)
+    Q8NN_DW_PEEL(2, q8nn_x86_dw_pairs32)
   }
+#undef Q8NN_DW_PEEL
   const size_t groups = (taps + 3) / 4;
   const __mmask32 kc = (__mmask32) q8nn_x86_mask64(crem);
   const int8_t* wt = (const int8_t*) wb + Q8NN_PACKED_HEADER_BYTES(Q8NN_X86_DW_CT);
