@@ -489,14 +489,16 @@ Q8NN_X86_INLINE void q8nn_x86_dw_px_loop(
     if (crem == b && pixel_step == b) {
       _mm512_storeu_si512(out, v);
     } else {
+      /* the lane index an immediate (clang checks it before unrolling) */
+      const __m128i h[4] = {_mm512_castsi512_si128(v), _mm512_extracti32x4_epi32(v, 1),
+                            _mm512_extracti32x4_epi32(v, 2), _mm512_extracti32x4_epi32(v, 3)};
 #pragma GCC unroll 4
       for (size_t l = 0; l < 4; l++) {
-        const __m128i h = _mm512_extracti32x4_epi32(v, l);
         if (PX == 8) {
-          _mm_mask_storeu_epi8(out + 2 * l * pixel_step, kc, h);
-          _mm_mask_storeu_epi8(out + (2 * l + 1) * pixel_step, kc, _mm_unpackhi_epi64(h, h));
+          _mm_mask_storeu_epi8(out + 2 * l * pixel_step, kc, h[l]);
+          _mm_mask_storeu_epi8(out + (2 * l + 1) * pixel_step, kc, _mm_unpackhi_epi64(h[l], h[l]));
         } else {
-          _mm_mask_storeu_epi8(out + l * pixel_step, kc, h);
+          _mm_mask_storeu_epi8(out + l * pixel_step, kc, h[l]);
         }
       }
     }
