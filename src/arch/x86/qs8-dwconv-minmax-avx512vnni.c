@@ -12,7 +12,7 @@
  * needed on the output; bias, multiplier and shift are transposed (128-bit blocks) to match once
  * per tile. Missing taps of the last group are zero weights against zero bytes. 9 taps are grouped
  * by kernel column instead, so that a stride-1 or stride-2 row reuses the interleaved columns of
- * the last pixel's window (q8nn_x86_dw9_slides below).
+ * the last pixel's window (q8nn_x86_dw9_slides_z below).
  *
  * Params: output zero point and clamp; packed per 64-channel block: bias, multiplier, shift,
  * w[taps][64] (q8nn_pack_qs8_dwconv_w). Channel tails: masked loads (nothing read past
@@ -44,7 +44,7 @@
 #define Q8NN_X86_DW_CT 64
 #define Q8NN_X86_DW_MAX_GROUPS 8 /* tap groups whose interleaved weights are kept (32 taps) */
 
-/* q8nn_x86_dw9_slides and _slides2 (x86-common.h) as one compare of pointer lanes each: the window's
+/* The slides and slides2 tests (x86-common.h) as one compare of pointer lanes each: the window's
    pointers against the last window's one (two) taps on, in the lanes those tests read (the masked
    load reads no pointer past last[8]). The scalar tests were 12 compare-and-branch pairs per pixel
    pair on the ports the vector work needs. */
@@ -227,7 +227,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pixels32(
  * pixel x + 1's in bytes 32-63, no permute. A kernel row's bytes for the two pixels are one 64-byte
  * load where pixel x + 1's row starts 32 bytes after pixel x's (a 32-channel image at stride 1,
  * 16 channels at stride 2), else two 32-byte loads joined. A pair slides from the last pair when
- * both of its pixels moved by two columns from the pixels two before them (q8nn_x86_dw9_slides2):
+ * both of its pixels moved by two columns from the pixels two before them (q8nn_x86_dw9_slides2_z):
  * its column 0 is the last pair's column 2. Same-process A/B, rdouble: 0.90x the time on
  * 112x112x32, 0.95x on 112x112x96 at stride 2 (its 32-channel tail). TFLite roundings only: with
  * fp32's 4-instruction epilogue the pair's extra loads and pointer tests cost more than they save
@@ -350,7 +350,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw9_repeat(const int rounding, const uint8_t* wb, 
   }
 #pragma GCC unroll 3
   for (size_t c = 0; c < 3; c++) {
-    /* column c: taps c, c + 3, c + 6 (q8nn_x86_dw9_slides) */
+    /* column c: taps c, c + 3, c + 6 (q8nn_x86_dw9_slides_z) */
     q8nn_x86_dw_interleave4_y(_mm256_loadu_si256((const __m256i*) (wt + c * Q8NN_X86_DW_CT)),
                               _mm256_loadu_si256((const __m256i*) (wt + (c + 3) * Q8NN_X86_DW_CT)),
                               _mm256_loadu_si256((const __m256i*) (wt + (c + 6) * Q8NN_X86_DW_CT)),
@@ -620,7 +620,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
     __m256i x[4];
 #pragma GCC unroll 4
     for (size_t i = 0; i < 4; i++) {
-      /* 9 taps: column g is taps g, g + 3, g + 6 (q8nn_x86_dw9_slides) */
+      /* 9 taps: column g is taps g, g + 3, g + 6 (q8nn_x86_dw9_slides_z) */
       const size_t t = TAPS == 9 ? g + 3 * i : 4 * g + i;
       x[i] = (TAPS == 9 ? i < 3 : t < taps) ? _mm256_loadu_si256((const __m256i*) (wt + t * Q8NN_X86_DW_CT))
                                            : _mm256_setzero_si256();
@@ -774,7 +774,7 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
 #pragma GCC unroll 8
     for (size_t g = 0; g < kept; g++) {
       if (TAPS == 9) {
-        /* column g: taps g, g + 3, g + 6 (q8nn_x86_dw9_slides) */
+        /* column g: taps g, g + 3, g + 6 (q8nn_x86_dw9_slides_z) */
         q8nn_x86_dw_interleave4(_mm512_loadu_si512(wt + g * Q8NN_X86_DW_CT), _mm512_loadu_si512(wt + (g + 3) * Q8NN_X86_DW_CT),
                                 _mm512_loadu_si512(wt + (g + 6) * Q8NN_X86_DW_CT), _mm512_setzero_si512(), vw[g]);
       } else {

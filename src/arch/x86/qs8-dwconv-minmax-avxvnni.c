@@ -10,7 +10,7 @@
  * tap group byte/word interleaved with the in-lane unpacks (q8nn_x86_dw_interleave4_y): accumulator j
  * half L dword i holds channel 16 L + 4 j + i. 9 taps are grouped by kernel column, and a pixel whose
  * window moved by one column from the last pixel's (a stride-1 row) reuses its columns 1 and 2, by two
- * columns (stride 2) its column 2 (q8nn_x86_dw9_slides, x86-common.h). A sliding pixel thus costs 3
+ * columns (stride 2) its column 2 (the window tests of x86-common.h, q8nn_x86_dw9_slides_y). A sliding pixel thus costs 3
  * loads, 3 XORs, 8 unpacks and 12 VPDPBUSD per 32 channels, where the AVX2 kernel (VPMADDWD on int16,
  * 16 channels per tile) spends about 39 vector instructions per 16 channels on its products. The
  * window tests are compares of pointer lanes (q8nn_x86_dw9_slides_y, x86-avx2.h) instead of six

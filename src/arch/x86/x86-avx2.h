@@ -388,7 +388,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_header_y(const uint8_t* p, __m256i* out) {
   out[3] = _mm256_permute2x128_si256(n1, n3, 0x31);
 }
 
-/* q8nn_x86_dw9_slides (x86-common.h) as two VPCMPEQQ of pointer lanes: in[0..3] against last[1..4]
+/* The slides test (x86-common.h) as two VPCMPEQQ of pointer lanes: in[0..3] against last[1..4]
    (lanes 0, 1 and 3 count) and in[4..7] against last[5..8] (lanes 0, 2 and 3), so the tested taps are
    0, 1, 3, 4, 6 and 7 (mask 0xDB, as the AVX-512 form). Reads nothing past in[7] or last[8]. The
    scalar test was six compare-and-branch pairs per pixel beside the vector work. */
@@ -401,7 +401,7 @@ Q8NN_X86_INLINE int q8nn_x86_dw9_slides_y(const int8_t* const* last, const int8_
   return (m & 0xDB) == 0xDB;
 }
 
-/* q8nn_x86_dw9_slides2: in[0..3] against last[2..5] (lanes 0 and 3), and in[6] against last[8]. */
+/* The slides2 test: in[0..3] against last[2..5] (lanes 0 and 3), and in[6] against last[8]. */
 Q8NN_X86_INLINE int q8nn_x86_dw9_slides2_y(const int8_t* const* last, const int8_t* const* in) {
   const __m256i e0 = _mm256_cmpeq_epi64(_mm256_loadu_si256((const __m256i*) in),
                                         _mm256_loadu_si256((const __m256i*) (last + 2)));

@@ -137,18 +137,15 @@ Q8NN_X86_INLINE const int8_t* q8nn_x86_dw_row(const int8_t* const* in, size_t t,
   return (p == zero ? p : p + input_offset) + c0;
 }
 
-/* A 9-tap depthwise window (taps t = 3 row + column, as the operator's indirection gives them) moved
-   by one column from the last pixel's (a stride-1 row, padding included): its columns 0 and 1 are
-   the last window's 1 and 2. The test is on the pointers, so the result is the same bytes either way. */
-Q8NN_X86_INLINE int q8nn_x86_dw9_slides(const int8_t* const* last, const int8_t* const* in) {
-  return in[0] == last[1] && in[1] == last[2] && in[3] == last[4] && in[4] == last[5] && in[6] == last[7] &&
-         in[7] == last[8];
-}
-
-/* Moved by two columns (a stride-2 row): column 0 is the last pixel's column 2. */
-Q8NN_X86_INLINE int q8nn_x86_dw9_slides2(const int8_t* const* last, const int8_t* const* in) {
-  return in[0] == last[2] && in[3] == last[5] && in[6] == last[8];
-}
+/* The depthwise kernels' window tests (9 taps t = 3 row + column, as the operator's indirection
+   gives them), on the pointers, so the result is the same bytes either way:
+   - slides: the window moved by one column from the last pixel's (a stride-1 row, padding included),
+     in[0] == last[1], in[1] == last[2], in[3] == last[4], in[4] == last[5], in[6] == last[7] and
+     in[7] == last[8]: its columns 0 and 1 are the last window's 1 and 2;
+   - slides2: moved by two columns (a stride-2 row), in[0] == last[2], in[3] == last[5] and
+     in[6] == last[8]: its column 0 is the last window's column 2.
+   Vector forms: q8nn_x86_dw9_slides_y / _slides2_y (x86-avx2.h; AVX-VNNI and AVX2 kernels) and
+   q8nn_x86_dw9_slides_z / _slides2_z (the AVX-512 kernel). */
 
 /* The affine add's coefficient word (struct q8nn_qs8_add_params): affine_a in the low byte and
    affine_b in the high one, VPMADDUBSW's signed operand against the interleaved (a ^ 0x80, b ^ 0x80). */
