@@ -47,21 +47,53 @@ static size_t choose_nc_tile(size_t nc, size_t nr, size_t rows, size_t threads) 
  * Rows per gemm task. A kernel whose line has mloop takes several MR blocks per call and sets up
  * its requantization constants once per call (qs8-gemm-avx512vnni.h). Where the output channels
  * fit in one NR block (MobileNetV2's projections to 16, 24 and 32 channels) tasks take up to
- * Q8NN_GEMM_MAX_TILE_BLOCKS row blocks, as long as every thread still gets 8 tasks' worth of row
+ * Q8NN_GEMM_MAX_TILE_BLOCKS row blocks, as long as every thread still gets 4 tasks' worth of row
  * blocks (small layers keep MR-row tasks, so the threads still finish together): b0.project
  * (112x112x32>16) 1.2x. Up to 24 blocks rather than 6: 1.02-1.06x more on the four largest such
  * projections (one thread). With several NR blocks per call (the expansions) it measured
  * 0.93-0.97x (bench/README.md, round nine), so those keep MR rows, as do kernels without mloop.
  * Lines with mloop 2 (the AMX gemm, which configures its tiles once per call, about 45 ns) take
  * the same many-row tasks whatever the output channels: the expansions 112x112x16>96 and
- * 56x56x24>144 1.13-1.25x (issue 11, round fourteen).
+ * 56x56x24>144 1.13-1.25x (issue 11, round fourteen). Four tasks a thread rather than eight
+ * (round nineteen): a thread that finishes its share takes the other shares' last tasks (the
+ * thread pool's and q8nn_run_operators' scheme), which keeps the threads together, and the 28x28
+ * layers (25 AMX row blocks) make 9-18 calls instead of 25-50 at two threads: 28x28x32>192
+ * 0.017 -> 0.015 ms inside a two-thread pass; the whole pass 1.570 -> 1.547 ms at one thread,
+ * 0.905 -> 0.901 at two (six alternating runs).
  */
 #define Q8NN_GEMM_MAX_TILE_BLOCKS 24
 static size_t choose_gemm_m_tile(const struct q8nn_operator* op, size_t row_blocks, size_t threads) {
   if (!op->gemm_mloop || (op->gemm_mloop < 2 && op->geometry.group_output_channels > op->nr)) return op->mr;
-  size_t f = row_blocks / (8 * threads);
+  size_t f = row_blocks / (4 * threads);
   f = f < 1 ? 1 : f > Q8NN_GEMM_MAX_TILE_BLOCKS ? Q8NN_GEMM_MAX_TILE_BLOCKS : f;
   return f * op->mr;
+}
+
+/*
+ * Whether several threads split a gemm layer by output channels only, each task taking every row
+ * (one row tile) and a strip of the channels. Rows are the usual split: each thread then reads
+ * only its own rows of the input, which the previous layer wrote on the same core, but every
+ * thread reads all of the weights. Where the weights outweigh the activations, a channel split
+ * moves fewer bytes into each core: its share of the weights, against all of the input and an
+ * output the next layer partly reads from the other core. With T threads a row split brings
+ * K x N weight bytes into every core, a channel split K x N / T weights and (T - 1) / T of the
+ * M x K input and of the M x N output from other cores, so channels win, at T = 2 and with
+ * cross-core and shared-cache bytes costed alike, where K x N > M x (K + N). In MobileNetV2
+ * that is the 7x7 layers (M = 49, 92-410 KB of weights): inside a two-thread pass both threads
+ * had streamed all of them, and the row tiles (32 and 17 rows of the AMX line's 32) were
+ * unequal; the 7x7 1x1 layers took 0.025-0.036 ms of the pass less (bench/README.md, round
+ * nineteen). The 14x14 layers (24-55 KB of weights, 75-113 KB of activations) keep rows: split by
+ * channels they ran 10-20% slower in the pass. Needs a line that takes any number of rows per
+ * call (mloop) and at least one NR block per thread. Shape arithmetic only; the bytes do not
+ * depend on it.
+ */
+static int gemm_split_channels(const struct q8nn_operator* op, size_t m, size_t threads) {
+  const struct q8nn_conv_geometry* g = &op->geometry;
+  const size_t k = g->group_input_channels, n = g->group_output_channels;
+  if (threads <= 1 || m == 0 || k == 0 || !op->gemm_mloop || q8nn_divide_round_up(n, op->nr) < threads) return 0;
+  if (m > SIZE_MAX / 2 / (k + n)) return 0; /* too many rows to be a weight-bound layer */
+  if (k > SIZE_MAX / n) return 1;
+  return k * n > m * (k + n);
 }
 
 /* Packed gemm/igemm weights of the NR-channel block that starts at output channel n0 of `group`. */
@@ -430,7 +462,9 @@ static size_t conv_works(struct q8nn_operator* op, size_t threads, struct q8nn_w
   switch (op->path) {
     case q8nn_conv_path_gemm: {
       const size_t m = op->batch_size * m_image;
-      const size_t m_tile = choose_gemm_m_tile(op, g->groups * q8nn_divide_round_up(m, op->mr), threads);
+      const size_t m_tile = gemm_split_channels(op, m, threads)
+                                ? q8nn_round_up(m, op->mr) /* one row tile */
+                                : choose_gemm_m_tile(op, g->groups * q8nn_divide_round_up(m, op->mr), threads);
       const size_t nc_tile = choose_nc_tile(g->group_output_channels, op->nr,
                                             g->groups * q8nn_divide_round_up(m, m_tile), threads);
       works[0] = make_work(q8nn_work_3d_tile_2d, (void (*)(void)) gemm_task, op, 1, g->groups,

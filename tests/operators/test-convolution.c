@@ -238,20 +238,14 @@ static void test_channel_tails(void** state) {
   assert_int_equal(failures, 0);
 }
 
-/* 1x1 layers with many rows and few output channels: the gemm path hands kernels with mloop tasks
-   of several MR-row blocks (operator-run.c, choose_gemm_m_tile), the partial last task and block
-   included, and per group; 33 channels (more than one NR block) keeps MR-row tasks. Every thread
-   count. */
-static void test_gemm_row_tiles(void** state) {
-  (void) state;
-  static const struct {
-    size_t h, w, c, oc, batch, extra, groups;
-  } cases[] = {
-      {48, 40, 24, 16, 1, 0, 1}, {40, 41, 32, 32, 1, 3, 1}, {20, 10, 16, 24, 2, 0, 1}, {25, 8, 8, 7, 1, 1, 1},
-      {7, 7, 96, 32, 1, 0, 1},   {45, 47, 24, 33, 1, 2, 1}, {30, 33, 12, 16, 1, 1, 3},
-  };
+/* A list of 1x1 layers, each run in every rounding mode, on every thread count and ISA. */
+struct gemm_case {
+  size_t h, w, c, oc, batch, extra, groups;
+};
+
+static int run_gemm_cases(const struct gemm_case* cases, size_t count, const char* name) {
   int failures = 0;
-  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+  for (size_t i = 0; i < count; i++) {
     for (int rounding = 0; rounding <= 2; rounding++) {
       struct sweep_conv s = {
           .batch = cases[i].batch, .in_h = cases[i].h, .in_w = cases[i].w, .in_c = cases[i].c,
@@ -259,10 +253,35 @@ static void test_gemm_row_tiles(void** state) {
           .in_zp = test_rand_range(-128, 127), .out_zp = test_rand_range(-128, 127), .rounding = rounding,
           .quant = i % 2 ? SWEEP_SCALES : SWEEP_FIXED, .num_threadpools = TEST_NUM_THREADPOOLS,
       };
-      failures += run(&s, i * 3 + (size_t) rounding, "gemm_row_tiles");
+      failures += run(&s, i * 3 + (size_t) rounding, name);
     }
   }
-  assert_int_equal(failures, 0);
+  return failures;
+}
+
+/* 1x1 layers with many rows and few output channels: the gemm path hands kernels with mloop tasks
+   of several MR-row blocks (operator-run.c, choose_gemm_m_tile), the partial last task and block
+   included, and per group; 33 channels (more than one NR block) keeps MR-row tasks. */
+static void test_gemm_row_tiles(void** state) {
+  (void) state;
+  static const struct gemm_case cases[] = {
+      {48, 40, 24, 16, 1, 0, 1}, {40, 41, 32, 32, 1, 3, 1}, {20, 10, 16, 24, 2, 0, 1}, {25, 8, 8, 7, 1, 1, 1},
+      {7, 7, 96, 32, 1, 0, 1},   {45, 47, 24, 33, 1, 2, 1}, {30, 33, 12, 16, 1, 1, 3},
+  };
+  assert_int_equal(run_gemm_cases(cases, sizeof(cases) / sizeof(cases[0]), "gemm_row_tiles"), 0);
+}
+
+/* 1x1 layers whose weights outweigh their activations (K x N > M x (K + N)): with several threads
+   the gemm path splits them by output channels only, every task taking all rows (operator-run.c,
+   gemm_split_channels). Channel counts that leave a partial NR block or fewer blocks than some
+   thread counts, batches, groups and pixel strides. */
+static void test_gemm_channel_split(void** state) {
+  (void) state;
+  static const struct gemm_case cases[] = {
+      {7, 7, 160, 960, 1, 0, 1}, {7, 7, 576, 160, 1, 2, 1}, {3, 5, 64, 200, 1, 0, 1}, {2, 3, 300, 70, 2, 1, 1},
+      {4, 4, 128, 256, 2, 0, 1}, {3, 3, 96, 130, 1, 3, 2},  {1, 1, 40, 33, 1, 0, 1},
+  };
+  assert_int_equal(run_gemm_cases(cases, sizeof(cases) / sizeof(cases[0]), "gemm_channel_split"), 0);
 }
 
 /* Many taps with extreme zero points and extreme multipliers (saturation, wrapping left shifts,
@@ -354,6 +373,7 @@ int main(void) {
       cmocka_unit_test(test_quantization_modes),
       cmocka_unit_test(test_channel_tails),
       cmocka_unit_test(test_gemm_row_tiles),
+      cmocka_unit_test(test_gemm_channel_split),
       cmocka_unit_test(test_extreme_values),
   };
   return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
