@@ -70,6 +70,7 @@ struct q8nn_operator {
   size_t im2col_k;            /* im2col path: K = taps * channels rounded up to min(KR, Q8NN_IM2COL_ROW_KR) */
   q8nn_qs8_gemm_ukernel_fn gemm;
   uint32_t gemm_mloop;        /* the gemm line's mloop: one call may take more than MR rows */
+  size_t gemm_parts;          /* row parts of the last multi-thread gemm run (conv_works; one run at a time) */
   q8nn_qs8_igemm_ukernel_fn igemm;
   q8nn_qs8_dwconv_ukernel_fn dwconv;
   size_t dwconv_channel_tile; /* CT of the dwconv line: packed blocks of CT channels */
