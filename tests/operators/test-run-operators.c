@@ -17,13 +17,13 @@
 #include "q8nn.h"
 #include "testers/test-util.h"
 
-enum { H = 17, W = 19, C0 = 3, C1 = 8, DM = 2, C2 = C1 * DM, C3 = 12, C4 = 12, MAX_OPS = 8 };
+enum { H = 17, W = 19, C0 = 3, C1 = 8, DM = 2, C2 = C1 * DM, C3 = 12, C4 = 12, CW = 256, MAX_OPS = 10 };
 
 struct chain {
   q8nn_operator_t ops[MAX_OPS];
   size_t count;
   q8nn_backend_t vta;
-  int8_t *x, *t1, *t2, *t3, *t4, *t5, *t6, *t7, *one_a, *one_b, *one_y;
+  int8_t *x, *t1, *t2, *t3, *t4, *t5, *t6, *t7, *t8, *t9, *one_a, *one_b, *one_y;
   size_t oh, ow, bytes[MAX_OPS];
   int8_t* out[MAX_OPS];
 };
@@ -92,6 +92,14 @@ static q8nn_operator_t make_conv(uint32_t k, uint32_t stride, uint32_t pad, size
   return op;
 }
 
+/* A 1x1 convolution set up on oh x ow pixels of dense cin-channel input and cout-channel output. */
+static q8nn_operator_t setup_1x1(size_t cin, size_t cout, size_t oh, size_t ow, const int8_t* in, int8_t* out) {
+  q8nn_operator_t op = make_conv(1, 1, 0, cin, cout);
+  assert_int_equal(q8nn_setup_convolution2d_nhwc_s8(op, 1, oh, ow, in, cin, out, cout, NULL, NULL),
+                   q8nn_status_success);
+  return op;
+}
+
 static q8nn_operator_t make_dw(size_t channels, size_t dm) {
   struct q8nn_depthwise_convolution2d_desc d;
   memset(&d, 0, sizeof(d));
@@ -129,7 +137,8 @@ static q8nn_operator_t make_add(float sa, float sb) {
 
 /* x -> stem (im2col) -> t1 -> dw dm 2 (expand + dw) -> t2 -> 1x1 (gemm) -> t3 -> add(t3, stem's
    t1 seen through a 1x1 of its own: t4) -> t5 [on VTA when `vta`] -> 3x3 igemm -> t6 -> add of t6
-   and a broadcast row (b [C4]) -> t7; then an add of one element. */
+   and a broadcast row (b [C4]) -> t7; then an add of one element; then t7 -> 1x1 to CW channels (rows
+   cut per thread) -> t8 -> 1x1 CW to CW (weights outweigh activations: channels cut per thread) -> t9. */
 static void build(struct chain* ch, int vta) {
   memset(ch, 0, sizeof(*ch));
   size_t h = 0, w = 0;
@@ -145,6 +154,8 @@ static void build(struct chain* ch, int vta) {
   ch->t5 = buffer(m * C3);
   ch->t6 = buffer(m * C4);
   ch->t7 = buffer(m * C4);
+  ch->t8 = buffer(m * CW);
+  ch->t9 = buffer(m * CW);
   ch->one_a = buffer(1);
   ch->one_b = buffer(C4);
   ch->one_y = buffer(1);
@@ -158,12 +169,8 @@ static void build(struct chain* ch, int vta) {
   q8nn_operator_t dw = make_dw(C1, DM);
   assert_int_equal(q8nn_setup_depthwise_convolution2d_nhwc_s8(dw, 1, oh, ow, ch->t1, C1, ch->t2, C2, NULL, NULL),
                    q8nn_status_success);
-  q8nn_operator_t project = make_conv(1, 1, 0, C2, C3);
-  assert_int_equal(q8nn_setup_convolution2d_nhwc_s8(project, 1, oh, ow, ch->t2, C2, ch->t3, C3, NULL, NULL),
-                   q8nn_status_success);
-  q8nn_operator_t side = make_conv(1, 1, 0, C1, C3);
-  assert_int_equal(q8nn_setup_convolution2d_nhwc_s8(side, 1, oh, ow, ch->t1, C1, ch->t4, C3, NULL, NULL),
-                   q8nn_status_success);
+  q8nn_operator_t project = setup_1x1(C2, C3, oh, ow, ch->t2, ch->t3);
+  q8nn_operator_t side = setup_1x1(C1, C3, oh, ow, ch->t1, ch->t4);
   q8nn_operator_t add = make_add(0.11f, 0.13f);
   if (vta) {
     assert_int_equal(q8nn_create_vta_backend(NULL, &ch->vta), q8nn_status_success);
@@ -181,9 +188,11 @@ static void build(struct chain* ch, int vta) {
   q8nn_operator_t one = make_add(0.2f, 0.3f);
   assert_int_equal(q8nn_setup_add_nd_s8(one, 0, NULL, 1, (const size_t[]){1}, ch->one_a, ch->t7, ch->one_y),
                    q8nn_status_success);
-  q8nn_operator_t list[] = {stem, dw, project, side, add, conv, bcast, one};
-  int8_t* outs[] = {ch->t1, ch->t2, ch->t3, ch->t4, ch->t5, ch->t6, ch->t7, ch->one_y};
-  const size_t sizes[] = {m * C1, m * C2, m * C3, m * C3, m * C3, m * C4, m * C4, 1};
+  q8nn_operator_t widen = setup_1x1(C4, CW, oh, ow, ch->t7, ch->t8);
+  q8nn_operator_t wide = setup_1x1(CW, CW, oh, ow, ch->t8, ch->t9);
+  q8nn_operator_t list[] = {stem, dw, project, side, add, conv, bcast, one, widen, wide};
+  int8_t* outs[] = {ch->t1, ch->t2, ch->t3, ch->t4, ch->t5, ch->t6, ch->t7, ch->one_y, ch->t8, ch->t9};
+  const size_t sizes[] = {m * C1, m * C2, m * C3, m * C3, m * C3, m * C4, m * C4, 1, m * CW, m * CW};
   ch->count = sizeof(list) / sizeof(list[0]);
   for (size_t i = 0; i < ch->count; i++) {
     ch->ops[i] = list[i];
@@ -195,7 +204,8 @@ static void build(struct chain* ch, int vta) {
 static void release(struct chain* ch) {
   for (size_t i = 0; i < ch->count; i++) q8nn_delete_operator(ch->ops[i]);
   q8nn_delete_backend(ch->vta);
-  int8_t* bufs[] = {ch->x, ch->t1, ch->t2, ch->t3, ch->t4, ch->t5, ch->t6, ch->t7, ch->one_a, ch->one_b, ch->one_y};
+  int8_t* bufs[] = {ch->x,  ch->t1, ch->t2, ch->t3,    ch->t4,    ch->t5,   ch->t6,
+                    ch->t7, ch->t8, ch->t9, ch->one_a, ch->one_b, ch->one_y};
   for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++) free(bufs[i]);
 }
 
