@@ -54,12 +54,13 @@ static size_t choose_nc_tile(size_t nc, size_t nr, size_t rows, size_t threads) 
  * 0.93-0.97x (bench/README.md, round nine), so those keep MR rows, as do kernels without mloop.
  * Lines with mloop 2 (the AMX gemm, which configures its tiles once per call, about 45 ns) take
  * the same many-row tasks whatever the output channels: the expansions 112x112x16>96 and
- * 56x56x24>144 1.13-1.25x (issue 11, round fourteen). Four tasks a thread rather than eight
- * (round nineteen): a thread that finishes its share takes the other shares' last tasks (the
- * thread pool's and q8nn_run_operators' scheme), which keeps the threads together, and the 28x28
- * layers (25 AMX row blocks) make 9-18 calls instead of 25-50 at two threads: 28x28x32>192
- * 0.017 -> 0.015 ms inside a two-thread pass; the whole pass 1.570 -> 1.547 ms at one thread,
- * 0.905 -> 0.901 at two (six alternating runs).
+ * 56x56x24>144 1.13-1.25x (issue 11, round fourteen). With several threads most layers now cut
+ * their rows into one part per thread instead (gemm_part_task); this choice remains for one
+ * thread, for layers with fewer output rows than threads, and for the rows of the channel split.
+ * Four tasks a thread rather than eight (round nineteen, before the parts): a thread that
+ * finishes its share takes the other shares' last tasks, which keeps the threads together, and
+ * the 28x28 layers' AMX calls went from 25-50 to 9-18 at two threads; the whole pass 1.570 ->
+ * 1.547 ms at one thread (six alternating runs).
  */
 #define Q8NN_GEMM_MAX_TILE_BLOCKS 24
 static size_t choose_gemm_m_tile(const struct q8nn_operator* op, size_t row_blocks, size_t threads) {
@@ -123,10 +124,9 @@ static void gemm_task(void* context, size_t group, size_t m0, size_t n0, size_t 
  * line made 9-18 calls per layer. Whole network on two threads, five alternating runs: 0.971 ->
  * 0.947 ms on the AMX line; the AVX-512 line, whose expansions keep MR-row tasks, unchanged
  * (1.337 -> 1.334). Tasks are numbered part first, so the static share of thread p is part p.
+ * This task: part `part` of op->gemm_parts, the output rows [ceil(part x R / parts),
+ * ceil((part + 1) x R / parts)), its pixels from i on.
  */
-
-/* Part `part` of op->gemm_parts: the output rows [ceil(part x R / parts), ceil((part + 1) x R /
-   parts)) of the R = batch x height rows, its pixels from i on. */
 static void gemm_part_task(void* context, size_t part, size_t group, size_t i, size_t n0, size_t mt, size_t nt) {
   const struct q8nn_operator* op = context;
   const size_t rows = op->batch_size * op->output_height, parts = op->gemm_parts;
