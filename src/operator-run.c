@@ -63,8 +63,13 @@ static size_t choose_nc_tile(size_t nc, size_t nr, size_t rows, size_t threads) 
  * 1.547 ms at one thread (six alternating runs).
  */
 #define Q8NN_GEMM_MAX_TILE_BLOCKS 24
+/* Whether gemm tasks take many rows (else MR-row tasks), as above. */
+static int gemm_many_rows(const struct q8nn_operator* op) {
+  return op->gemm_mloop && !(op->gemm_mloop < 2 && op->geometry.group_output_channels > op->nr);
+}
+
 static size_t choose_gemm_m_tile(const struct q8nn_operator* op, size_t row_blocks, size_t threads) {
-  if (!op->gemm_mloop || (op->gemm_mloop < 2 && op->geometry.group_output_channels > op->nr)) return op->mr;
+  if (!gemm_many_rows(op)) return op->mr;
   size_t f = row_blocks / (4 * threads);
   f = f < 1 ? 1 : f > Q8NN_GEMM_MAX_TILE_BLOCKS ? Q8NN_GEMM_MAX_TILE_BLOCKS : f;
   return f * op->mr;
@@ -487,11 +492,11 @@ static size_t conv_works(struct q8nn_operator* op, size_t threads, struct q8nn_w
     case q8nn_conv_path_gemm: {
       const size_t m = op->batch_size * m_image;
       const size_t rows = op->batch_size * op->output_height;
-      if (threads > 1 && rows >= threads && !gemm_split_channels(op, m, threads)) {
+      const int by_channels = gemm_split_channels(op, m, threads);
+      if (threads > 1 && rows >= threads && !by_channels) {
         /* one part of the rows per thread (gemm_part_task) */
         const size_t part_px = q8nn_divide_round_up(rows, threads) * op->output_width;
-        const int many_rows = op->gemm_mloop && !(op->gemm_mloop < 2 && g->group_output_channels > op->nr);
-        const size_t m_tile = many_rows ? q8nn_round_up(part_px, op->mr) : op->mr;
+        const size_t m_tile = gemm_many_rows(op) ? q8nn_round_up(part_px, op->mr) : op->mr;
         op->gemm_parts = threads;
         const size_t nc_tile = choose_nc_tile(g->group_output_channels, op->nr,
                                               threads * g->groups * q8nn_divide_round_up(part_px, m_tile), threads);
@@ -499,9 +504,8 @@ static size_t conv_works(struct q8nn_operator* op, size_t threads, struct q8nn_w
                              part_px, g->group_output_channels, m_tile, nc_tile);
         return 1;
       }
-      const size_t m_tile = gemm_split_channels(op, m, threads)
-                                ? q8nn_round_up(m, op->mr) /* one row tile */
-                                : choose_gemm_m_tile(op, g->groups * q8nn_divide_round_up(m, op->mr), threads);
+      const size_t m_tile = by_channels ? q8nn_round_up(m, op->mr) /* one row tile */
+                                        : choose_gemm_m_tile(op, g->groups * q8nn_divide_round_up(m, op->mr), threads);
       const size_t nc_tile = choose_nc_tile(g->group_output_channels, op->nr,
                                             g->groups * q8nn_divide_round_up(m, m_tile), threads);
       works[0] = make_work(q8nn_work_3d_tile_2d, (void (*)(void)) gemm_task, op, 1, g->groups,
