@@ -515,21 +515,19 @@ Q8NN_X86_INLINE void q8nn_x86_dw_px_loop(
  * weights and requantization constants are channels 0-3 or 4-7 repeated in all four lanes, and
  * q8nn_x86_pack64's pack order leaves byte 16 L + 8 h + k = channel k of pixel 2L + h: the 64
  * outputs in pixel order. As quads (at most 16 channels) half of each lane was padding for 8
- * channels, and each row of four pixels took four loads and three inserts.
- * Rows: where the 8 pixels' windows are one window moved by s = 8 or 16 bytes each (every tap
- * pointer of pixel k is pixel 0's plus s k, and none of pixel 0's or pixel 7's is the zero row:
- * then all of them point into one input row, between pixel 0's and pixel 7's; 8 channels at stride
- * 1 or 2), a kernel row of the eight is one 64-byte load, or for s = 16 the even qwords of 120
- * bytes (VPERMT2Q); otherwise eight 8-byte loads. TFLite roundings only, as the pairs.
+ * channels, and each row of four pixels took four loads and three inserts. Rows of eight pixels
+ * whose windows are one window moved by 8 or 16 bytes (8 channels at stride 1 or 2) load as
+ * q8nn_x86_dw_linear says; otherwise eight 8-byte loads. TFLite roundings only, as the pairs.
  * person_detect's and vww_96's 48x48x8 depthwise layer (q8nn-run --profile): 0.0165 -> 0.0089 ms;
  * the models 0.079-0.083 -> 0.076 ms.
+ *
+ * This function sets up the quad (PX 4) and octet (PX 8) loops: the tile's first 16 channels'
+ * header and column weights (the ymm tile's lane 0: accumulator j takes channels 4 j..4 j + 3)
+ * repeated in the four lanes; for octets vectors 2 and 3 are 0 and 1 again (channels 4 (j & 1)..),
+ * and the flags come from those two only. Tested once per call. Not inlined (its entries below):
+ * inlined, the quads' code moved the 64-channel tile's loops and ran 28x28x192 1.03-1.05x slower
+ * (same-process A/B, that tile's code unchanged); called, 1.00-1.02x.
  */
-/* Setup of the quad (PX 4) and octet (PX 8) loops: the tile's first 16 channels' header and column
-   weights (the ymm tile's lane 0: accumulator j takes channels 4 j..4 j + 3) repeated in the four
-   lanes; for octets vectors 2 and 3 are 0 and 1 again (channels 4 (j & 1)..), and the flags come
-   from those two only. Tested once per call. Not inlined: inlined, the quads' code moved the
-   64-channel tile's loops and ran 28x28x192 1.03-1.05x slower (same-process A/B, that tile's code
-   unchanged); called, 1.00-1.02x. */
 Q8NN_X86_INLINE void q8nn_x86_dw_px(const size_t PX, const int rounding, size_t crem, size_t groups,
                                     const int8_t** in, size_t input_stride, const uint8_t* wb, int8_t* out,
                                     size_t pixel_step, size_t input_offset, const int8_t* zero, size_t c0,
