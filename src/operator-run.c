@@ -635,11 +635,38 @@ static void add_task(void* context, size_t row, size_t i0, size_t count) {
    were slower than its 1-thread ones). The bytes do not depend on the split. */
 #define Q8NN_ADD_MIN_PARALLEL_BYTES ((size_t) 1 << 17)
 
+/* Rows of a dense add's output for its parts: every dimension but the last two (an NHWC tensor's
+   batch x height), each row_bytes long. */
+static size_t add_rows(const struct q8nn_operator* op, size_t* row_bytes) {
+  *row_bytes = op->add_out_shape[Q8NN_MAX_DIMS - 2] * op->add_out_shape[Q8NN_MAX_DIMS - 1];
+  return op->add_inner / *row_bytes;
+}
+
+/* Part `part` of op->add_parts: the output rows [ceil(part x R / parts), ceil((part + 1) x R / parts))
+   of a dense add (both operands and the output one run), as a row-parted gemm cuts its rows. */
+static void add_part_task(void* context, size_t part) {
+  const struct q8nn_operator* op = context;
+  size_t row_bytes;
+  const size_t rows = add_rows(op, &row_bytes), parts = op->add_parts;
+  const size_t begin = q8nn_divide_round_up(part * rows, parts) * row_bytes;
+  const size_t end = q8nn_divide_round_up((part + 1) * rows, parts) * row_bytes;
+  if (end > begin) add_task(context, 0, begin, end - begin);
+}
+
 /* in_region: inside q8nn_run_operators' parallel region no thread has to be woken, so small adds
-   are split like the others. */
+   are split like the others; a dense add of at least one row per thread there takes one part of
+   its rows per thread (add_part_task), so that it reads the rows a row-parted layer before it wrote
+   on the same thread and the region can drop the barrier between them (q8nn_work_needs_barrier). */
 static size_t add_works(struct q8nn_operator* op, size_t threads, int in_region, struct q8nn_work* works) {
   const int caller_only = !in_region && op->add_inner * op->add_outer_count < Q8NN_ADD_MIN_PARALLEL_BYTES;
   if (caller_only) threads = 1;
+  size_t row_bytes;
+  if (in_region && threads > 1 && op->add_inner_mode == 0 && op->add_outer_count == 1 &&
+      add_rows(op, &row_bytes) >= threads) {
+    op->add_parts = threads;
+    works[0] = make_work(q8nn_work_1d, (void (*)(void)) add_part_task, op, 1, 1, 1, threads, 1, 1);
+    return 1;
+  }
   size_t tile = op->add_inner;
   /* few rows: split the inner run so every thread gets work (64-byte multiples) */
   if (threads > 1 && op->add_outer_count < threads * 4 && op->add_inner > 4096) {
@@ -662,6 +689,131 @@ size_t q8nn_operator_works(struct q8nn_operator* op, size_t threads, int in_regi
                            struct q8nn_work works[Q8NN_MAX_OPERATOR_WORKS]) {
   return op->type == q8nn_operator_type_add ? add_works(op, threads, in_region, works)
                                             : conv_works(op, threads, works);
+}
+
+/* A byte range [begin, end); empty where begin == end. */
+struct q8nn_span {
+  uintptr_t begin, end;
+};
+
+static struct q8nn_span span_of(const int8_t* base, size_t begin, size_t end) {
+  const struct q8nn_span s = {(uintptr_t) base + begin, (uintptr_t) base + end};
+  return s;
+}
+
+/* Pixels [p0, p1) of a tensor `stride` bytes a pixel, of which `bytes` are used. */
+static struct q8nn_span pixel_span(const int8_t* base, size_t p0, size_t p1, size_t stride, size_t bytes) {
+  return p1 > p0 ? span_of(base, p0 * stride, (p1 - 1) * stride + bytes) : span_of(base, 0, 0);
+}
+
+static int spans_overlap(struct q8nn_span a, struct q8nn_span b) {
+  return a.begin < a.end && b.begin < b.end && a.begin < b.end && b.begin < a.end;
+}
+
+static int is_dwconv_fn(const struct q8nn_work* w) {
+  return w->fn == (void (*)(void)) dwconv_task || w->fn == (void (*)(void)) dwconv_task_touching;
+}
+
+/* The bytes a work writes. */
+static struct q8nn_span work_output(const struct q8nn_work* w) {
+  const struct q8nn_operator* op = w->context;
+  if (op->type == q8nn_operator_type_add) {
+    size_t total = 1;
+    for (size_t i = 0; i < Q8NN_MAX_DIMS; i++) total *= op->add_out_shape[i];
+    return span_of(op->add_y, 0, total);
+  }
+  const struct q8nn_conv_geometry* g = &op->geometry;
+  if (w->fn == (void (*)(void)) expand_task) {
+    return span_of(op->expanded_input, 0,
+                   op->batch_size * op->input_height * op->input_width * g->groups * g->group_output_channels);
+  }
+  return pixel_span(op->output, 0, op->batch_size * op->output_height * op->output_width, op->output_pixel_stride,
+                    g->groups * g->group_output_channels);
+}
+
+/* The bytes a work reads, one span per input; returns their number (at most 2). */
+static size_t work_inputs(const struct q8nn_work* w, struct q8nn_span spans[2]) {
+  const struct q8nn_operator* op = w->context;
+  if (op->type == q8nn_operator_type_add) {
+    size_t a_total = 1, b_total = 1;
+    for (size_t i = 0; i < Q8NN_MAX_DIMS; i++) a_total *= op->add_a_shape[i], b_total *= op->add_b_shape[i];
+    spans[0] = span_of(op->add_a, 0, a_total);
+    spans[1] = span_of(op->add_b, 0, b_total);
+    return 2;
+  }
+  const struct q8nn_conv_geometry* g = &op->geometry;
+  const size_t pixels = op->batch_size * op->input_height * op->input_width;
+  if (is_dwconv_fn(w)) {
+    size_t stride;
+    const int8_t* base = q8nn_indirection_input(op, &stride);
+    spans[0] = pixel_span(base, 0, pixels, stride, g->groups * g->group_output_channels);
+    return 1;
+  }
+  spans[0] = pixel_span(op->input, 0, pixels, op->input_pixel_stride, g->groups * g->group_input_channels);
+  return 1;
+}
+
+/* The bytes share p (of `threads`, q8nn_work_share) of a work writes (input < 0) or reads of input
+   `input`; 0 where the work is not cut so that a share's bytes are known: row-parted gemms and
+   adds, and the output of a depthwise layer with one strip of channels (its reads cross rows). */
+static int work_share_span(const struct q8nn_work* w, size_t threads, size_t p, int input, struct q8nn_span* span) {
+  const struct q8nn_operator* op = w->context;
+  if (w->fn == (void (*)(void)) add_part_task) {
+    if (w->range[3] != threads) return 0;
+    size_t row_bytes;
+    const size_t rows = add_rows(op, &row_bytes);
+    const size_t begin = q8nn_divide_round_up(p * rows, threads) * row_bytes;
+    const size_t end = q8nn_divide_round_up((p + 1) * rows, threads) * row_bytes;
+    *span = span_of(input < 0 ? op->add_y : input == 0 ? op->add_a : op->add_b, begin, end);
+    return 1;
+  }
+  const struct q8nn_conv_geometry* g = &op->geometry;
+  if (w->fn == (void (*)(void)) gemm_part_task) {
+    if (w->range[0] != threads) return 0; /* the parts are the shares: part-first numbering */
+    const size_t rows = op->batch_size * op->output_height;
+    const size_t p0 = q8nn_divide_round_up(p * rows, threads) * op->output_width;
+    const size_t p1 = q8nn_divide_round_up((p + 1) * rows, threads) * op->output_width;
+    *span = input < 0 ? pixel_span(op->output, p0, p1, op->output_pixel_stride, g->groups * g->group_output_channels)
+                      : pixel_span(op->input, p0, p1, op->input_pixel_stride, g->groups * g->group_input_channels);
+    return 1;
+  }
+  if (is_dwconv_fn(w) && input < 0 && w->tiles[0] == 1 && w->tiles[3] == 1) {
+    /* tile t: image t / T2, rows from (t % T2) x tile[2] */
+    size_t start, length;
+    q8nn_work_share(q8nn_work_tiles(w), threads, p, &start, &length);
+    if (length == 0) {
+      *span = span_of(op->output, 0, 0);
+      return 1;
+    }
+    const size_t t2 = w->tiles[2], oh = op->output_height, last = start + length - 1;
+    const size_t r0 = (start / t2) * oh + (start % t2) * w->tile[2];
+    const size_t r1 = (last / t2) * oh + q8nn_min_sz(((last % t2) + 1) * w->tile[2], oh);
+    *span = pixel_span(op->output, r0 * op->output_width, r1 * op->output_width, op->output_pixel_stride,
+                       g->groups * g->group_output_channels);
+    return 1;
+  }
+  return 0;
+}
+
+int q8nn_work_needs_barrier(const struct q8nn_work* before, const struct q8nn_work* after, size_t threads) {
+  struct q8nn_span before_in[2], after_in[2];
+  const size_t nb = work_inputs(before, before_in), na = work_inputs(after, after_in);
+  const struct q8nn_span before_out = work_output(before), after_out = work_output(after);
+  /* `before` may still run on another thread: `after` must not write what it reads or writes */
+  if (spans_overlap(after_out, before_out)) return 1;
+  for (size_t i = 0; i < nb; i++) {
+    if (spans_overlap(after_out, before_in[i])) return 1;
+  }
+  /* what `after` reads of `before`'s output, share by share */
+  for (size_t i = 0; i < na; i++) {
+    if (!spans_overlap(after_in[i], before_out)) continue;
+    for (size_t p = 0; p < threads; p++) {
+      struct q8nn_span r, w;
+      if (!work_share_span(after, threads, p, (int) i, &r) || !work_share_span(before, threads, p, -1, &w)) return 1;
+      if (r.begin < r.end && (r.begin < w.begin || r.end > w.end)) return 1;
+    }
+  }
+  return 0;
 }
 
 enum q8nn_status q8nn_run_operator(q8nn_operator_t op, pthreadpool_t threadpool) {

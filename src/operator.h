@@ -101,6 +101,7 @@ struct q8nn_operator {
   size_t add_outer_shape[Q8NN_MAX_DIMS - 1];
   size_t add_a_stride[Q8NN_MAX_DIMS - 1], add_b_stride[Q8NN_MAX_DIMS - 1], add_y_stride[Q8NN_MAX_DIMS - 1];
   size_t add_outer_count, add_inner;
+  size_t add_parts;           /* row parts of the last region run (add_works; one run at a time) */
   int add_inner_mode; /* 0: a and b both dense, 1: b broadcast, 2: a broadcast */
   const int8_t* add_a;
   const int8_t* add_b;
@@ -177,5 +178,24 @@ Q8NN_INTERNAL size_t q8nn_operator_works(struct q8nn_operator* op, size_t thread
 /* Number of tiles of a work, and tile `index` of it run on the calling thread. */
 Q8NN_INTERNAL size_t q8nn_work_tiles(const struct q8nn_work* w);
 Q8NN_INTERNAL void q8nn_work_run_tile(const struct q8nn_work* w, size_t index);
+
+/* Share p of a work's tiles among `threads` threads: tiles [*start, *start + *length), pthreadpool's
+   static split (the first tiles % threads shares one tile longer). */
+static inline void q8nn_work_share(size_t tiles, size_t threads, size_t p, size_t* start, size_t* length) {
+  const size_t quotient = tiles / threads, remainder = tiles % threads;
+  *start = p * quotient + (p < remainder ? p : remainder);
+  *length = quotient + (p < remainder ? 1 : 0);
+}
+
+/*
+ * Whether q8nn_run_operators needs a barrier between two consecutive loops of a region, `before`
+ * and `after`, split among `threads` threads (run-sequence.c). Without one, thread p starts its
+ * share of `after` once share p of `before` is finished (and a thread that takes a tile of share j
+ * waits for share j of `before`), while the other threads may still run `before`. That is safe
+ * where `after` writes nothing `before` reads or writes, and every share of `after` reads
+ * `before`'s output only inside the bytes the same share of `before` writes: a 1x1 layer or an add
+ * after a layer cut into the same row parts. Everything older than `before` is finished either way.
+ */
+Q8NN_INTERNAL int q8nn_work_needs_barrier(const struct q8nn_work* before, const struct q8nn_work* after, size_t threads);
 
 #endif

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "q8nn.h"
+#include "operator.h"
 #include "testers/test-util.h"
 
 enum { H = 17, W = 19, C0 = 3, C1 = 8, DM = 2, C2 = C1 * DM, C3 = 12, C4 = 12, CW = 256, MAX_OPS = 10 };
@@ -258,6 +259,146 @@ static void test_chain_with_vta(void** state) {
   run_chain_case(1);
 }
 
+/*
+ * Inverted residual blocks (1x1 expand, 3x3 depthwise, 1x1 project, add of the block's input), as
+ * MobileNetV2 chains them, in two buffer plans: every tensor its own buffer, and four buffers used
+ * in turn as an arena would (a tensor's buffer taken again once no later operator reads it). Inside
+ * q8nn_run_operators the barrier before a row-parted 1x1 or add that reads the rows its own thread
+ * wrote is dropped (q8nn_work_needs_barrier); where a layer writes a buffer the one before it reads
+ * or writes, or reads rows another thread wrote, it stays. The bytes must be those of the operators
+ * run one by one, and the plan must be what those rules give.
+ */
+enum { RH = 12, RW = 10, RC = 16, RE = 64, RES_OPS = 9 };
+
+struct residual {
+  q8nn_operator_t ops[RES_OPS];
+  int8_t* bufs[RES_OPS + 1];
+  int8_t* out[RES_OPS];
+  size_t bytes[RES_OPS];
+  size_t nbufs;
+};
+
+static q8nn_operator_t setup_dw_rows(int8_t* in, int8_t* out) {
+  q8nn_operator_t op = make_dw(RE, 1);
+  assert_int_equal(q8nn_setup_depthwise_convolution2d_nhwc_s8(op, 1, RH, RW, in, RE, out, RE, NULL, NULL),
+                   q8nn_status_success);
+  return op;
+}
+
+static q8nn_operator_t setup_residual_add(const int8_t* a, const int8_t* b, int8_t* y) {
+  q8nn_operator_t op = make_add(0.11f, 0.13f);
+  const size_t shape[3] = {RH, RW, RC};
+  assert_int_equal(q8nn_setup_add_nd_s8(op, 3, shape, 3, shape, a, b, y), q8nn_status_success);
+  return op;
+}
+
+/* arena 0: x e1 d1 p1 a1 e2 d2 p2 a2 (own buffers) then a 1x1 of a2 into p2, which the add before
+   it reads; arena 1: the same layers in four buffers A B C D:
+     expand A->B, dw B->C, project C->D, add(D, A)->B, expand B->C, dw C->A, project A->D,
+     add(D, B)->C, 1x1 C->D (writes what the add before it reads). */
+static void build_residual(struct residual* r, int arena) {
+  memset(r, 0, sizeof(*r));
+  const size_t px = RH * RW, big = px * RE;
+  r->nbufs = arena ? 4 : RES_OPS + 1;
+  for (size_t i = 0; i < r->nbufs; i++) r->bufs[i] = buffer(big);
+  int8_t** b = r->bufs;
+  test_fill_s8(b[0], px * RC);
+  /* tensor k's buffer: own plan k, arena plan as in the comment */
+  static const size_t arena_buf[RES_OPS + 1] = {0, 1, 2, 3, 1, 2, 0, 3, 2, 3};
+  int8_t* t[RES_OPS + 1];
+  for (size_t k = 0; k <= RES_OPS; k++) t[k] = b[arena ? arena_buf[k] : k];
+  r->ops[0] = setup_1x1(RC, RE, RH, RW, t[0], t[1]);
+  r->ops[1] = setup_dw_rows(t[1], t[2]);
+  r->ops[2] = setup_1x1(RE, RC, RH, RW, t[2], t[3]);
+  r->ops[3] = setup_residual_add(t[3], t[0], t[4]);
+  r->ops[4] = setup_1x1(RC, RE, RH, RW, t[4], t[5]);
+  r->ops[5] = setup_dw_rows(t[5], t[6]);
+  r->ops[6] = setup_1x1(RE, RC, RH, RW, t[6], t[7]);
+  r->ops[7] = setup_residual_add(t[7], t[4], t[8]);
+  /* own plan: into p2's buffer, arena plan: into D; both are the add's first operand */
+  r->ops[8] = setup_1x1(RC, RC, RH, RW, t[8], arena ? t[9] : t[7]);
+  static const size_t channels[RES_OPS] = {RE, RE, RC, RC, RE, RE, RC, RC, RC};
+  for (size_t i = 0; i < RES_OPS; i++) {
+    r->out[i] = i == RES_OPS - 1 ? (arena ? t[9] : t[7]) : t[i + 1];
+    r->bytes[i] = px * channels[i];
+  }
+}
+
+static void release_residual(struct residual* r) {
+  for (size_t i = 0; i < RES_OPS; i++) q8nn_delete_operator(r->ops[i]);
+  for (size_t i = 0; i < r->nbufs; i++) free(r->bufs[i]);
+}
+
+/* The barriers a region keeps between consecutive loops (one loop per operator here). */
+static void check_plan(struct residual* r, int arena, size_t threads) {
+  struct q8nn_work works[RES_OPS][Q8NN_MAX_OPERATOR_WORKS];
+  for (size_t i = 0; i < RES_OPS; i++) {
+    assert_int_equal(q8nn_operator_works(r->ops[i], threads, 1, works[i]), 1);
+  }
+  for (size_t i = 1; i < RES_OPS; i++) {
+    const int needs = q8nn_work_needs_barrier(&works[i - 1][0], &works[i][0], threads);
+    /* before each depthwise layer: rows of both threads (its window crosses the part's edge) */
+    if (i == 1 || i == 5) assert_true(needs);
+    /* the adds and the expansion between them: the same rows as the layer before, buffers apart */
+    if (i == 3 || i == 4 || i == 7) {
+      if (needs) fail_msg("%zu threads, arena %d: barrier before operator %zu", threads, arena, i);
+    }
+    /* the last 1x1 writes the add's operand */
+    if (i == 8) assert_true(needs);
+    /* the projections read the depthwise output by rows: relaxed where its shares end at the parts */
+  }
+  assert_true(q8nn_work_needs_barrier(&works[0][0], &works[0][0], threads)); /* one layer after itself */
+}
+
+static void test_residual_chain(void** state) {
+  (void) state;
+  uint32_t masks[8];
+  const size_t nmasks = test_isa_masks(masks, 8);
+  for (size_t mi = 0; mi < nmasks; mi++) {
+    assert_int_equal(q8nn_set_isa_mask(masks[mi]), q8nn_status_success);
+    for (int arena = 0; arena < 2; arena++) {
+      struct residual r;
+      build_residual(&r, arena);
+      for (size_t threads = 2; threads <= 4; threads++) check_plan(&r, arena, threads);
+      /* expected: operator by operator on the calling thread; checked where no later operator
+         writes the same buffer */
+      int8_t* input = malloc(RH * RW * RC);
+      assert_non_null(input);
+      memcpy(input, r.bufs[0], RH * RW * RC);
+      int8_t* expected[RES_OPS];
+      int final[RES_OPS];
+      for (size_t i = 0; i < RES_OPS; i++) {
+        assert_int_equal(q8nn_run_operator(r.ops[i], NULL), q8nn_status_success);
+        expected[i] = malloc(r.bytes[i]);
+        assert_non_null(expected[i]);
+        memcpy(expected[i], r.out[i], r.bytes[i]);
+        final[i] = 1;
+        for (size_t j = i + 1; j < RES_OPS; j++) final[i] &= r.out[j] != r.out[i];
+      }
+      for (size_t pi = 0; pi < TEST_NUM_THREADPOOLS; pi++) {
+        for (int rep = 0; rep < 40; rep++) {
+          for (size_t i = 1; i < r.nbufs; i++) memset(r.bufs[i], TEST_GUARD_BYTE, RH * RW * RE);
+          memcpy(r.bufs[0], input, RH * RW * RC); /* the arena overwrites its first buffer */
+          assert_int_equal(q8nn_run_operators(RES_OPS, r.ops, test_threadpool(pi)), q8nn_status_success);
+          for (size_t i = 0; i < RES_OPS; i++) {
+            if (!final[i]) continue;
+            const size_t at = test_first_mismatch(expected[i], r.out[i], r.bytes[i]);
+            if (at != SIZE_MAX) {
+              fail_msg("%s, %zu threads, arena %d, repetition %d: operator %zu differs at byte %zu (%d vs %d)",
+                       test_isa_name(masks[mi]), test_threadpool_threads(pi), arena, rep, i, at, expected[i][at],
+                       r.out[i][at]);
+            }
+          }
+        }
+      }
+      free(input);
+      for (size_t i = 0; i < RES_OPS; i++) free(expected[i]);
+      release_residual(&r);
+    }
+  }
+  assert_int_equal(q8nn_set_isa_mask(UINT32_MAX), q8nn_status_success);
+}
+
 /* Refused lists write nothing: every operator is checked before the first runs. */
 static void test_bad_lists(void** state) {
   (void) state;
@@ -285,6 +426,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_chain_cpu),
       cmocka_unit_test(test_chain_with_vta),
+      cmocka_unit_test(test_residual_chain),
       cmocka_unit_test(test_bad_lists),
   };
   return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
