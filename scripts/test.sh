@@ -2,7 +2,8 @@
 # README command 2: install what is missing, build (Release) and run the whole test suite with
 # ctest. Options:
 #   --sanitize   also build in build-asan with AddressSanitizer + UndefinedBehaviorSanitizer and
-#                run the suite there
+#                run the suite there; and in build-tsan with ThreadSanitizer, test_run_operators
+#                (the parallel region's barriers and share waits, src/run-sequence.c)
 #   --cross      also run the aarch64 and riscv64 suites under qemu-user (scripts/cross-test.sh)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,6 +27,11 @@ if [ "$sanitize" -eq 1 ]; then
   cmake --build "$root/build-asan" -j"$jobs"
   (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
      UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j"$jobs")
+  cmake -S "$root" -B "$root/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQ8NN_TSAN=ON \
+        -DQ8NN_BUILD_BENCHMARKS=OFF >/dev/null
+  cmake --build "$root/build-tsan" -j"$jobs" --target test_run_operators
+  (cd "$root/build-tsan" && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+     ctest --output-on-failure -R '^test_run_operators$')
 fi
 if [ "$cross" -eq 1 ] && [ -f "$root/scripts/cross-test.sh" ]; then
   bash "$root/scripts/cross-test.sh"

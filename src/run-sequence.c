@@ -48,6 +48,26 @@
 
 #include <sched.h>
 
+/* pthreadpool is not built with ThreadSanitizer, so a TSan build (scripts/test.sh --sanitize) is
+   told what its call orders: the caller's writes before the region's items, the items' after the
+   call returns. The orders inside the region (counters, share waits) are this file's atomics. */
+#if defined(__SANITIZE_THREAD__)
+#define Q8NN_TSAN_ANNOTATE 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define Q8NN_TSAN_ANNOTATE 1
+#endif
+#endif
+#ifdef Q8NN_TSAN_ANNOTATE
+void __tsan_acquire(void* addr);
+void __tsan_release(void* addr);
+#define Q8NN_TSAN_RELEASE(p) __tsan_release(p)
+#define Q8NN_TSAN_ACQUIRE(p) __tsan_acquire(p)
+#else
+#define Q8NN_TSAN_RELEASE(p) ((void) (p))
+#define Q8NN_TSAN_ACQUIRE(p) ((void) (p))
+#endif
+
 #define Q8NN_CACHE_LINE 64
 
 /* One participant's share of one loop; a cache line of its own. */
@@ -86,8 +106,15 @@ static void wait_for(atomic_size_t* finished, size_t tiles) {
 
 static void wait_for_share(struct q8nn_share* share) { wait_for(&share->finished, share->length); }
 
+static void region_loops(struct q8nn_region* r, size_t participant);
+
 static void region_task(void* context, size_t participant) {
-  struct q8nn_region* r = context;
+  Q8NN_TSAN_ACQUIRE(context);
+  region_loops(context, participant);
+  Q8NN_TSAN_RELEASE(context);
+}
+
+static void region_loops(struct q8nn_region* r, size_t participant) {
   const size_t threads = r->threads;
   for (size_t s = 0; s < r->count; s++) {
     const struct q8nn_work* w = &r->works[s];
@@ -158,7 +185,9 @@ static void run_region(const struct q8nn_work* works, size_t count, size_t threa
     atomic_init(&r.done[s].finished, 0);
     r.done[s].after_shares = s > 0 && !q8nn_work_needs_barrier(&works[s - 1], &works[s], threads);
   }
+  Q8NN_TSAN_RELEASE(&r);
   pthreadpool_parallelize_1d(threadpool, region_task, &r, threads, 0);
+  Q8NN_TSAN_ACQUIRE(&r);
 }
 
 enum q8nn_status q8nn_run_operators(size_t count, const q8nn_operator_t* ops, pthreadpool_t threadpool) {
