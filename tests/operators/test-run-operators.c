@@ -268,27 +268,27 @@ static void test_chain_with_vta(void** state) {
  * or writes, or reads rows another thread wrote, it stays. The bytes must be those of the operators
  * run one by one, and the plan must be what those rules give.
  */
-enum { RH = 12, RW = 10, RC = 16, RE = 64, RES_OPS = 9 };
+enum { RH = 12, RW = 10, RC = 16, RE = 64, RES_OPS = 9 }; /* batch 1 and 2 */
 
 struct residual {
   q8nn_operator_t ops[RES_OPS];
   int8_t* bufs[RES_OPS + 1];
   int8_t* out[RES_OPS];
   size_t bytes[RES_OPS];
-  size_t nbufs;
+  size_t nbufs, px;
 };
 
-static q8nn_operator_t setup_dw_rows(int8_t* in, int8_t* out) {
+static q8nn_operator_t setup_dw_rows(size_t batch, int8_t* in, int8_t* out) {
   q8nn_operator_t op = make_dw(RE, 1);
-  assert_int_equal(q8nn_setup_depthwise_convolution2d_nhwc_s8(op, 1, RH, RW, in, RE, out, RE, NULL, NULL),
+  assert_int_equal(q8nn_setup_depthwise_convolution2d_nhwc_s8(op, batch, RH, RW, in, RE, out, RE, NULL, NULL),
                    q8nn_status_success);
   return op;
 }
 
-static q8nn_operator_t setup_residual_add(const int8_t* a, const int8_t* b, int8_t* y) {
+static q8nn_operator_t setup_residual_add(size_t batch, const int8_t* a, const int8_t* b, int8_t* y) {
   q8nn_operator_t op = make_add(0.11f, 0.13f);
-  const size_t shape[3] = {RH, RW, RC};
-  assert_int_equal(q8nn_setup_add_nd_s8(op, 3, shape, 3, shape, a, b, y), q8nn_status_success);
+  const size_t shape[4] = {batch, RH, RW, RC};
+  assert_int_equal(q8nn_setup_add_nd_s8(op, 4, shape, 4, shape, a, b, y), q8nn_status_success);
   return op;
 }
 
@@ -296,9 +296,10 @@ static q8nn_operator_t setup_residual_add(const int8_t* a, const int8_t* b, int8
    it reads; arena 1: the same layers in four buffers A B C D:
      expand A->B, dw B->C, project C->D, add(D, A)->B, expand B->C, dw C->A, project A->D,
      add(D, B)->C, 1x1 C->D (writes what the add before it reads). */
-static void build_residual(struct residual* r, int arena) {
+static void build_residual(struct residual* r, int arena, size_t batch) {
   memset(r, 0, sizeof(*r));
-  const size_t px = RH * RW, big = px * RE;
+  const size_t px = batch * RH * RW, big = px * RE;
+  r->px = px;
   r->nbufs = arena ? 4 : RES_OPS + 1;
   for (size_t i = 0; i < r->nbufs; i++) r->bufs[i] = buffer(big);
   int8_t** b = r->bufs;
@@ -307,16 +308,18 @@ static void build_residual(struct residual* r, int arena) {
   static const size_t arena_buf[RES_OPS + 1] = {0, 1, 2, 3, 1, 2, 0, 3, 2, 3};
   int8_t* t[RES_OPS + 1];
   for (size_t k = 0; k <= RES_OPS; k++) t[k] = b[arena ? arena_buf[k] : k];
-  r->ops[0] = setup_1x1(RC, RE, RH, RW, t[0], t[1]);
-  r->ops[1] = setup_dw_rows(t[1], t[2]);
-  r->ops[2] = setup_1x1(RE, RC, RH, RW, t[2], t[3]);
-  r->ops[3] = setup_residual_add(t[3], t[0], t[4]);
-  r->ops[4] = setup_1x1(RC, RE, RH, RW, t[4], t[5]);
-  r->ops[5] = setup_dw_rows(t[5], t[6]);
-  r->ops[6] = setup_1x1(RE, RC, RH, RW, t[6], t[7]);
-  r->ops[7] = setup_residual_add(t[7], t[4], t[8]);
+  /* the 1x1 layers see the batch as batch x RH rows of one image: the same pixels and rows */
+  const size_t rows = batch * RH;
+  r->ops[0] = setup_1x1(RC, RE, rows, RW, t[0], t[1]);
+  r->ops[1] = setup_dw_rows(batch, t[1], t[2]);
+  r->ops[2] = setup_1x1(RE, RC, rows, RW, t[2], t[3]);
+  r->ops[3] = setup_residual_add(batch, t[3], t[0], t[4]);
+  r->ops[4] = setup_1x1(RC, RE, rows, RW, t[4], t[5]);
+  r->ops[5] = setup_dw_rows(batch, t[5], t[6]);
+  r->ops[6] = setup_1x1(RE, RC, rows, RW, t[6], t[7]);
+  r->ops[7] = setup_residual_add(batch, t[7], t[4], t[8]);
   /* own plan: into p2's buffer, arena plan: into D; both are the add's first operand */
-  r->ops[8] = setup_1x1(RC, RC, RH, RW, t[8], arena ? t[9] : t[7]);
+  r->ops[8] = setup_1x1(RC, RC, rows, RW, t[8], arena ? t[9] : t[7]);
   static const size_t channels[RES_OPS] = {RE, RE, RC, RC, RE, RE, RC, RC, RC};
   for (size_t i = 0; i < RES_OPS; i++) {
     r->out[i] = i == RES_OPS - 1 ? (arena ? t[9] : t[7]) : t[i + 1];
@@ -330,7 +333,7 @@ static void release_residual(struct residual* r) {
 }
 
 /* The barriers a region keeps between consecutive loops (one loop per operator here). */
-static void check_plan(struct residual* r, int arena, size_t threads) {
+static void check_plan(struct residual* r, int arena, size_t threads, size_t* dw_relaxed) {
   struct q8nn_work works[RES_OPS][Q8NN_MAX_OPERATOR_WORKS];
   for (size_t i = 0; i < RES_OPS; i++) {
     assert_int_equal(q8nn_operator_works(r->ops[i], threads, 1, works[i]), 1);
@@ -345,7 +348,9 @@ static void check_plan(struct residual* r, int arena, size_t threads) {
     }
     /* the last 1x1 writes the add's operand */
     if (i == 8) assert_true(needs);
-    /* the projections read the depthwise output by rows: relaxed where its shares end at the parts */
+    /* the projections read the depthwise output by rows: relaxed where its shares end at the
+       parts (counted: the depthwise shares' rows must be relaxed somewhere) */
+    if ((i == 2 || i == 6) && !needs) (*dw_relaxed)++;
   }
   assert_true(q8nn_work_needs_barrier(&works[0][0], &works[0][0], threads)); /* one layer after itself */
 }
@@ -354,17 +359,20 @@ static void test_residual_chain(void** state) {
   (void) state;
   uint32_t masks[8];
   const size_t nmasks = test_isa_masks(masks, 8);
+  size_t dw_relaxed = 0;
   for (size_t mi = 0; mi < nmasks; mi++) {
     assert_int_equal(q8nn_set_isa_mask(masks[mi]), q8nn_status_success);
-    for (int arena = 0; arena < 2; arena++) {
+    for (int plan = 0; plan < 4; plan++) {
+      const int arena = plan & 1;
+      const size_t batch = 1 + (size_t) (plan >> 1);
       struct residual r;
-      build_residual(&r, arena);
-      for (size_t threads = 2; threads <= 4; threads++) check_plan(&r, arena, threads);
+      build_residual(&r, arena, batch);
+      for (size_t threads = 2; threads <= 4; threads++) check_plan(&r, arena, threads, &dw_relaxed);
       /* expected: operator by operator on the calling thread; checked where no later operator
          writes the same buffer */
-      int8_t* input = malloc(RH * RW * RC);
+      int8_t* input = malloc(r.px * RC);
       assert_non_null(input);
-      memcpy(input, r.bufs[0], RH * RW * RC);
+      memcpy(input, r.bufs[0], r.px * RC);
       int8_t* expected[RES_OPS];
       int final[RES_OPS];
       for (size_t i = 0; i < RES_OPS; i++) {
@@ -377,15 +385,15 @@ static void test_residual_chain(void** state) {
       }
       for (size_t pi = 0; pi < TEST_NUM_THREADPOOLS; pi++) {
         for (int rep = 0; rep < 40; rep++) {
-          for (size_t i = 1; i < r.nbufs; i++) memset(r.bufs[i], TEST_GUARD_BYTE, RH * RW * RE);
-          memcpy(r.bufs[0], input, RH * RW * RC); /* the arena overwrites its first buffer */
+          for (size_t i = 1; i < r.nbufs; i++) memset(r.bufs[i], TEST_GUARD_BYTE, r.px * RE);
+          memcpy(r.bufs[0], input, r.px * RC); /* the arena overwrites its first buffer */
           assert_int_equal(q8nn_run_operators(RES_OPS, r.ops, test_threadpool(pi)), q8nn_status_success);
           for (size_t i = 0; i < RES_OPS; i++) {
             if (!final[i]) continue;
             const size_t at = test_first_mismatch(expected[i], r.out[i], r.bytes[i]);
             if (at != SIZE_MAX) {
-              fail_msg("%s, %zu threads, arena %d, repetition %d: operator %zu differs at byte %zu (%d vs %d)",
-                       test_isa_name(masks[mi]), test_threadpool_threads(pi), arena, rep, i, at, expected[i][at],
+              fail_msg("%s, %zu threads, arena %d, batch %zu, repetition %d: operator %zu differs at byte %zu (%d vs %d)",
+                       test_isa_name(masks[mi]), test_threadpool_threads(pi), arena, batch, rep, i, at, expected[i][at],
                        r.out[i][at]);
             }
           }
@@ -396,6 +404,7 @@ static void test_residual_chain(void** state) {
       release_residual(&r);
     }
   }
+  assert_true(dw_relaxed > 0);
   assert_int_equal(q8nn_set_isa_mask(UINT32_MAX), q8nn_status_success);
 }
 
