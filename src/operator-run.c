@@ -606,7 +606,7 @@ void q8nn_work_run_tile(const struct q8nn_work* w, size_t index) {
 
 enum q8nn_status q8nn_run_conv_cpu(struct q8nn_operator* op, pthreadpool_t threadpool) {
   struct q8nn_work works[Q8NN_MAX_OPERATOR_WORKS];
-  const size_t count = conv_works(op, threads_of(threadpool), works);
+  const size_t count = q8nn_operator_works(op, threads_of(threadpool), 0, works);
   for (size_t i = 0; i < count; i++) parallelize_work(&works[i], threadpool);
   return q8nn_status_success;
 }
@@ -680,15 +680,21 @@ static size_t add_works(struct q8nn_operator* op, size_t threads, int in_region,
 
 enum q8nn_status q8nn_run_add_cpu(struct q8nn_operator* op, pthreadpool_t threadpool) {
   struct q8nn_work works[Q8NN_MAX_OPERATOR_WORKS];
-  add_works(op, threads_of(threadpool), 0, works);
+  q8nn_operator_works(op, threads_of(threadpool), 0, works);
   parallelize_work(&works[0], threadpool);
   return q8nn_status_success;
 }
 
 size_t q8nn_operator_works(struct q8nn_operator* op, size_t threads, int in_region,
                            struct q8nn_work works[Q8NN_MAX_OPERATOR_WORKS]) {
-  return op->type == q8nn_operator_type_add ? add_works(op, threads, in_region, works)
-                                            : conv_works(op, threads, works);
+  if (op->plan_threads != threads || op->plan_in_region != in_region) {
+    op->plan_count = op->type == q8nn_operator_type_add ? add_works(op, threads, in_region, op->plan)
+                                                        : conv_works(op, threads, op->plan);
+    op->plan_threads = threads;
+    op->plan_in_region = in_region;
+  }
+  memcpy(works, op->plan, op->plan_count * sizeof(*works));
+  return op->plan_count;
 }
 
 /* A byte range [begin, end); empty where begin == end. */

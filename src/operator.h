@@ -42,6 +42,33 @@ struct q8nn_conv_geometry {
    AMX line, whose call configures its tiles: three row blocks per call) */
 #define Q8NN_IM2COL_TILE_ROWS 96
 
+/*
+ * One parallel loop of an operator's CPU run: the tiles of a pthreadpool_parallelize_* call, kept
+ * as data so that the same tiles can run either through that call (q8nn_run_operator) or inside
+ * one parallel region for several operators (q8nn_run_operators, run-sequence.c). Four dimensions,
+ * the last two tiled (tile[0] = tile[1] = 1); tiles are numbered as pthreadpool numbers them,
+ * dimension 3 fastest, so a static split of the numbers is pthreadpool's split.
+ */
+enum q8nn_work_kind {
+  q8nn_work_1d,          /* fn(ctx, i3) */
+  q8nn_work_2d_tile_1d,  /* fn(ctx, i2, i3, n3) */
+  q8nn_work_3d_tile_1d,  /* fn(ctx, i1, i2, i3, n3) */
+  q8nn_work_3d_tile_2d,  /* fn(ctx, i1, i2, i3, n2, n3) */
+  q8nn_work_4d_tile_2d,  /* fn(ctx, i0, i1, i2, i3, n2, n3) */
+};
+
+struct q8nn_work {
+  enum q8nn_work_kind kind;
+  void (*fn)(void);      /* a pthreadpool task of the type of `kind` */
+  void* context;
+  size_t range[4];
+  size_t tile[4];
+  size_t tiles[4];       /* ceil(range / tile) per dimension */
+  int caller_only;       /* run on the calling thread by q8nn_run_operator (a small add) */
+};
+
+#define Q8NN_MAX_OPERATOR_WORKS 2
+
 struct q8nn_backend;
 
 struct q8nn_operator {
@@ -102,6 +129,13 @@ struct q8nn_operator {
   size_t add_a_stride[Q8NN_MAX_DIMS - 1], add_b_stride[Q8NN_MAX_DIMS - 1], add_y_stride[Q8NN_MAX_DIMS - 1];
   size_t add_outer_count, add_inner;
   size_t add_parts;           /* row parts of the last region run (add_works; one run at a time) */
+  /* The loops of the last run (q8nn_operator_works) for plan_threads threads, in a region or not;
+     plan_threads 0 (every setup) = none. They depend on the setup and the thread count only, and
+     cost about 0.1 us an operator to derive: a network pass of 62 reused them instead of spending
+     about 6 us on them each time. */
+  struct q8nn_work plan[Q8NN_MAX_OPERATOR_WORKS];
+  size_t plan_count, plan_threads;
+  int plan_in_region;
   int add_inner_mode; /* 0: a and b both dense, 1: b broadcast, 2: a broadcast */
   const int8_t* add_a;
   const int8_t* add_b;
@@ -133,32 +167,6 @@ Q8NN_INTERNAL enum q8nn_status q8nn_setup_conv_common(
 Q8NN_INTERNAL enum q8nn_status q8nn_run_conv_cpu(struct q8nn_operator* op, pthreadpool_t threadpool);
 Q8NN_INTERNAL enum q8nn_status q8nn_run_add_cpu(struct q8nn_operator* op, pthreadpool_t threadpool);
 
-/*
- * One parallel loop of an operator's CPU run: the tiles of a pthreadpool_parallelize_* call, kept
- * as data so that the same tiles can run either through that call (q8nn_run_operator) or inside
- * one parallel region for several operators (q8nn_run_operators, run-sequence.c). Four dimensions,
- * the last two tiled (tile[0] = tile[1] = 1); tiles are numbered as pthreadpool numbers them,
- * dimension 3 fastest, so a static split of the numbers is pthreadpool's split.
- */
-enum q8nn_work_kind {
-  q8nn_work_1d,          /* fn(ctx, i3) */
-  q8nn_work_2d_tile_1d,  /* fn(ctx, i2, i3, n3) */
-  q8nn_work_3d_tile_1d,  /* fn(ctx, i1, i2, i3, n3) */
-  q8nn_work_3d_tile_2d,  /* fn(ctx, i1, i2, i3, n2, n3) */
-  q8nn_work_4d_tile_2d,  /* fn(ctx, i0, i1, i2, i3, n2, n3) */
-};
-
-struct q8nn_work {
-  enum q8nn_work_kind kind;
-  void (*fn)(void);      /* a pthreadpool task of the type of `kind` */
-  void* context;
-  size_t range[4];
-  size_t tile[4];
-  size_t tiles[4];       /* ceil(range / tile) per dimension */
-  int caller_only;       /* run on the calling thread by q8nn_run_operator (a small add) */
-};
-
-#define Q8NN_MAX_OPERATOR_WORKS 2
 
 /* The input an operator's indirection points into and its pixel stride: a depthwise operator with
    a depth multiplier reads its expanded copy (every channel repeated dm times, channels * dm bytes a

@@ -416,6 +416,7 @@ enum q8nn_status q8nn_setup_conv_common(
     const int8_t* base = q8nn_indirection_input(op, &pixel_stride);
     build_indirection(op, tile, tiles, base, pixel_stride);
   }
+  op->plan_threads = 0; /* the loops are derived again at the next run */
   op->is_setup = 1;
   const enum q8nn_status status = q8nn_backend_prepare(op);
   if (status != q8nn_status_success) {
