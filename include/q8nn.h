@@ -319,11 +319,12 @@ Q8NN_API enum q8nn_status q8nn_run_operator(q8nn_operator_t op, pthreadpool_t th
     microsecond and a half on a 2-core VM, a barrier a fifth of that). An operator may read any
     earlier operator's output, and buffers may be reused along the list: where an operator reads
     only the rows its own thread wrote in the one before and their buffers do not overlap, the
-    barrier becomes a wait on that thread's share; overlapping buffers keep it. Operators on a backend run between regions, as q8nn_run_operator
-    runs them. Checks every operator before running any: invalid_parameter for ops NULL (count > 0)
-    or a NULL operator, invalid_state for one not set up; out_of_memory if its small working block
-    (shares and counters, one allocation per call) cannot be allocated. A backend error stops the
-    list after the operators before it have run. */
+    barrier becomes a wait on that thread's share; overlapping buffers keep it. Operators on a
+    backend run between regions, as q8nn_run_operator runs them. Checks every operator before
+    running any: invalid_parameter for ops NULL (count > 0) or a NULL operator, invalid_state for
+    one not set up; out_of_memory if its small working block (shares and counters, one allocation
+    per call) cannot be allocated. A backend error stops the list after the operators before it
+    have run. */
 Q8NN_API enum q8nn_status q8nn_run_operators(size_t count, const q8nn_operator_t* ops, pthreadpool_t threadpool);
 
 /** Deletes an operator and everything it owns. NULL is fine. */

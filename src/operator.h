@@ -98,6 +98,13 @@ struct q8nn_operator {
   q8nn_qs8_gemm_ukernel_fn gemm;
   uint32_t gemm_mloop;        /* the gemm line's mloop: one call may take more than MR rows */
   size_t gemm_parts;          /* row parts of the last multi-thread gemm run (conv_works; one run at a time) */
+  /* The loops of the last run (q8nn_operator_works) for plan_threads threads, in a region or not;
+     plan_threads 0 (every setup) = none. They depend on the setup and the thread count only, and
+     cost about 0.1 us an operator to derive: a network pass of 62 reused them instead of spending
+     about 6 us on them each time. */
+  struct q8nn_work plan[Q8NN_MAX_OPERATOR_WORKS];
+  size_t plan_count, plan_threads;
+  int plan_in_region;
   q8nn_qs8_igemm_ukernel_fn igemm;
   q8nn_qs8_dwconv_ukernel_fn dwconv;
   size_t dwconv_channel_tile; /* CT of the dwconv line: packed blocks of CT channels */
@@ -129,13 +136,6 @@ struct q8nn_operator {
   size_t add_a_stride[Q8NN_MAX_DIMS - 1], add_b_stride[Q8NN_MAX_DIMS - 1], add_y_stride[Q8NN_MAX_DIMS - 1];
   size_t add_outer_count, add_inner;
   size_t add_parts;           /* row parts of the last region run (add_works; one run at a time) */
-  /* The loops of the last run (q8nn_operator_works) for plan_threads threads, in a region or not;
-     plan_threads 0 (every setup) = none. They depend on the setup and the thread count only, and
-     cost about 0.1 us an operator to derive: a network pass of 62 reused them instead of spending
-     about 6 us on them each time. */
-  struct q8nn_work plan[Q8NN_MAX_OPERATOR_WORKS];
-  size_t plan_count, plan_threads;
-  int plan_in_region;
   int add_inner_mode; /* 0: a and b both dense, 1: b broadcast, 2: a broadcast */
   const int8_t* add_a;
   const int8_t* add_b;
@@ -204,6 +204,7 @@ static inline void q8nn_work_share(size_t tiles, size_t threads, size_t p, size_
  * `before`'s output only inside the bytes the same share of `before` writes: a 1x1 layer or an add
  * after a layer cut into the same row parts. Everything older than `before` is finished either way.
  */
-Q8NN_INTERNAL int q8nn_work_needs_barrier(const struct q8nn_work* before, const struct q8nn_work* after, size_t threads);
+Q8NN_INTERNAL int q8nn_work_needs_barrier(const struct q8nn_work* before, const struct q8nn_work* after,
+                                          size_t threads);
 
 #endif
