@@ -18,8 +18,9 @@
  * another. In MobileNetV2 at two threads 40 of the 62 barriers go (the 1x1 layers and adds of the
  * 112x112 to 14x14 blocks; the depthwise layers read their neighbours' rows, the 7x7 1x1 layers
  * are cut by channels): each barrier put one cross-core transfer on the critical path (about 0.3
- * us) and held the thread that finished first. Whole pass 0.968 -> 0.957 ms (medians of the best
- * of 7 over ten alternating runs; run by run 0.93-1.08x, median 0.984x).
+ * us) and held the thread that finished first. Two-thread pass 0.984x and 0.993x the time (medians
+ * of two series of alternating runs of one binary with the plan switched off and on; bench/README.md,
+ * round twenty).
  *
  * Tiles of a loop: participant p first runs its own contiguous share of the tile numbers (the
  * share pthreadpool would give thread p, so consecutive layers keep their rows on the same core),
