@@ -132,11 +132,24 @@ static void gemm_task(void* context, size_t group, size_t m0, size_t n0, size_t 
  * This task: part `part` of op->gemm_parts, the output rows [ceil(part x R / parts),
  * ceil((part + 1) x R / parts)), its pixels from i on.
  */
+/* The first of R rows in part `part` of `parts`: ceil(part x R / parts).
+   Row-parted gemms and adds cut here (gemm_part_task, add_part_task), and the region reads the
+   same bounds back (work_share_span). */
+static size_t part_first_row(size_t part, size_t rows, size_t parts) {
+  return q8nn_divide_round_up(part * rows, parts);
+}
+
+/* Output pixels [*begin, *end) of gemm part `part` of `parts`. */
+static void gemm_part_pixels(const struct q8nn_operator* op, size_t part, size_t parts, size_t* begin, size_t* end) {
+  const size_t rows = op->batch_size * op->output_height;
+  *begin = part_first_row(part, rows, parts) * op->output_width;
+  *end = part_first_row(part + 1, rows, parts) * op->output_width;
+}
+
 static void gemm_part_task(void* context, size_t part, size_t group, size_t i, size_t n0, size_t mt, size_t nt) {
   const struct q8nn_operator* op = context;
-  const size_t rows = op->batch_size * op->output_height, parts = op->gemm_parts;
-  const size_t begin = q8nn_divide_round_up(part * rows, parts) * op->output_width;
-  const size_t end = q8nn_divide_round_up((part + 1) * rows, parts) * op->output_width;
+  size_t begin, end;
+  gemm_part_pixels(op, part, op->gemm_parts, &begin, &end);
   if (begin + i >= end) return;
   gemm_task(context, group, begin + i, n0, mt < end - begin - i ? mt : end - begin - i, nt);
 }
@@ -642,14 +655,20 @@ static size_t add_rows(const struct q8nn_operator* op, size_t* row_bytes) {
   return op->add_inner / *row_bytes;
 }
 
+/* Bytes [*begin, *end) of every operand and the output in add part `part` of `parts`. */
+static void add_part_bytes(const struct q8nn_operator* op, size_t part, size_t parts, size_t* begin, size_t* end) {
+  size_t row_bytes;
+  const size_t rows = add_rows(op, &row_bytes);
+  *begin = part_first_row(part, rows, parts) * row_bytes;
+  *end = part_first_row(part + 1, rows, parts) * row_bytes;
+}
+
 /* Part `part` of op->add_parts: the output rows [ceil(part x R / parts), ceil((part + 1) x R / parts))
    of a dense add (both operands and the output one run), as a row-parted gemm cuts its rows. */
 static void add_part_task(void* context, size_t part) {
   const struct q8nn_operator* op = context;
-  size_t row_bytes;
-  const size_t rows = add_rows(op, &row_bytes), parts = op->add_parts;
-  const size_t begin = q8nn_divide_round_up(part * rows, parts) * row_bytes;
-  const size_t end = q8nn_divide_round_up((part + 1) * rows, parts) * row_bytes;
+  size_t begin, end;
+  add_part_bytes(op, part, op->add_parts, &begin, &end);
   if (end > begin) add_task(context, 0, begin, end - begin);
 }
 
@@ -766,19 +785,16 @@ static int work_share_span(const struct q8nn_work* w, size_t threads, size_t p, 
   const struct q8nn_operator* op = w->context;
   if (w->fn == (void (*)(void)) add_part_task) {
     if (w->range[3] != threads) return 0;
-    size_t row_bytes;
-    const size_t rows = add_rows(op, &row_bytes);
-    const size_t begin = q8nn_divide_round_up(p * rows, threads) * row_bytes;
-    const size_t end = q8nn_divide_round_up((p + 1) * rows, threads) * row_bytes;
+    size_t begin, end;
+    add_part_bytes(op, p, threads, &begin, &end);
     *span = span_of(input < 0 ? op->add_y : input == 0 ? op->add_a : op->add_b, begin, end);
     return 1;
   }
   const struct q8nn_conv_geometry* g = &op->geometry;
   if (w->fn == (void (*)(void)) gemm_part_task) {
     if (w->range[0] != threads) return 0; /* the parts are the shares: part-first numbering */
-    const size_t rows = op->batch_size * op->output_height;
-    const size_t p0 = q8nn_divide_round_up(p * rows, threads) * op->output_width;
-    const size_t p1 = q8nn_divide_round_up((p + 1) * rows, threads) * op->output_width;
+    size_t p0, p1;
+    gemm_part_pixels(op, p, threads, &p0, &p1);
     *span = input < 0 ? pixel_span(op->output, p0, p1, op->output_pixel_stride, g->groups * g->group_output_channels)
                       : pixel_span(op->input, p0, p1, op->input_pixel_stride, g->groups * g->group_input_channels);
     return 1;
