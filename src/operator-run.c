@@ -118,20 +118,6 @@ static void gemm_task(void* context, size_t group, size_t m0, size_t n0, size_t 
            op->output_pixel_stride, op->nr, &op->conv_params);
 }
 
-/*
- * With several threads a gemm layer that keeps rows (gemm_split_channels) cuts them into one part
- * per thread, at whole output rows: ceil(p x R / T) for part p of T, R = batch x height, as the
- * depthwise path's shares fall (choose_dwconv_strip): part p then reads the rows the previous
- * layer wrote on core p, and writes those the next one reads there. A part is one task (per strip
- * of channels) on a line that takes many rows per call, MR-row tasks otherwise. Before, the row
- * tiles of 32 to 768 rows ended where they fell: in a two-thread pass each core read up to a few
- * hundred pixels written on the other (b2.project 56x56x144>24: 352 pixels, 50 KB) and the AMX
- * line made 9-18 calls per layer. Whole network on two threads, five alternating runs: 0.971 ->
- * 0.947 ms on the AMX line; the AVX-512 line, whose expansions keep MR-row tasks, unchanged
- * (1.337 -> 1.334). Tasks are numbered part first, so the static share of thread p is part p.
- * This task: part `part` of op->gemm_parts, the output rows [ceil(part x R / parts),
- * ceil((part + 1) x R / parts)), its pixels from i on.
- */
 /* The first of R rows in part `part` of `parts`: ceil(part x R / parts).
    Row-parted gemms and adds cut here (gemm_part_task, add_part_task), and the region reads the
    same bounds back (work_share_span). */
@@ -146,10 +132,24 @@ static void gemm_part_pixels(const struct q8nn_operator* op, size_t part, size_t
   *end = part_first_row(part + 1, rows, parts) * op->output_width;
 }
 
+/*
+ * With several threads a gemm layer that keeps rows (gemm_split_channels) cuts them into one part
+ * per thread, at whole output rows: ceil(p x R / T) for part p of T, R = batch x height, as the
+ * depthwise path's shares fall (choose_dwconv_strip): part p then reads the rows the previous
+ * layer wrote on core p, and writes those the next one reads there. A part is one task (per strip
+ * of channels) on a line that takes many rows per call, MR-row tasks otherwise. Before, the row
+ * tiles of 32 to 768 rows ended where they fell: in a two-thread pass each core read up to a few
+ * hundred pixels written on the other (b2.project 56x56x144>24: 352 pixels, 50 KB) and the AMX
+ * line made 9-18 calls per layer. Whole network on two threads, five alternating runs: 0.971 ->
+ * 0.947 ms on the AMX line; the AVX-512 line, whose expansions keep MR-row tasks, unchanged
+ * (1.337 -> 1.334). Tasks are numbered part first, so the static share of thread p is part p.
+ * This task: part `part` of op->plan_threads (the plan it belongs to has one part per thread), the
+ * output rows [ceil(part x R / parts), ceil((part + 1) x R / parts)), its pixels from i on.
+ */
 static void gemm_part_task(void* context, size_t part, size_t group, size_t i, size_t n0, size_t mt, size_t nt) {
   const struct q8nn_operator* op = context;
   size_t begin, end;
-  gemm_part_pixels(op, part, op->gemm_parts, &begin, &end);
+  gemm_part_pixels(op, part, op->plan_threads, &begin, &end);
   if (begin + i >= end) return;
   gemm_task(context, group, begin + i, n0, mt < end - begin - i ? mt : end - begin - i, nt);
 }
@@ -510,7 +510,6 @@ static size_t conv_works(struct q8nn_operator* op, size_t threads, struct q8nn_w
         /* one part of the rows per thread (gemm_part_task) */
         const size_t part_px = q8nn_divide_round_up(rows, threads) * op->output_width;
         const size_t m_tile = gemm_many_rows(op) ? q8nn_round_up(part_px, op->mr) : op->mr;
-        op->gemm_parts = threads;
         const size_t nc_tile = choose_nc_tile(g->group_output_channels, op->nr,
                                               threads * g->groups * q8nn_divide_round_up(part_px, m_tile), threads);
         works[0] = make_work(q8nn_work_4d_tile_2d, (void (*)(void)) gemm_part_task, op, threads, g->groups,
@@ -663,12 +662,12 @@ static void add_part_bytes(const struct q8nn_operator* op, size_t part, size_t p
   *end = part_first_row(part + 1, rows, parts) * row_bytes;
 }
 
-/* Part `part` of op->add_parts: the output rows [ceil(part x R / parts), ceil((part + 1) x R / parts))
+/* Part `part` of op->plan_threads (one per thread): the output rows [ceil(part x R / parts), ceil((part + 1) x R / parts))
    of a dense add (both operands and the output one run), as a row-parted gemm cuts its rows. */
 static void add_part_task(void* context, size_t part) {
   const struct q8nn_operator* op = context;
   size_t begin, end;
-  add_part_bytes(op, part, op->add_parts, &begin, &end);
+  add_part_bytes(op, part, op->plan_threads, &begin, &end);
   if (end > begin) add_task(context, 0, begin, end - begin);
 }
 
@@ -682,7 +681,6 @@ static size_t add_works(struct q8nn_operator* op, size_t threads, int in_region,
   size_t row_bytes;
   if (in_region && threads > 1 && op->add_inner_mode == 0 && op->add_outer_count == 1 &&
       add_rows(op, &row_bytes) >= threads) {
-    op->add_parts = threads;
     works[0] = make_work(q8nn_work_1d, (void (*)(void)) add_part_task, op, 1, 1, 1, threads, 1, 1);
     return 1;
   }

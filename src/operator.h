@@ -97,11 +97,11 @@ struct q8nn_operator {
   size_t im2col_k;            /* im2col path: K = taps * channels rounded up to min(KR, Q8NN_IM2COL_ROW_KR) */
   q8nn_qs8_gemm_ukernel_fn gemm;
   uint32_t gemm_mloop;        /* the gemm line's mloop: one call may take more than MR rows */
-  size_t gemm_parts;          /* row parts of the last multi-thread gemm run (conv_works; one run at a time) */
   /* The loops of the last run (q8nn_operator_works) for plan_threads threads, in a region or not;
      plan_threads 0 (every setup) = none. They depend on the setup and the thread count only, and
      cost about 0.1 us an operator to derive: a network pass of 62 reused them instead of spending
-     about 6 us on them each time. */
+     about 6 us on them each time. Row-parted tasks (gemm_part_task, add_part_task) cut one part
+     per plan thread. One run at a time per operator (q8nn.h). */
   struct q8nn_work plan[Q8NN_MAX_OPERATOR_WORKS];
   size_t plan_count, plan_threads;
   int plan_in_region;
@@ -135,7 +135,6 @@ struct q8nn_operator {
   size_t add_outer_shape[Q8NN_MAX_DIMS - 1];
   size_t add_a_stride[Q8NN_MAX_DIMS - 1], add_b_stride[Q8NN_MAX_DIMS - 1], add_y_stride[Q8NN_MAX_DIMS - 1];
   size_t add_outer_count, add_inner;
-  size_t add_parts;           /* row parts of the last region run (add_works; one run at a time) */
   int add_inner_mode; /* 0: a and b both dense, 1: b broadcast, 2: a broadcast */
   const int8_t* add_a;
   const int8_t* add_b;
@@ -166,7 +165,6 @@ Q8NN_INTERNAL enum q8nn_status q8nn_setup_conv_common(
 
 Q8NN_INTERNAL enum q8nn_status q8nn_run_conv_cpu(struct q8nn_operator* op, pthreadpool_t threadpool);
 Q8NN_INTERNAL enum q8nn_status q8nn_run_add_cpu(struct q8nn_operator* op, pthreadpool_t threadpool);
-
 
 /* The input an operator's indirection points into and its pixel stride: a depthwise operator with
    a depth multiplier reads its expanded copy (every channel repeated dm times, channels * dm bytes a
