@@ -847,6 +847,7 @@ enum q8nn_status q8nn_run_operator(q8nn_operator_t op, pthreadpool_t threadpool)
 enum q8nn_status q8nn_delete_operator(q8nn_operator_t op) {
   if (op == NULL) return q8nn_status_success;
   q8nn_backend_release(op);
+  q8nn_free_list_plan(op->list_plan);
   free(op->kernel);
   free(op->bias);
   free(op->multiplier);

@@ -70,6 +70,7 @@ struct q8nn_work {
 #define Q8NN_MAX_OPERATOR_WORKS 2
 
 struct q8nn_backend;
+struct q8nn_list_plan;
 
 struct q8nn_operator {
   enum q8nn_operator_type type;
@@ -141,6 +142,12 @@ struct q8nn_operator {
   int8_t* add_y;
 
   int is_setup;
+  /* A number no other setup of any operator had (q8nn_next_setup_serial), taken by every setup, and
+     the q8nn_run_operators plan of the last list this operator came first in (run-sequence.c; owned
+     here, freed with the operator): the plan is kept while every operator of its list keeps its
+     serial. */
+  uint64_t setup_serial;
+  struct q8nn_list_plan* list_plan;
 
   /* ---- backend ---- */
   struct q8nn_backend* backend; /* NULL = CPU */
@@ -148,6 +155,8 @@ struct q8nn_operator {
 };
 
 Q8NN_INTERNAL struct q8nn_operator* q8nn_allocate_operator(enum q8nn_operator_type type);
+Q8NN_INTERNAL uint64_t q8nn_next_setup_serial(void);
+Q8NN_INTERNAL void q8nn_free_list_plan(struct q8nn_list_plan* plan);
 
 /* Shared by convolution and depthwise: validates quantization, computes per-channel multipliers,
    selects and packs the kernel. `kernel_ohwi` is grouped OHWI, bias may be NULL. On failure

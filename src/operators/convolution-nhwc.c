@@ -417,6 +417,7 @@ enum q8nn_status q8nn_setup_conv_common(
     build_indirection(op, tile, tiles, base, pixel_stride);
   }
   op->plan_threads = 0; /* the loops are derived again at the next run */
+  op->setup_serial = q8nn_next_setup_serial(); /* and any q8nn_run_operators plan with it */
   op->is_setup = 1;
   const enum q8nn_status status = q8nn_backend_prepare(op);
   if (status != q8nn_status_success) {

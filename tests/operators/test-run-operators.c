@@ -214,6 +214,16 @@ static void clear_outputs(struct chain* ch) {
   for (size_t i = 0; i < ch->count; i++) memset(ch->out[i], TEST_GUARD_BYTE, ch->bytes[i]);
 }
 
+/* The expected bytes: the chain operator by operator on the calling thread, copied (malloc). */
+static void run_expected(struct chain* ch, int8_t* expected[MAX_OPS]) {
+  for (size_t i = 0; i < ch->count; i++) {
+    assert_int_equal(q8nn_run_operator(ch->ops[i], NULL), q8nn_status_success);
+    expected[i] = malloc(ch->bytes[i]);
+    assert_non_null(expected[i]);
+    memcpy(expected[i], ch->out[i], ch->bytes[i]);
+  }
+}
+
 static void run_chain_case(int vta) {
   uint32_t masks[8];
   const size_t nmasks = test_isa_masks(masks, 8);
@@ -221,14 +231,8 @@ static void run_chain_case(int vta) {
     assert_int_equal(q8nn_set_isa_mask(masks[mi]), q8nn_status_success);
     struct chain ch;
     build(&ch, vta);
-    /* expected: operator by operator on the calling thread */
     int8_t* expected[MAX_OPS];
-    for (size_t i = 0; i < ch.count; i++) {
-      assert_int_equal(q8nn_run_operator(ch.ops[i], NULL), q8nn_status_success);
-      expected[i] = malloc(ch.bytes[i]);
-      assert_non_null(expected[i]);
-      memcpy(expected[i], ch.out[i], ch.bytes[i]);
-    }
+    run_expected(&ch, expected);
     for (size_t pi = 0; pi < TEST_NUM_THREADPOOLS; pi++) {
       for (int rep = 0; rep < 20; rep++) {
         clear_outputs(&ch);
@@ -475,6 +479,66 @@ static void test_setup_again(void** state) {
   free(x), free(y), free(z), free(w), free(expected_y), free(expected_z), free(expected_w);
 }
 
+/* Checks operator k of the chain against `expected` and that nothing follows its output. */
+static void check_output(const struct chain* ch, size_t k, const int8_t* expected, size_t bytes, size_t capacity,
+                         const char* what) {
+  const size_t at = test_first_mismatch(expected, ch->out[k], bytes);
+  if (at != SIZE_MAX) fail_msg("%s: operator %zu differs at byte %zu", what, k, at);
+  for (size_t i = bytes; i < capacity; i++) assert_int_equal(ch->out[k][i], TEST_GUARD_BYTE);
+}
+
+/* q8nn_run_operators keeps a list's plan in the list's first operator. Lists that share that first
+   operator run in turn (two of the same length), and the whole chain again after its last operator
+   was deleted and replaced by one of another width (possibly at the same address): every run gives
+   the bytes of the operators run one by one. */
+static void test_kept_plans(void** state) {
+  (void) state;
+  struct chain ch;
+  build(&ch, 0);
+  int8_t* expected[MAX_OPS];
+  run_expected(&ch, expected);
+  const size_t m = ch.oh * ch.ow, last = ch.count - 1;
+  /* stem then side (reads the stem's output); stem then dw; stem, dw, project */
+  q8nn_operator_t side[2] = {ch.ops[0], ch.ops[3]}, dw[2] = {ch.ops[0], ch.ops[1]};
+  q8nn_operator_t prefix[3] = {ch.ops[0], ch.ops[1], ch.ops[2]};
+  for (size_t pi = 0; pi < TEST_NUM_THREADPOOLS; pi++) {
+    pthreadpool_t pool = test_threadpool(pi);
+    for (int rep = 0; rep < 4; rep++) {
+      clear_outputs(&ch);
+      assert_int_equal(q8nn_run_operators(ch.count, ch.ops, pool), q8nn_status_success);
+      for (size_t i = 0; i < ch.count; i++) check_output(&ch, i, expected[i], ch.bytes[i], ch.bytes[i], "chain");
+      clear_outputs(&ch);
+      assert_int_equal(q8nn_run_operators(2, side, pool), q8nn_status_success);
+      check_output(&ch, 0, expected[0], ch.bytes[0], ch.bytes[0], "stem, side");
+      check_output(&ch, 3, expected[3], ch.bytes[3], ch.bytes[3], "stem, side");
+      check_output(&ch, 1, expected[1], 0, ch.bytes[1], "stem, side: dw untouched");
+      clear_outputs(&ch);
+      assert_int_equal(q8nn_run_operators(2, dw, pool), q8nn_status_success);
+      check_output(&ch, 1, expected[1], ch.bytes[1], ch.bytes[1], "stem, dw");
+      check_output(&ch, 3, expected[3], 0, ch.bytes[3], "stem, dw: side untouched");
+      clear_outputs(&ch);
+      assert_int_equal(q8nn_run_operators(3, prefix, pool), q8nn_status_success);
+      for (size_t i = 0; i < 3; i++) check_output(&ch, i, expected[i], ch.bytes[i], ch.bytes[i], "prefix");
+    }
+  }
+  /* the last 1x1 replaced by one of half the channels, into the same buffer */
+  q8nn_delete_operator(ch.ops[last]);
+  ch.ops[last] = setup_1x1(CW, CW / 2, ch.oh, ch.ow, ch.t8, ch.t9);
+  const size_t half = m * (CW / 2);
+  memcpy(ch.t8, expected[last - 1], ch.bytes[last - 1]); /* its input, as the chain writes it */
+  memset(ch.t9, TEST_GUARD_BYTE, ch.bytes[last]);
+  assert_int_equal(q8nn_run_operator(ch.ops[last], NULL), q8nn_status_success);
+  memcpy(expected[last], ch.t9, half);
+  for (size_t pi = 0; pi < TEST_NUM_THREADPOOLS; pi++) {
+    clear_outputs(&ch);
+    assert_int_equal(q8nn_run_operators(ch.count, ch.ops, test_threadpool(pi)), q8nn_status_success);
+    for (size_t i = 0; i < last; i++) check_output(&ch, i, expected[i], ch.bytes[i], ch.bytes[i], "replaced");
+    check_output(&ch, last, expected[last], half, ch.bytes[last], "replaced");
+  }
+  for (size_t i = 0; i < ch.count; i++) free(expected[i]);
+  release(&ch);
+}
+
 /* Refused lists write nothing: every operator is checked before the first runs. */
 static void test_bad_lists(void** state) {
   (void) state;
@@ -504,6 +568,7 @@ int main(void) {
       cmocka_unit_test(test_chain_with_vta),
       cmocka_unit_test(test_residual_chain),
       cmocka_unit_test(test_setup_again),
+      cmocka_unit_test(test_kept_plans),
       cmocka_unit_test(test_bad_lists),
   };
   return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
