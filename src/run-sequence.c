@@ -165,6 +165,12 @@ static size_t region_bytes(size_t count, size_t threads) {
   return count * threads * sizeof(struct q8nn_share) + count * sizeof(struct q8nn_stage_done);
 }
 
+/* One step of a list: a region of its loops, then an operator on a backend (either may be absent). */
+struct q8nn_list_step {
+  size_t first, loops;         /* a region of loops [first, first + loops), none where 0 ... */
+  struct q8nn_operator* after; /* ... then this operator on its backend, or NULL */
+};
+
 /*
  * A list's plan for one thread count: every loop of its CPU operators (q8nn_operator_works), each
  * share's tiles and whether a loop waits on shares (q8nn_work_needs_barrier), with the counters the
@@ -174,13 +180,13 @@ static size_t region_bytes(size_t count, size_t threads) {
  * MobileNetV2 pass on the 2-core VM (3 of them deciding the barriers), and an allocation.
  */
 struct q8nn_list_plan {
-  size_t count, threads, loops;
+  size_t count, threads, steps;
   const struct q8nn_operator** ops; /* count: the list ... */
   uint64_t* serials;                /* ... and the setup each of them had */
-  size_t* op_loops;                 /* count: loops of each operator, 0 for one on a backend */
+  struct q8nn_list_step* step;      /* steps (at most count + 1) */
   struct q8nn_share* shares;        /* loops x threads, cache-line aligned */
-  struct q8nn_stage_done* done;     /* loops */
-  struct q8nn_work* works;          /* loops */
+  struct q8nn_stage_done* done;     /* a loop's counter and barrier choice */
+  struct q8nn_work* works;
   void* block;
 };
 
@@ -221,7 +227,8 @@ static void plan_region(struct q8nn_list_plan* plan, size_t first, size_t n) {
 static struct q8nn_list_plan* build_list_plan(size_t count, const q8nn_operator_t* ops, size_t threads) {
   const size_t max_loops = count * Q8NN_MAX_OPERATOR_WORKS;
   const size_t head = q8nn_round_up(sizeof(struct q8nn_list_plan), Q8NN_CACHE_LINE);
-  const size_t lists = count * (sizeof(const struct q8nn_operator*) + sizeof(uint64_t) + sizeof(size_t));
+  const size_t lists = count * (sizeof(const struct q8nn_operator*) + sizeof(uint64_t)) +
+                       (count + 1) * sizeof(struct q8nn_list_step);
   const size_t bytes = head + region_bytes(max_loops, threads) + max_loops * sizeof(struct q8nn_work) + lists;
   char* block = malloc(bytes + Q8NN_CACHE_LINE);
   if (block == NULL) return NULL;
@@ -233,22 +240,26 @@ static struct q8nn_list_plan* build_list_plan(size_t count, const q8nn_operator_
   plan->shares = (struct q8nn_share*) (aligned + head);
   plan->done = (struct q8nn_stage_done*) (plan->shares + max_loops * threads);
   plan->works = (struct q8nn_work*) (plan->done + max_loops);
-  plan->serials = (uint64_t*) (plan->works + max_loops);
-  plan->op_loops = (size_t*) (plan->serials + count);
-  plan->ops = (const struct q8nn_operator**) (plan->op_loops + count);
+  plan->step = (struct q8nn_list_step*) (plan->works + max_loops);
+  plan->serials = (uint64_t*) (plan->step + count + 1);
+  plan->ops = (const struct q8nn_operator**) (plan->serials + count);
+  plan->steps = 0;
   size_t first = 0, n = 0; /* first loop of the current region, loops so far */
   for (size_t i = 0; i <= count; i++) {
     if (i < count) {
       plan->ops[i] = ops[i];
       plan->serials[i] = ops[i]->setup_serial;
-      plan->op_loops[i] = ops[i]->backend == NULL ? q8nn_operator_works(ops[i], threads, 1, plan->works + n) : 0;
-      n += plan->op_loops[i];
-      if (ops[i]->backend == NULL) continue;
+      if (ops[i]->backend == NULL) {
+        n += q8nn_operator_works(ops[i], threads, 1, plan->works + n);
+        continue;
+      }
     }
-    plan_region(plan, first, n - first); /* an operator on a backend ends the region before it */
+    /* the end of the list, or an operator on a backend: it ends the region before it */
+    plan_region(plan, first, n - first);
+    const struct q8nn_list_step step = {first, n - first, i < count ? ops[i] : NULL};
+    if (step.loops != 0 || step.after != NULL) plan->step[plan->steps++] = step;
     first = n;
   }
-  plan->loops = n;
   return plan;
 }
 
@@ -295,23 +306,18 @@ enum q8nn_status q8nn_run_operators(size_t count, const q8nn_operator_t* ops, pt
   struct q8nn_list_plan* plan = ops[0]->list_plan;
   if (!list_plan_matches(plan, count, ops, threads)) {
     const size_t per_op = Q8NN_MAX_OPERATOR_WORKS * (sizeof(struct q8nn_work) + region_bytes(1, threads)) +
-                          sizeof(void*) + sizeof(uint64_t) + sizeof(size_t);
+                          sizeof(void*) + sizeof(uint64_t) + sizeof(struct q8nn_list_step);
     if (count > (SIZE_MAX - 4096) / per_op) return Q8NN_ERROR(q8nn_status_invalid_parameter, "too many operators");
     plan = build_list_plan(count, ops, threads);
     if (plan == NULL) return Q8NN_ERROR(q8nn_status_out_of_memory, "run_operators: no memory for %zu operators", count);
     q8nn_free_list_plan(ops[0]->list_plan);
     ops[0]->list_plan = plan;
   }
-  size_t first = 0, n = 0; /* first loop of the current region, loops so far */
-  for (size_t i = 0; i <= count; i++) {
-    if (i < count && ops[i]->backend == NULL) {
-      n += plan->op_loops[i];
-      continue;
-    }
-    if (n > first) run_region(plan, first, n - first, threadpool);
-    first = n;
-    if (i < count) {
-      const enum q8nn_status status = q8nn_backend_run(ops[i], threadpool);
+  for (size_t k = 0; k < plan->steps; k++) {
+    const struct q8nn_list_step* step = &plan->step[k];
+    if (step->loops != 0) run_region(plan, step->first, step->loops, threadpool);
+    if (step->after != NULL) {
+      const enum q8nn_status status = q8nn_backend_run(step->after, threadpool);
       if (status != q8nn_status_success) return status;
     }
   }
