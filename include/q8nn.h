@@ -324,8 +324,8 @@ Q8NN_API enum q8nn_status q8nn_run_operator(q8nn_operator_t op, pthreadpool_t th
     running any: invalid_parameter for ops NULL (count > 0) or a NULL operator, invalid_state for
     one not set up; out_of_memory if the list's plan cannot be allocated. The plan (the loops, the
     threads' shares and counters, one allocation) is kept in ops[0] until ops[0] is deleted or runs
-    first in another list, and is reused while the list has the same operators, none set up again,
-    and the same thread count: such calls allocate nothing. A list's operators are in use during the
+    first in another list, and is reused while the list has the same operators, none set up again
+    or run alone since, and the same thread count: such calls allocate nothing. A list's operators are in use during the
     call (see q8nn_operator_t). A backend error stops the list after the operators before it have
     run. */
 Q8NN_API enum q8nn_status q8nn_run_operators(size_t count, const q8nn_operator_t* ops, pthreadpool_t threadpool);

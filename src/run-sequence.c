@@ -33,7 +33,8 @@
  *
  * The list's loops, shares and barrier choices are its plan (struct q8nn_list_plan below), kept in
  * the list's first operator between calls: a call with the same operators, each with the setup
- * the plan was built on, and the same thread count only resets the counters.
+ * the plan was built on and none run alone since, and the same thread count only resets the
+ * counters.
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -176,7 +177,7 @@ struct q8nn_list_step {
  * share's tiles and whether a loop waits on shares (q8nn_work_needs_barrier), with the counters the
  * regions run on, in one allocation. q8nn_run_operators keeps it in the list's first operator and
  * builds it again only when the list, the thread count or the setup of one of its operators
- * changed (each setup takes a new serial). Built on every call it cost about 7 us of a two-thread
+ * changed (each setup takes a new serial), or one of them ran alone (list_plan_matches). Built on every call it cost about 7 us of a two-thread
  * MobileNetV2 pass on the 2-core VM (3 of them deciding the barriers), and an allocation.
  */
 struct q8nn_list_plan {
@@ -200,11 +201,17 @@ void q8nn_free_list_plan(struct q8nn_list_plan* plan) {
   if (plan != NULL) free(plan->block);
 }
 
+/* Whether the plan is the list's for `threads`: the same operators with the same setups, and each
+   CPU operator's kept loops still the region's for that thread count (the plan holds copies of them,
+   and the row-parted tasks read their part count from the operator: a run of it alone with another
+   thread count re-derives them, and so must the plan). */
 static int list_plan_matches(const struct q8nn_list_plan* plan, size_t count, const q8nn_operator_t* ops,
                              size_t threads) {
   if (plan == NULL || plan->count != count || plan->threads != threads) return 0;
   for (size_t i = 0; i < count; i++) {
-    if (plan->ops[i] != ops[i] || plan->serials[i] != ops[i]->setup_serial) return 0;
+    const struct q8nn_operator* op = ops[i];
+    if (plan->ops[i] != op || plan->serials[i] != op->setup_serial) return 0;
+    if (op->backend == NULL && (op->plan_threads != threads || !op->plan_in_region)) return 0;
   }
   return 1;
 }

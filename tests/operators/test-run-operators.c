@@ -487,10 +487,11 @@ static void check_output(const struct chain* ch, size_t k, const int8_t* expecte
   for (size_t i = bytes; i < capacity; i++) assert_int_equal(ch->out[k][i], TEST_GUARD_BYTE);
 }
 
-/* q8nn_run_operators keeps a list's plan in the list's first operator. Lists that share that first
-   operator run in turn (two of the same length), and the whole chain again after its last operator
-   was deleted and replaced by one of another width (possibly at the same address): every run gives
-   the bytes of the operators run one by one. */
+/* q8nn_run_operators keeps a list's plan in the list's first operator. The chain again after each
+   of its operators ran alone on another pool (which re-derives their loops for that thread count),
+   lists that share the first operator run in turn (two of the same length), and the whole chain
+   again after its last operator was deleted and replaced by one of another width (possibly at the
+   same address): every run gives the bytes of the operators run one by one. */
 static void test_kept_plans(void** state) {
   (void) state;
   struct chain ch;
@@ -507,6 +508,15 @@ static void test_kept_plans(void** state) {
       clear_outputs(&ch);
       assert_int_equal(q8nn_run_operators(ch.count, ch.ops, pool), q8nn_status_success);
       for (size_t i = 0; i < ch.count; i++) check_output(&ch, i, expected[i], ch.bytes[i], ch.bytes[i], "chain");
+      /* each operator alone on another pool (its own loops for that thread count), then the
+         chain's kept plan again */
+      for (size_t i = 0; i < ch.count; i++) {
+        assert_int_equal(q8nn_run_operator(ch.ops[i], SINGLE_POOL(test_threadpool((pi + 1) % TEST_NUM_THREADPOOLS))),
+                         q8nn_status_success);
+      }
+      clear_outputs(&ch);
+      assert_int_equal(q8nn_run_operators(ch.count, ch.ops, pool), q8nn_status_success);
+      for (size_t i = 0; i < ch.count; i++) check_output(&ch, i, expected[i], ch.bytes[i], ch.bytes[i], "after singles");
       clear_outputs(&ch);
       assert_int_equal(q8nn_run_operators(2, side, pool), q8nn_status_success);
       check_output(&ch, 0, expected[0], ch.bytes[0], ch.bytes[0], "stem, side");
