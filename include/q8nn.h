@@ -131,6 +131,15 @@ struct q8nn_conv_quantization {
       Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE. Must be NULL with q8nn_rounding_fp32. */
   const int32_t* output_multiplier;
   const int32_t* output_shift;
+  /** Optional caller-computed fp32 requantization scales (q8nn_rounding_fp32 only; NULL with the
+      TFLite roundings, else invalid_parameter). When non-NULL, scale[c] = requantization_scale[c]
+      is used as given, bit for bit, and input_scale/kernel_scale/output_scale are ignored (and
+      may be 0/NULL): a host reproduces its own scale formula by construction (pytorch_qnnpack:
+      (kernel_scale * input_scale) * (1 / output_scale); XNNPACK: input_scale * kernel_scale /
+      output_scale). One entry per output channel, or one with Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE.
+      Each must be a finite float >= 0 (else invalid_parameter) and < 256 (else
+      unsupported_parameter, XNNPACK's limit). Copied at create. */
+  const float* requantization_scale;
 };
 
 /** Create flag: kernel_scale (or output_multiplier / output_shift) holds one value used for every
@@ -393,6 +402,104 @@ Q8NN_API enum q8nn_status q8nn_operator_set_backend(q8nn_operator_t op, q8nn_bac
 Q8NN_API q8nn_backend_t q8nn_operator_get_backend(q8nn_operator_t op);
 Q8NN_API enum q8nn_status q8nn_vta_get_stats(q8nn_backend_t vta, struct q8nn_vta_stats* stats);
 Q8NN_API enum q8nn_status q8nn_vta_reset_stats(q8nn_backend_t vta);
+
+/* ---------------------------------------------------------------------------------------------
+ * Hosting in another runtime: uint8 activations, the host's threads, re-setup
+ *
+ * Re-setup: setting up an operator again with the shapes and strides of its last successful setup
+ * and only new input/output pointers rebuilds nothing (the indirection buffer is kept and read
+ * relative to the new input, see ukernel.h) and allocates nothing: its cost does not grow with the
+ * layer, on the CPU and on the VTA backend. It is valid between any two runs.
+ * ------------------------------------------------------------------------------------------- */
+
+/**
+ * Quantization of a convolution or depthwise convolution with uint8 activations (PyTorch's quint8,
+ * ONNX Runtime's and oneDNN's u8). Weights stay int8 symmetric. Every field means what it means in
+ * struct q8nn_conv_quantization, but zero points are in [0, 255] and the clamp is uint8. The bytes
+ * are those of the int8 operator on x - 128 with zero points z - 128 and clamp [min - 128,
+ * max - 128], plus 128: uint8 x with zero point z is the same real number as int8 x - 128 with zero
+ * point z - 128, so every numerics, reference and golden vector of the int8 family carries over.
+ * Kernels read and write the uint8 bytes directly (no conversion pass).
+ */
+struct q8nn_conv_quantization_u8 {
+  int32_t input_zero_point;       /**< [0, 255] */
+  float input_scale;
+  const float* kernel_scale;
+  int32_t output_zero_point;      /**< [0, 255] */
+  float output_scale;
+  uint8_t output_min, output_max; /**< fused activation clamp, output_min <= output_max */
+  enum q8nn_rounding rounding;
+  const int32_t* output_multiplier;
+  const int32_t* output_shift;
+  const float* requantization_scale;
+};
+
+/** As q8nn_create_convolution2d_nhwc_s8, with uint8 activations. */
+Q8NN_API enum q8nn_status q8nn_create_convolution2d_nhwc_u8(
+    const struct q8nn_convolution2d_desc* desc, const struct q8nn_conv_quantization_u8* quant,
+    const int8_t* kernel, const int32_t* bias, uint32_t flags, q8nn_operator_t* convolution_out);
+/** As q8nn_setup_convolution2d_nhwc_s8 for an operator created by
+    q8nn_create_convolution2d_nhwc_u8 (invalid_parameter for an int8 operator, and the _s8 setup
+    refuses a uint8 one). */
+Q8NN_API enum q8nn_status q8nn_setup_convolution2d_nhwc_u8(
+    q8nn_operator_t convolution, size_t batch_size, size_t input_height, size_t input_width,
+    const uint8_t* input, size_t input_pixel_stride, uint8_t* output, size_t output_pixel_stride,
+    size_t* output_height_out, size_t* output_width_out);
+/** As q8nn_create_depthwise_convolution2d_nhwc_s8, with uint8 activations. */
+Q8NN_API enum q8nn_status q8nn_create_depthwise_convolution2d_nhwc_u8(
+    const struct q8nn_depthwise_convolution2d_desc* desc, const struct q8nn_conv_quantization_u8* quant,
+    const int8_t* kernel, const int32_t* bias, uint32_t flags, q8nn_operator_t* depthwise_out);
+Q8NN_API enum q8nn_status q8nn_setup_depthwise_convolution2d_nhwc_u8(
+    q8nn_operator_t depthwise, size_t batch_size, size_t input_height, size_t input_width,
+    const uint8_t* input, size_t input_pixel_stride, uint8_t* output, size_t output_pixel_stride,
+    size_t* output_height_out, size_t* output_width_out);
+
+/** Quantization of an add with uint8 operands and output: as struct q8nn_add_quantization with
+    zero points in [0, 255] and a uint8 clamp; the bytes are the int8 add's on the operands - 128,
+    plus 128, in every arithmetic (TFLite's, the caller's fixed parameters, Q8NN_FLAG_XNNPACK_ADD). */
+struct q8nn_add_quantization_u8 {
+  int32_t a_zero_point; float a_scale;
+  int32_t b_zero_point; float b_scale;
+  int32_t output_zero_point; float output_scale;
+  uint8_t output_min, output_max;
+  const struct q8nn_add_fixed* fixed;
+};
+
+Q8NN_API enum q8nn_status q8nn_create_add_nd_u8(
+    const struct q8nn_add_quantization_u8* quant, uint32_t flags, q8nn_operator_t* add_out);
+Q8NN_API enum q8nn_status q8nn_setup_add_nd_u8(
+    q8nn_operator_t add, size_t num_a_dims, const size_t* a_shape,
+    size_t num_b_dims, const size_t* b_shape,
+    const uint8_t* a, const uint8_t* b, uint8_t* output);
+
+/** A task of a host parallel-for: tiles [start, start + count) of a call's range. */
+typedef void (*q8nn_task_1d_tile_1d_t)(void* task_context, size_t start, size_t count);
+
+/**
+ * The host runtime's threads (PyTorch's at::parallel_for, an OpenMP team, a TFLite delegate's pool),
+ * used instead of a pthreadpool_t. q8nn creates no threads of its own.
+ *  - threads_count(context): how many threads a call may use (>= 1; 0 is read as 1).
+ *  - parallelize_1d_tile_1d(context, task, task_context, range, tile): calls task on disjoint
+ *    pieces covering [0, range) (pthreadpool_parallelize_1d_tile_1d's shape: start a multiple of
+ *    tile, count <= tile except that the host may merge consecutive tiles into one call) and
+ *    returns when every piece is done. Pieces may run concurrently on any threads or one after
+ *    another on the caller's: q8nn never waits inside a task for a piece that has not started.
+ * The struct is read during the run call only.
+ */
+struct q8nn_threadpool {
+  void* context;
+  size_t (*threads_count)(void* context);
+  void (*parallelize_1d_tile_1d)(void* context, q8nn_task_1d_tile_1d_t task, void* task_context,
+                                 size_t range, size_t tile);
+};
+
+/** q8nn_run_operator on the host's threads: the same bytes. pool NULL = the calling thread.
+    invalid_parameter for a pool with a NULL function. */
+Q8NN_API enum q8nn_status q8nn_run_operator_on(q8nn_operator_t op, const struct q8nn_threadpool* pool);
+/** q8nn_run_operators on the host's threads: the same bytes and the same kept plan; the list's
+    region is one parallelize_1d_tile_1d call of threads_count pieces. */
+Q8NN_API enum q8nn_status q8nn_run_operators_on(size_t count, const q8nn_operator_t* ops,
+                                                const struct q8nn_threadpool* pool);
 
 /* ---------------------------------------------------------------------------------------------
  * Additions beyond API.md: ISA control and logging
