@@ -9,8 +9,39 @@
 #include "accel/backend.h"
 #include "operator.h"
 
-static size_t threads_of(pthreadpool_t threadpool) {
-  return threadpool != NULL ? pthreadpool_get_threads_count(threadpool) : 1;
+size_t q8nn_exec_threads(const struct q8nn_exec* exec) {
+  if (exec->host != NULL) {
+    const size_t threads = exec->host->threads_count(exec->host->context);
+    return threads != 0 ? threads : 1;
+  }
+  return exec->pool != NULL ? pthreadpool_get_threads_count(exec->pool) : 1;
+}
+
+/* A 1D loop or a work's tiles, as pieces of a host parallel-for. */
+struct host_loop {
+  void (*fn)(void*, size_t);
+  void* context;
+  const struct q8nn_work* work;
+};
+
+static void host_piece(void* task_context, size_t start, size_t count) {
+  const struct host_loop* loop = task_context;
+  for (size_t i = start; i < start + count; i++) {
+    if (loop->work != NULL) {
+      q8nn_work_run_tile(loop->work, i);
+    } else {
+      loop->fn(loop->context, i);
+    }
+  }
+}
+
+void q8nn_exec_parallelize_1d(const struct q8nn_exec* exec, void (*fn)(void*, size_t), void* context, size_t range) {
+  if (exec->host != NULL) {
+    struct host_loop loop = {fn, context, NULL};
+    exec->host->parallelize_1d_tile_1d(exec->host->context, host_piece, &loop, range, 1);
+  } else {
+    pthreadpool_parallelize_1d(exec->pool, (pthreadpool_task_1d_t) fn, context, range, 0);
+  }
 }
 
 /*
@@ -159,8 +190,8 @@ static void igemm_task(void* context, size_t n, size_t group, size_t m0, size_t 
   const struct q8nn_conv_geometry* g = &op->geometry;
   const size_t ks = (size_t) g->kernel_height * g->kernel_width;
   const size_t m_image = op->output_height * op->output_width;
-  const size_t a_offset =
-      n * op->input_height * op->input_width * op->input_pixel_stride + group * g->group_input_channels;
+  const size_t a_offset = n * op->input_height * op->input_width * op->input_pixel_stride +
+                          group * g->group_input_channels + q8nn_indirection_delta(op);
   op->igemm(mt, nt, g->group_input_channels, ks, op->indirection + (m0 / op->mr) * ks * op->mr,
             packed_block(op, group, n0),
             op->output + (n * m_image + m0) * op->output_pixel_stride + group * g->group_output_channels + n0,
@@ -421,7 +452,8 @@ static void dwconv_task(void* context, size_t n, size_t oy, size_t c0, size_t ro
              (const int8_t*) op->packed_weights + q8nn_packed_dwconv_size(c0, ks, op->dwconv_channel_tile),
              op->output + ((n * op->output_height + oy) * op->output_width) * op->output_pixel_stride + c0,
              op->output_pixel_stride - count,
-             n * op->input_height * op->input_width * in_stride + c0, op->zero_buffer, &op->conv_params);
+             n * op->input_height * op->input_width * in_stride + c0 + q8nn_indirection_delta(op), op->zero_buffer,
+             &op->conv_params);
 }
 
 static void dwconv_task_touching(void* context, size_t n, size_t oy, size_t c0, size_t rows, size_t count) {
@@ -560,9 +592,20 @@ static size_t conv_works(struct q8nn_operator* op, size_t threads, struct q8nn_w
   return 0;
 }
 
-/* The work through the pthreadpool call it describes (the same tiles in the same order). */
-static void parallelize_work(const struct q8nn_work* w, pthreadpool_t threadpool) {
-  if (w->caller_only) threadpool = NULL;
+/* The work through the pthreadpool call it describes (the same tiles in the same order), or as the
+   host parallel-for's pieces of its tile numbers. */
+static void parallelize_work(const struct q8nn_work* w, const struct q8nn_exec* exec) {
+  if (exec->host != NULL) {
+    const size_t tiles = q8nn_work_tiles(w);
+    if (w->caller_only) {
+      for (size_t i = 0; i < tiles; i++) q8nn_work_run_tile(w, i);
+    } else {
+      struct host_loop loop = {NULL, NULL, w};
+      exec->host->parallelize_1d_tile_1d(exec->host->context, host_piece, &loop, tiles, 1);
+    }
+    return;
+  }
+  pthreadpool_t threadpool = w->caller_only ? NULL : exec->pool;
   const size_t* r = w->range;
   const size_t* t = w->tile;
   switch (w->kind) {
@@ -616,10 +659,10 @@ void q8nn_work_run_tile(const struct q8nn_work* w, size_t index) {
   }
 }
 
-enum q8nn_status q8nn_run_conv_cpu(struct q8nn_operator* op, pthreadpool_t threadpool) {
+enum q8nn_status q8nn_run_conv_cpu(struct q8nn_operator* op, const struct q8nn_exec* exec) {
   struct q8nn_work works[Q8NN_MAX_OPERATOR_WORKS];
-  const size_t count = q8nn_operator_works(op, threads_of(threadpool), 0, works);
-  for (size_t i = 0; i < count; i++) parallelize_work(&works[i], threadpool);
+  const size_t count = q8nn_operator_works(op, q8nn_exec_threads(exec), 0, works);
+  for (size_t i = 0; i < count; i++) parallelize_work(&works[i], exec);
   return q8nn_status_success;
 }
 
@@ -695,10 +738,10 @@ static size_t add_works(struct q8nn_operator* op, size_t threads, int in_region,
   return 1;
 }
 
-enum q8nn_status q8nn_run_add_cpu(struct q8nn_operator* op, pthreadpool_t threadpool) {
+enum q8nn_status q8nn_run_add_cpu(struct q8nn_operator* op, const struct q8nn_exec* exec) {
   struct q8nn_work works[Q8NN_MAX_OPERATOR_WORKS];
-  q8nn_operator_works(op, threads_of(threadpool), 0, works);
-  parallelize_work(&works[0], threadpool);
+  q8nn_operator_works(op, q8nn_exec_threads(exec), 0, works);
+  parallelize_work(&works[0], exec);
   return q8nn_status_success;
 }
 
@@ -836,12 +879,25 @@ int q8nn_work_needs_barrier(const struct q8nn_work* before, const struct q8nn_wo
   return 0;
 }
 
+static enum q8nn_status run_operator(q8nn_operator_t op, const struct q8nn_exec* exec, const char* caller) {
+  if (!q8nn_is_initialized()) return q8nn_log_error(q8nn_status_uninitialized, caller, "call q8nn_initialize first");
+  if (op == NULL) return q8nn_log_error(q8nn_status_invalid_parameter, caller, "operator is NULL");
+  if (!op->is_setup) return q8nn_log_error(q8nn_status_invalid_state, caller, "operator was not set up");
+  if (op->backend != NULL) return q8nn_backend_run(op, exec);
+  return op->type == q8nn_operator_type_add ? q8nn_run_add_cpu(op, exec) : q8nn_run_conv_cpu(op, exec);
+}
+
 enum q8nn_status q8nn_run_operator(q8nn_operator_t op, pthreadpool_t threadpool) {
-  if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
-  if (op == NULL) return Q8NN_ERROR(q8nn_status_invalid_parameter, "operator is NULL");
-  if (!op->is_setup) return Q8NN_ERROR(q8nn_status_invalid_state, "operator was not set up");
-  if (op->backend != NULL) return q8nn_backend_run(op, threadpool);
-  return op->type == q8nn_operator_type_add ? q8nn_run_add_cpu(op, threadpool) : q8nn_run_conv_cpu(op, threadpool);
+  const struct q8nn_exec exec = q8nn_exec_pool(threadpool);
+  return run_operator(op, &exec, __func__);
+}
+
+enum q8nn_status q8nn_run_operator_on(q8nn_operator_t op, const struct q8nn_threadpool* pool) {
+  if (pool != NULL && (pool->threads_count == NULL || pool->parallelize_1d_tile_1d == NULL)) {
+    return Q8NN_ERROR(q8nn_status_invalid_parameter, "the pool's threads_count and parallelize_1d_tile_1d must be set");
+  }
+  const struct q8nn_exec exec = {NULL, pool};
+  return run_operator(op, &exec, __func__);
 }
 
 enum q8nn_status q8nn_delete_operator(q8nn_operator_t op) {

@@ -119,6 +119,16 @@ struct q8nn_operator {
   int8_t* output;
   const int8_t** indirection;
   size_t indirection_capacity; /* pointers allocated */
+  /* The indirection buffer holds pointers into indirection_base (the input, or expanded_input)
+     for indirection_tile pixels a tile and the input size and pixel stride of the setup that
+     built it (indirection_tile 0: none built). A later setup with that shape only sets
+     input_delta = (new base) - indirection_base, which the tasks add to every kernel's offset
+     (modulo 2^N, as integers): a re-setup with new pointers costs the same whatever the layer's
+     size. */
+  const int8_t* indirection_base;
+  size_t indirection_tile;
+  size_t indirection_input_height, indirection_input_width, indirection_pixel_stride;
+  size_t input_delta;
   /* dwconv with depth multiplier dm > 1: input pixels with each channel repeated dm times,
      [batch][height][width][channels * dm], filled by run */
   int8_t* expanded_input;
@@ -172,8 +182,26 @@ Q8NN_INTERNAL enum q8nn_status q8nn_setup_conv_common(
     const int8_t* input, size_t input_pixel_stride, int8_t* output, size_t output_pixel_stride,
     size_t* output_height_out, size_t* output_width_out, const char* caller);
 
-Q8NN_INTERNAL enum q8nn_status q8nn_run_conv_cpu(struct q8nn_operator* op, pthreadpool_t threadpool);
-Q8NN_INTERNAL enum q8nn_status q8nn_run_add_cpu(struct q8nn_operator* op, pthreadpool_t threadpool);
+/* Where a run's parallel loops go: the caller's pthreadpool, the host's parallel-for (struct
+   q8nn_threadpool), or, both NULL, the calling thread. */
+struct q8nn_exec {
+  pthreadpool_t pool;
+  const struct q8nn_threadpool* host;
+};
+
+static inline struct q8nn_exec q8nn_exec_pool(pthreadpool_t pool) {
+  const struct q8nn_exec e = {pool, NULL};
+  return e;
+}
+
+/* Threads a loop may use (>= 1). */
+Q8NN_INTERNAL size_t q8nn_exec_threads(const struct q8nn_exec* exec);
+/* fn(context, i) for i in [0, range), spread over the exec's threads; returns when all are done. */
+Q8NN_INTERNAL void q8nn_exec_parallelize_1d(const struct q8nn_exec* exec, void (*fn)(void*, size_t), void* context,
+                                            size_t range);
+
+Q8NN_INTERNAL enum q8nn_status q8nn_run_conv_cpu(struct q8nn_operator* op, const struct q8nn_exec* exec);
+Q8NN_INTERNAL enum q8nn_status q8nn_run_add_cpu(struct q8nn_operator* op, const struct q8nn_exec* exec);
 
 /* The input an operator's indirection points into and its pixel stride: a depthwise operator with
    a depth multiplier reads its expanded copy (every channel repeated dm times, channels * dm bytes a
@@ -184,6 +212,10 @@ static inline const int8_t* q8nn_indirection_input(const struct q8nn_operator* o
   *pixel_stride = expand ? op->geometry.groups * op->geometry.group_output_channels : op->input_pixel_stride;
   return expand ? op->expanded_input : op->input;
 }
+
+/* Bytes the kernels add to the indirection's non-zero pointers for the current input (the input,
+   or the expanded copy, which moves when it grows). */
+static inline size_t q8nn_indirection_delta(const struct q8nn_operator* op) { return op->input_delta; }
 
 /* The parallel loops of a set-up CPU operator, in order (a depthwise layer with a depth multiplier
    has two: the input expansion, then the convolution), tiled for `threads` threads. in_region: for

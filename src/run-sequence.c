@@ -271,7 +271,7 @@ static struct q8nn_list_plan* build_list_plan(size_t count, const q8nn_operator_
 }
 
 /* Runs loops [first, first + n) of the plan in one parallel region. */
-static void run_region(struct q8nn_list_plan* plan, size_t first, size_t n, pthreadpool_t threadpool) {
+static void run_region(struct q8nn_list_plan* plan, size_t first, size_t n, const struct q8nn_exec* exec) {
   const size_t threads = plan->threads;
   struct q8nn_region r;
   r.works = plan->works + first;
@@ -288,22 +288,28 @@ static void run_region(struct q8nn_list_plan* plan, size_t first, size_t n, pthr
   }
   for (size_t s = 0; s < n; s++) atomic_init(&r.done[s].finished, 0);
   Q8NN_TSAN_RELEASE(&r);
-  pthreadpool_parallelize_1d(threadpool, region_task, &r, threads, 0);
+  q8nn_exec_parallelize_1d(exec, region_task, &r, threads);
   Q8NN_TSAN_ACQUIRE(&r);
 }
 
-enum q8nn_status q8nn_run_operators(size_t count, const q8nn_operator_t* ops, pthreadpool_t threadpool) {
-  if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
+static enum q8nn_status run_operators(size_t count, const q8nn_operator_t* ops, const struct q8nn_exec* exec,
+                                      const char* caller) {
+  if (!q8nn_is_initialized()) return q8nn_log_error(q8nn_status_uninitialized, caller, "call q8nn_initialize first");
   if (count == 0) return q8nn_status_success;
-  if (ops == NULL) return Q8NN_ERROR(q8nn_status_invalid_parameter, "ops is NULL");
+  if (ops == NULL) return q8nn_log_error(q8nn_status_invalid_parameter, caller, "ops is NULL");
   for (size_t i = 0; i < count; i++) {
-    if (ops[i] == NULL) return Q8NN_ERROR(q8nn_status_invalid_parameter, "an operator of the list is NULL");
-    if (!ops[i]->is_setup) return Q8NN_ERROR(q8nn_status_invalid_state, "an operator of the list was not set up");
+    if (ops[i] == NULL) return q8nn_log_error(q8nn_status_invalid_parameter, caller, "an operator of the list is NULL");
+    if (!ops[i]->is_setup) {
+      return q8nn_log_error(q8nn_status_invalid_state, caller, "an operator of the list was not set up");
+    }
   }
-  const size_t threads = threadpool != NULL ? pthreadpool_get_threads_count(threadpool) : 1;
+  const size_t threads = q8nn_exec_threads(exec);
   if (threads <= 1) {
     for (size_t i = 0; i < count; i++) {
-      const enum q8nn_status status = q8nn_run_operator(ops[i], threadpool);
+      const struct q8nn_operator* op = ops[i];
+      const enum q8nn_status status =
+          op->backend != NULL ? q8nn_backend_run(ops[i], exec)
+          : op->type == q8nn_operator_type_add ? q8nn_run_add_cpu(ops[i], exec) : q8nn_run_conv_cpu(ops[i], exec);
       if (status != q8nn_status_success) return status;
     }
     return q8nn_status_success;
@@ -314,19 +320,36 @@ enum q8nn_status q8nn_run_operators(size_t count, const q8nn_operator_t* ops, pt
   if (!list_plan_matches(plan, count, ops, threads)) {
     const size_t per_op = Q8NN_MAX_OPERATOR_WORKS * (sizeof(struct q8nn_work) + region_bytes(1, threads)) +
                           sizeof(void*) + sizeof(uint64_t) + sizeof(struct q8nn_list_step);
-    if (count > (SIZE_MAX - 4096) / per_op) return Q8NN_ERROR(q8nn_status_invalid_parameter, "too many operators");
+    if (count > (SIZE_MAX - 4096) / per_op) {
+      return q8nn_log_error(q8nn_status_invalid_parameter, caller, "too many operators");
+    }
     plan = build_list_plan(count, ops, threads);
-    if (plan == NULL) return Q8NN_ERROR(q8nn_status_out_of_memory, "run_operators: no memory for %zu operators", count);
+    if (plan == NULL) {
+      return q8nn_log_error(q8nn_status_out_of_memory, caller, "no memory for the plan of %zu operators", count);
+    }
     q8nn_free_list_plan(ops[0]->list_plan);
     ops[0]->list_plan = plan;
   }
   for (size_t k = 0; k < plan->steps; k++) {
     const struct q8nn_list_step* step = &plan->step[k];
-    if (step->loops != 0) run_region(plan, step->first, step->loops, threadpool);
+    if (step->loops != 0) run_region(plan, step->first, step->loops, exec);
     if (step->after != NULL) {
-      const enum q8nn_status status = q8nn_backend_run(step->after, threadpool);
+      const enum q8nn_status status = q8nn_backend_run(step->after, exec);
       if (status != q8nn_status_success) return status;
     }
   }
   return q8nn_status_success;
+}
+
+enum q8nn_status q8nn_run_operators(size_t count, const q8nn_operator_t* ops, pthreadpool_t threadpool) {
+  const struct q8nn_exec exec = q8nn_exec_pool(threadpool);
+  return run_operators(count, ops, &exec, __func__);
+}
+
+enum q8nn_status q8nn_run_operators_on(size_t count, const q8nn_operator_t* ops, const struct q8nn_threadpool* pool) {
+  if (pool != NULL && (pool->threads_count == NULL || pool->parallelize_1d_tile_1d == NULL)) {
+    return Q8NN_ERROR(q8nn_status_invalid_parameter, "the pool's threads_count and parallelize_1d_tile_1d must be set");
+  }
+  const struct q8nn_exec exec = {NULL, pool};
+  return run_operators(count, ops, &exec, __func__);
 }

@@ -9,8 +9,8 @@ enum q8nn_status q8nn_backend_prepare(struct q8nn_operator* op) {
   return op->backend->ops->prepare(op->backend, op);
 }
 
-enum q8nn_status q8nn_backend_run(struct q8nn_operator* op, pthreadpool_t threadpool) {
-  return op->backend->ops->run(op->backend, op, threadpool);
+enum q8nn_status q8nn_backend_run(struct q8nn_operator* op, const struct q8nn_exec* exec) {
+  return op->backend->ops->run(op->backend, op, exec);
 }
 
 void q8nn_backend_release(struct q8nn_operator* op) {

@@ -11,6 +11,7 @@
 #include "common.h"
 
 struct q8nn_operator;
+struct q8nn_exec;
 
 struct q8nn_backend_ops {
   const char* name;
@@ -18,8 +19,8 @@ struct q8nn_backend_ops {
   bool (*supports)(struct q8nn_backend* backend, const struct q8nn_operator* op);
   /* At setup, after the CPU plan is built: lower shapes/pointers (may allocate, may fail). */
   enum q8nn_status (*prepare)(struct q8nn_backend* backend, struct q8nn_operator* op);
-  /* Run a prepared operator. threadpool is the caller's (for work the backend leaves on the CPU). */
-  enum q8nn_status (*run)(struct q8nn_backend* backend, struct q8nn_operator* op, pthreadpool_t threadpool);
+  /* Run a prepared operator. exec holds the caller's threads (for work the backend leaves on the CPU). */
+  enum q8nn_status (*run)(struct q8nn_backend* backend, struct q8nn_operator* op, const struct q8nn_exec* exec);
   /* Free op->backend_state (the operator is deleted or moved to another backend). */
   void (*release)(struct q8nn_backend* backend, struct q8nn_operator* op);
   /* Free the backend itself. */
@@ -36,7 +37,7 @@ struct q8nn_backend {
 
 /* Called by the operators; no-ops for CPU operators. */
 Q8NN_INTERNAL enum q8nn_status q8nn_backend_prepare(struct q8nn_operator* op);
-Q8NN_INTERNAL enum q8nn_status q8nn_backend_run(struct q8nn_operator* op, pthreadpool_t threadpool);
+Q8NN_INTERNAL enum q8nn_status q8nn_backend_run(struct q8nn_operator* op, const struct q8nn_exec* exec);
 Q8NN_INTERNAL void q8nn_backend_release(struct q8nn_operator* op);
 
 #endif

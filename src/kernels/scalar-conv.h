@@ -96,7 +96,7 @@ static inline void q8nn_scalar_igemm(
       const int8_t* rows[Q8NN_SCALAR_MAX_MR];
       for (size_t m = 0; m < MR; m++) {
         const int8_t* row = a[t * MR + (m < mr ? m : mr - 1)];
-        rows[m] = row == zero ? row : row + a_offset;
+        rows[m] = row == zero ? row : (const int8_t*) ((uintptr_t) row + a_offset);
       }
       for (size_t k = 0; k < kc; k++) {
         for (size_t m = 0; m < MR; m++) {
@@ -131,7 +131,7 @@ static inline void q8nn_scalar_dwconv(
       for (size_t j = 0; j < CT; j++) acc[j] = (uint32_t) q8nn_load_s32(header + j);
       for (size_t t = 0; t < taps; t++) {
         const int8_t* row = input[t];
-        if (row != zero) row += input_offset;
+        if (row != zero) row = (const int8_t*) ((uintptr_t) row + input_offset);
         row += c0;
         for (size_t j = 0; j < cn; j++) acc[j] += (uint32_t) ((int32_t) row[j] * (int32_t) wk[j]);
         wk += CT;

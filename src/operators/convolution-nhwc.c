@@ -32,6 +32,23 @@ static enum q8nn_status compute_fp32_scales(
     return q8nn_log_error(q8nn_status_invalid_parameter, caller,
                           "output_multiplier has no meaning with q8nn_rounding_fp32 (give float scales)");
   }
+  if (quant->requantization_scale != NULL) {
+    /* the caller's scales, bit for bit (a host's own formula) */
+    for (size_t c = 0; c < channels; c++) {
+      const float scale = quant->requantization_scale[per_tensor ? 0 : c];
+      if (!isfinite(scale) || !(scale >= 0.0f)) {
+        return q8nn_log_error(q8nn_status_invalid_parameter, caller,
+                              "requantization_scale[%zu] = %g must be finite and >= 0", c, (double) scale);
+      }
+      if (!(scale < 256.0f)) {
+        return q8nn_log_error(q8nn_status_unsupported_parameter, caller,
+                              "requantization_scale[%zu] = %g is >= 256 (XNNPACK's limit)", c, (double) scale);
+      }
+      memcpy(&multiplier[c], &scale, sizeof(scale));
+      shift[c] = 0;
+    }
+    return q8nn_status_success;
+  }
   if (!valid_normal_scale(quant->input_scale) || !valid_normal_scale(quant->output_scale)) {
     return q8nn_log_error(q8nn_status_invalid_parameter, caller,
                           "input/output scale %g/%g must be normal floats > 0 (fp32 requantization)",
@@ -69,6 +86,11 @@ static enum q8nn_status compute_requantization(
     int32_t* multiplier, int32_t* shift, const char* caller) {
   if (quant->rounding == q8nn_rounding_fp32) {
     return compute_fp32_scales(quant, channels, flags, multiplier, shift, caller);
+  }
+  if (quant->requantization_scale != NULL) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller,
+                          "requantization_scale is for q8nn_rounding_fp32 only (TFLite roundings take scales or "
+                          "output_multiplier / output_shift)");
   }
   const int per_tensor = (flags & Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE) != 0;
   if (quant->output_multiplier != NULL) {
@@ -365,12 +387,20 @@ enum q8nn_status q8nn_setup_conv_common(
   }
   /* Indirection: igemm tiles of MR pixels, or one list of taps per output pixel (dwconv). */
   size_t tile = 0, tiles = 0, pointers = 0;
+  int reuse_indirection = 0;
   if (op->path == q8nn_conv_path_igemm || op->path == q8nn_conv_path_dwconv) {
     tile = mr;
     tiles = q8nn_divide_round_up(oh * ow, tile);
     if (!q8nn_mul_sz(tiles, ks * tile, &pointers) || pointers > SIZE_MAX / sizeof(void*)) {
       return q8nn_log_error(q8nn_status_invalid_parameter, caller, "indirection size overflows size_t");
     }
+    /* Same tile and input shape as the buffer's: only the input pointer may have moved (an
+       expanded input stays where it is unless it grows, which needs a larger shape). */
+    const size_t base_stride = g->group_output_channels > 1 && op->path == q8nn_conv_path_dwconv
+                                   ? out_channels : input_pixel_stride;
+    reuse_indirection = op->indirection_tile == tile && op->indirection_input_height == input_height &&
+                        op->indirection_input_width == input_width &&
+                        op->indirection_pixel_stride == base_stride;
     if (pointers > op->indirection_capacity) {
       const int8_t** grown = realloc(op->indirection, pointers * sizeof(void*));
       if (grown == NULL) return q8nn_log_error(q8nn_status_out_of_memory, caller, "indirection buffer");
@@ -414,7 +444,16 @@ enum q8nn_status q8nn_setup_conv_common(
   if (pointers != 0) {
     size_t pixel_stride;
     const int8_t* base = q8nn_indirection_input(op, &pixel_stride);
-    build_indirection(op, tile, tiles, base, pixel_stride);
+    if (!reuse_indirection) {
+      build_indirection(op, tile, tiles, base, pixel_stride);
+      op->indirection_base = base;
+      op->indirection_tile = tile;
+      op->indirection_input_height = input_height;
+      op->indirection_input_width = input_width;
+      op->indirection_pixel_stride = pixel_stride;
+    }
+    /* modulo 2^N: the kernels add it to the kept pointers as integers (ukernel.h) */
+    op->input_delta = (size_t) ((uintptr_t) base - (uintptr_t) op->indirection_base);
   }
   op->plan_threads = 0; /* the loops are derived again at the next run */
   op->setup_serial = q8nn_next_setup_serial(); /* and any q8nn_run_operators plan with it */

@@ -35,9 +35,27 @@ static void vta_release(struct q8nn_backend* backend, struct q8nn_operator* op) 
   op->backend_state = NULL;
 }
 
+/* What a lowered program depends on besides the operator's constant part: the conv's batch and
+   input size (the output size follows), or the add's three shapes. */
+static void shape_key_of(const struct q8nn_operator* op, size_t key[3 * Q8NN_MAX_DIMS]) {
+  memset(key, 0, 3 * Q8NN_MAX_DIMS * sizeof(size_t));
+  if (op->type == q8nn_operator_type_add) {
+    memcpy(key, op->add_a_shape, sizeof(op->add_a_shape));
+    memcpy(key + Q8NN_MAX_DIMS, op->add_b_shape, sizeof(op->add_b_shape));
+    memcpy(key + 2 * Q8NN_MAX_DIMS, op->add_out_shape, sizeof(op->add_out_shape));
+  } else {
+    key[0] = op->batch_size, key[1] = op->input_height, key[2] = op->input_width;
+  }
+}
+
 static enum q8nn_status vta_prepare(struct q8nn_backend* backend, struct q8nn_operator* op) {
   struct q8nn_vta_target* vta = &q8nn_vta_backend_of(backend)->target;
-  /* Re-setup: a new shape or new pointers get a new program. */
+  size_t key[3 * Q8NN_MAX_DIMS];
+  shape_key_of(op, key);
+  /* Re-setup with the shapes of the program and new pointers: the program stays (run copies
+     from and to the operator's current pointers). A new shape gets a new program. */
+  const struct q8nn_vta_op_state* kept = op->backend_state;
+  if (kept != NULL && memcmp(kept->shape_key, key, sizeof(key)) == 0) return q8nn_status_success;
   vta_release(backend, op);
   struct q8nn_vta_op_state* state = calloc(1, sizeof(*state));
   if (state == NULL) return Q8NN_ERROR(q8nn_status_out_of_memory, "VTA operator state");
@@ -47,16 +65,17 @@ static enum q8nn_status vta_prepare(struct q8nn_backend* backend, struct q8nn_op
     free_state(vta, state);
     return status;
   }
+  memcpy(state->shape_key, key, sizeof(key));
   op->backend_state = state;
   return q8nn_status_success;
 }
 
-static enum q8nn_status vta_run(struct q8nn_backend* backend, struct q8nn_operator* op, pthreadpool_t threadpool) {
+static enum q8nn_status vta_run(struct q8nn_backend* backend, struct q8nn_operator* op, const struct q8nn_exec* exec) {
   struct q8nn_vta_target* vta = &q8nn_vta_backend_of(backend)->target;
   struct q8nn_vta_op_state* state = op->backend_state;
   if (state == NULL) return Q8NN_ERROR(q8nn_status_invalid_state, "operator was not prepared for VTA");
   if (state->on_cpu) {
-    return op->type == q8nn_operator_type_add ? q8nn_run_add_cpu(op, threadpool) : q8nn_run_conv_cpu(op, threadpool);
+    return op->type == q8nn_operator_type_add ? q8nn_run_add_cpu(op, exec) : q8nn_run_conv_cpu(op, exec);
   }
   return op->type == q8nn_operator_type_add ? q8nn_vta_add_run(vta, op, state) : q8nn_vta_conv_run(vta, op, state);
 }

@@ -108,6 +108,9 @@ struct q8nn_vta_op_state {
   struct q8nn_vta_add_exact add_exact; /* exact mode */
   size_t add_rows;       /* ACC rows per operand image */
   size_t add_elements;   /* output elements */
+  /* The shapes the program was lowered for (vta_prepare): a setup with the same ones and new
+     pointers keeps the program, as run reads the pointers and pixel strides from the operator. */
+  size_t shape_key[3 * Q8NN_MAX_DIMS];
 };
 
 /* Runs state->program and accumulates the counters; backend_error on a program fault. */

@@ -136,7 +136,7 @@ Q8NN_NEON_INLINE void q8nn_neon_igemm_4x16(q8nn_neon_4x16_k_fn kfn, int layout, 
       const int8_t* ar[4];
       for (size_t r = 0; r < 4; r++) {
         const int8_t* row = ap[r < mr ? r : mr - 1];
-        ar[r] = row == zero ? row : row + a_offset;
+        ar[r] = row == zero ? row : (const int8_t*) ((uintptr_t) row + a_offset);
       }
       ap += 4;
       wp = kfn(&acc, ar[0], ar[1], ar[2], ar[3], kc, wp);

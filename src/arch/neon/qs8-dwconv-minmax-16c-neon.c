@@ -67,7 +67,7 @@ Q8NN_NEON_INLINE void q8nn_neon_dwconv_16c(size_t TAPS, int rounding, size_t cha
     if (TAPS != 0) {
       for (size_t t = 0; t < TAPS; t++) {
         const int8_t* row = input[t];
-        rows[t] = row == zero ? row : row + input_offset;
+        rows[t] = row == zero ? row : (const int8_t*) ((uintptr_t) row + input_offset);
       }
     }
     size_t c = channels;
@@ -85,7 +85,7 @@ Q8NN_NEON_INLINE void q8nn_neon_dwconv_16c(size_t TAPS, int rounding, size_t cha
         const size_t off = channels - c;
         for (size_t t = 0; t < taps; t++) {
           const int8_t* row = input[t];
-          row = (row == zero ? row : row + input_offset) + off;
+          row = (row == zero ? row : (const int8_t*) ((uintptr_t) row + input_offset)) + off;
           q8nn_neon_dw_tap(acc, vld1q_s8(row), vld1q_s8(wk + 16 * t));
         }
       }
@@ -105,7 +105,7 @@ Q8NN_NEON_INLINE void q8nn_neon_dwconv_16c(size_t TAPS, int rounding, size_t cha
           row = rows[t];
         } else {
           row = input[t];
-          row = (row == zero ? row : row + input_offset) + off;
+          row = (row == zero ? row : (const int8_t*) ((uintptr_t) row + input_offset)) + off;
         }
         q8nn_neon_dw_tap(acc, q8nn_neon_load_partial(row, c), vld1q_s8(wk + 16 * t));
       }

@@ -33,7 +33,7 @@ Q8NN_RVV_INLINE void q8nn_rvv_dwconv_8v(size_t TAPS, int rounding, size_t channe
     if (TAPS != 0) {
       for (size_t t = 0; t < TAPS; t++) {
         const int8_t* row = input[t];
-        rows[t] = row == zero ? row : row + input_offset;
+        rows[t] = row == zero ? row : (const int8_t*) ((uintptr_t) row + input_offset);
       }
     }
     const int8_t* block = (const int8_t*) weights;
@@ -51,7 +51,7 @@ Q8NN_RVV_INLINE void q8nn_rvv_dwconv_8v(size_t TAPS, int rounding, size_t channe
             row = rows[t];
           } else {
             row = input[t];
-            row = row == zero ? row : row + input_offset;
+            row = row == zero ? row : (const int8_t*) ((uintptr_t) row + input_offset);
           }
           const vint8m2_t vi = __riscv_vle8_v_i8m2(row + off, vl);
           const vint8m2_t vk = __riscv_vle8_v_i8m2(wk, vl);

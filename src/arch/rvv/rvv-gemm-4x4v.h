@@ -48,7 +48,7 @@ Q8NN_RVV_INLINE void q8nn_rvv_4x4v_chunk(int rounding, size_t ks, const int8_t* 
     const int8_t* ar[4];
     for (size_t r = 0; r < 4; r++) {
       const int8_t* row = a[4 * p + (r < mr ? r : mr - 1)];
-      ar[r] = row == zero ? row : row + a_offset;
+      ar[r] = row == zero ? row : (const int8_t*) ((uintptr_t) row + a_offset);
     }
     const int8_t* a0 = ar[0];
     const int8_t* a1 = ar[1];

@@ -212,7 +212,7 @@ static void q8nn_amx_products_indirect(size_t mb, size_t nb, size_t kc, size_t k
     const int8_t* p[Q8NN_AMX_MR];
     for (size_t r = 0; r < mb; r++) {
       const int8_t* row = a[t * Q8NN_AMX_MR + r];
-      p[r] = row == zero ? zero : row + a_offset;
+      p[r] = row == zero ? zero : (const int8_t*) ((uintptr_t) row + a_offset);
     }
     const uint8_t* ws = wk;
     for (size_t k = 0; k < kc; k += kbytes, ws += 2048) {

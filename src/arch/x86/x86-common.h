@@ -75,7 +75,7 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_tap_rows(const size_t MR, const int8_t* const
 #pragma GCC unroll 12
   for (size_t r = 0; r < MR; r++) {
     const int8_t* row = a[t * MR + (r < mr ? r : mr - 1)];
-    p[r] = row == zero ? row : row + a_offset;
+    p[r] = row == zero ? row : (const int8_t*) ((uintptr_t) row + a_offset);
   }
 }
 
@@ -134,7 +134,7 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_dense_rows(const size_t MR, const int8_t* a, 
 Q8NN_X86_INLINE const int8_t* q8nn_x86_dw_row(const int8_t* const* in, size_t t, const int8_t* zero,
                                               size_t input_offset, size_t c0) {
   const int8_t* p = in[t];
-  return (p == zero ? p : p + input_offset) + c0;
+  return (p == zero ? p : (const int8_t*) ((uintptr_t) p + input_offset)) + c0;
 }
 
 /* The depthwise kernels' window tests (9 taps t = 3 row + column, as the operator's indirection
