@@ -25,8 +25,9 @@ struct q8nn_dispatch {
   const struct q8nn_vadd_entry* vadd[Q8NN_ADD_ARITHMETICS];
 };
 
-/* A consistent copy of the current tables (the mask may change concurrently). */
-Q8NN_INTERNAL struct q8nn_dispatch q8nn_get_dispatch(void);
+/* A consistent copy of the current tables (the mask may change concurrently); u8: the lines that
+   take uint8 activations (init.c). */
+Q8NN_INTERNAL struct q8nn_dispatch q8nn_get_dispatch(int u8);
 
 /* Shape-aware tile choice (tile-select.c): a line of the same ISA bits as `first` that implements
    `rounding`, chosen by a deterministic cost model on (M, N, K, taps). family = 0 (create, m = 0:

@@ -32,7 +32,7 @@ static pthread_mutex_t dispatch_lock = PTHREAD_MUTEX_INITIALIZER;
 static enum q8nn_status init_status = q8nn_status_uninitialized;
 static int initialized;
 static uint32_t available_isa, isa_mask = Q8NN_ISA_ALL;
-static struct q8nn_dispatch dispatch;
+static struct q8nn_dispatch dispatch, dispatch_u8;
 
 #if Q8NN_ARCH_X86
 static int x86_has_avxvnni(void) {
@@ -121,29 +121,37 @@ static uint32_t parse_isa_mask(const char* text) {
 
 static int isa_ok(uint32_t required, uint32_t active) { return (required & ~active) == 0; }
 
+/* Lines whose conv kernels read and write uint8 activations (ukernel.h, input_flip / output_flip):
+   the portable ones and the AVX-512 VNNI ones (VPDPBUSD's unsigned operand is the uint8 byte
+   itself). The AMX, AVX-VNNI, AVX2, NEON and RVV lines are not given uint8 operators. */
+static int takes_u8(uint32_t isa) {
+  return isa == 0 || ((isa & Q8NN_ISA_X86_AVX512VNNI) != 0 && (isa & Q8NN_ISA_X86_AMX) == 0);
+}
+
 /* Fills the tables for one active-ISA set: per requantization kind (per add arithmetic), the first
-   list line whose ISA bits are all active and which implements that kind. */
-static void fill_dispatch(uint32_t active) {
+   list line whose ISA bits are all active and which implements that kind; u8: only lines that
+   take uint8 activations. */
+static struct q8nn_dispatch make_dispatch(uint32_t active, int u8) {
   struct q8nn_dispatch d;
   memset(&d, 0, sizeof(d));
   for (size_t r = 0; r < Q8NN_REQUANT_KINDS; r++) {
     for (size_t i = 0; i < q8nn_gemm_list_size && d.gemm[r] == NULL; i++) {
       const struct q8nn_gemm_entry* e = &q8nn_gemm_list[i];
-      if (e->fn[r] != NULL && isa_ok(e->isa, active)) d.gemm[r] = e;
+      if (e->fn[r] != NULL && isa_ok(e->isa, active) && (!u8 || takes_u8(e->isa))) d.gemm[r] = e;
     }
     for (size_t i = 0; i < q8nn_gemm_list_size && d.im2col_gemm[r] == NULL; i++) {
       const struct q8nn_gemm_entry* e = &q8nn_gemm_list[i];
-      if (e->fn[r] != NULL && isa_ok(e->isa, active) && e->mr <= Q8NN_IM2COL_MAX_MR) {
+      if (e->fn[r] != NULL && isa_ok(e->isa, active) && e->mr <= Q8NN_IM2COL_MAX_MR && (!u8 || takes_u8(e->isa))) {
         d.im2col_gemm[r] = e;
       }
     }
     for (size_t i = 0; i < q8nn_igemm_list_size && d.igemm[r] == NULL; i++) {
       const struct q8nn_igemm_entry* e = &q8nn_igemm_list[i];
-      if (e->fn[r] != NULL && isa_ok(e->isa, active)) d.igemm[r] = e;
+      if (e->fn[r] != NULL && isa_ok(e->isa, active) && (!u8 || takes_u8(e->isa))) d.igemm[r] = e;
     }
     for (size_t i = 0; i < q8nn_dwconv_list_size; i++) {
       const struct q8nn_dwconv_entry* e = &q8nn_dwconv_list[i];
-      if (e->fn[r] == NULL || !isa_ok(e->isa, active)) continue;
+      if (e->fn[r] == NULL || !isa_ok(e->isa, active) || (u8 && !takes_u8(e->isa))) continue;
       if (e->taps == 9 && d.dwconv_9[r] == NULL) d.dwconv_9[r] = e;
       if (e->taps == 25 && d.dwconv_25[r] == NULL) d.dwconv_25[r] = e;
       if (e->taps == 0 && d.dwconv_any[r] == NULL) d.dwconv_any[r] = e;
@@ -155,7 +163,12 @@ static void fill_dispatch(uint32_t active) {
       if (e->arithmetic == (enum q8nn_add_arithmetic) a && isa_ok(e->isa, active)) d.vadd[a] = e;
     }
   }
-  dispatch = d;
+  return d;
+}
+
+static void fill_dispatch(uint32_t active) {
+  dispatch = make_dispatch(active, 0);
+  dispatch_u8 = make_dispatch(active, 1);
 }
 
 static void initialize_once(void) {
@@ -200,9 +213,9 @@ enum q8nn_status q8nn_set_isa_mask(uint32_t mask) {
 uint32_t q8nn_get_available_isa(void) { return initialized ? available_isa : 0; }
 uint32_t q8nn_get_active_isa(void) { return initialized ? available_isa & isa_mask : 0; }
 
-struct q8nn_dispatch q8nn_get_dispatch(void) {
+struct q8nn_dispatch q8nn_get_dispatch(int u8) {
   pthread_mutex_lock(&dispatch_lock);
-  const struct q8nn_dispatch d = dispatch;
+  const struct q8nn_dispatch d = u8 ? dispatch_u8 : dispatch;
   pthread_mutex_unlock(&dispatch_lock);
   return d;
 }

@@ -152,6 +152,7 @@ struct q8nn_operator {
   int8_t* add_y;
 
   int is_setup;
+  int u8; /* uint8 activations (q8nn_create_*_u8): conv_params' flips, or the add's chunked flips */
   /* A number no other setup of any operator had (q8nn_next_setup_serial), taken by every setup, and
      the q8nn_run_operators plan of the last list this operator came first in (run-sequence.c; owned
      here, freed with the operator): the plan is kept while every operator of its list keeps its
@@ -175,6 +176,11 @@ Q8NN_INTERNAL enum q8nn_status q8nn_create_conv_common(
     struct q8nn_operator* op, const struct q8nn_conv_geometry* geometry,
     const struct q8nn_conv_quantization* quant, const int8_t* kernel_ohwi, const int32_t* bias,
     uint32_t flags, const char* caller);
+
+/* The int8 form of a uint8 quantization (zero points and clamp - 128); invalid_parameter for zero
+   points outside [0, 255] or output_min > output_max. */
+Q8NN_INTERNAL enum q8nn_status q8nn_conv_quantization_from_u8(const struct q8nn_conv_quantization_u8* quant,
+                                                              struct q8nn_conv_quantization* s8, const char* caller);
 
 /* Shared setup of convolution and depthwise. */
 Q8NN_INTERNAL enum q8nn_status q8nn_setup_conv_common(

@@ -24,15 +24,18 @@ static inline int32_t q8nn_load_s32(const void* p) {
 /* rounding: 0 TFLite double, 1 TFLite single, 2 XNNPACK fp32 (multiplier holds the float scale's bits) */
 static inline int8_t q8nn_scalar_requantize(uint32_t acc, int32_t multiplier, int32_t shift, int rounding,
                                             const struct q8nn_qs8_conv_params* params) {
+  int8_t out;
   if (rounding == 2) {
     float scale;
     memcpy(&scale, &multiplier, sizeof(scale));
-    return q8nn_requantize_fp32((int32_t) acc, scale, params->output_zero_point, params->output_min,
-                                params->output_max);
+    out = q8nn_requantize_fp32((int32_t) acc, scale, params->output_zero_point, params->output_min,
+                               params->output_max);
+  } else {
+    const int32_t scaled = rounding == 0 ? q8nn_requantize_rdouble((int32_t) acc, multiplier, shift)
+                                         : q8nn_requantize_rsingle((int32_t) acc, multiplier, shift);
+    out = q8nn_output_clamp(scaled, params->output_zero_point, params->output_min, params->output_max);
   }
-  const int32_t scaled = rounding == 0 ? q8nn_requantize_rdouble((int32_t) acc, multiplier, shift)
-                                       : q8nn_requantize_rsingle((int32_t) acc, multiplier, shift);
-  return q8nn_output_clamp(scaled, params->output_zero_point, params->output_min, params->output_max);
+  return (int8_t) (out ^ params->output_flip);
 }
 
 /* Requantizes an MR x NR tile and stores min(nc, NR) columns of mr rows. */
@@ -66,7 +69,7 @@ static inline void q8nn_scalar_gemm(
     for (size_t k = 0; k < kc; k++) {
       for (size_t m = 0; m < MR; m++) {
         /* rows past mr repeat the last row: computed, never stored */
-        const int32_t va = (int32_t) a[(m < mr ? m : mr - 1) * a_stride + k];
+        const int32_t va = (int32_t) (int8_t) (a[(m < mr ? m : mr - 1) * a_stride + k] ^ params->input_flip);
         for (size_t n = 0; n < NR; n++) acc[m][n] += (uint32_t) (va * (int32_t) wk[n]);
       }
       wk += NR;
@@ -100,7 +103,7 @@ static inline void q8nn_scalar_igemm(
       }
       for (size_t k = 0; k < kc; k++) {
         for (size_t m = 0; m < MR; m++) {
-          const int32_t va = (int32_t) rows[m][k];
+          const int32_t va = (int32_t) (int8_t) (rows[m][k] ^ params->input_flip);
           for (size_t n = 0; n < NR; n++) acc[m][n] += (uint32_t) (va * (int32_t) wk[n]);
         }
         wk += NR;
@@ -133,7 +136,9 @@ static inline void q8nn_scalar_dwconv(
         const int8_t* row = input[t];
         if (row != zero) row = (const int8_t*) ((uintptr_t) row + input_offset);
         row += c0;
-        for (size_t j = 0; j < cn; j++) acc[j] += (uint32_t) ((int32_t) row[j] * (int32_t) wk[j]);
+        for (size_t j = 0; j < cn; j++) {
+          acc[j] += (uint32_t) ((int32_t) (int8_t) (row[j] ^ params->input_flip) * (int32_t) wk[j]);
+        }
         wk += CT;
       }
       for (size_t j = 0; j < cn; j++) {

@@ -34,6 +34,12 @@ struct q8nn_qs8_conv_params {
   int32_t output_zero_point; /* [-128, 127] */
   int32_t output_min;        /* [-128, 127], <= output_max */
   int32_t output_max;
+  /* uint8 activations (q8nn_create_*_u8): 0x80, else 0. A kernel whose list line has u8 set reads
+     input byte x as the int8 x ^ input_flip and stores output y ^ output_flip, where the zero
+     points and clamp above are the int8 ones (uint8 z is int8 z - 128 = z ^ 0x80). The zero row
+     holds the input's own bytes. Other lines are not given a uint8 operator. */
+  int32_t input_flip;
+  int32_t output_flip;
 };
 
 /*

@@ -113,7 +113,7 @@ enum q8nn_status q8nn_create_add_nd_s8(const struct q8nn_add_quantization* quant
   op->add_params_swapped.affine_a = p.affine_b;
   op->add_params_swapped.affine_b = p.affine_a;
   op->add_arithmetic = xnnpack ? q8nn_add_arithmetic_xnnpack : q8nn_add_arithmetic_tflite;
-  const struct q8nn_dispatch d = q8nn_get_dispatch();
+  const struct q8nn_dispatch d = q8nn_get_dispatch(0);
   const struct q8nn_vadd_entry* e = d.vadd[p.linear_valid ? q8nn_add_arithmetic_xnnpack : op->add_arithmetic];
   op->vadd = e->vadd;
   op->vaddc = e->vaddc;
@@ -127,22 +127,21 @@ enum q8nn_status q8nn_create_add_nd_s8(const struct q8nn_add_quantization* quant
   return q8nn_status_success;
 }
 
-enum q8nn_status q8nn_setup_add_nd_s8(q8nn_operator_t op, size_t num_a_dims, const size_t* a_shape,
+static enum q8nn_status setup_add(q8nn_operator_t op, size_t num_a_dims, const size_t* a_shape,
                                       size_t num_b_dims, const size_t* b_shape, const int8_t* a,
-                                      const int8_t* b, int8_t* output) {
-  if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
+                                      const int8_t* b, int8_t* output, const char* caller) {
   if (op == NULL || op->type != q8nn_operator_type_add) {
-    return Q8NN_ERROR(q8nn_status_invalid_parameter, "not an add operator");
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "not an add operator");
   }
   if (a == NULL || b == NULL || output == NULL) {
-    return Q8NN_ERROR(q8nn_status_invalid_parameter, "a, b and output must not be NULL");
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "a, b and output must not be NULL");
   }
   if (num_a_dims > Q8NN_MAX_DIMS || num_b_dims > Q8NN_MAX_DIMS) {
-    return Q8NN_ERROR(q8nn_status_unsupported_parameter, "rank %zu/%zu above %d", num_a_dims, num_b_dims,
+    return q8nn_log_error(q8nn_status_unsupported_parameter, caller, "rank %zu/%zu above %d", num_a_dims, num_b_dims,
                       Q8NN_MAX_DIMS);
   }
   if ((num_a_dims != 0 && a_shape == NULL) || (num_b_dims != 0 && b_shape == NULL)) {
-    return Q8NN_ERROR(q8nn_status_invalid_parameter, "shape pointer is NULL");
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "shape pointer is NULL");
   }
   /* Right-align both shapes to 6 dimensions. */
   size_t sa[Q8NN_MAX_DIMS], sb[Q8NN_MAX_DIMS], so[Q8NN_MAX_DIMS];
@@ -151,20 +150,20 @@ enum q8nn_status q8nn_setup_add_nd_s8(q8nn_operator_t op, size_t num_a_dims, con
   for (size_t i = 0; i < num_b_dims; i++) sb[Q8NN_MAX_DIMS - num_b_dims + i] = b_shape[i];
   size_t total = 1;
   for (size_t i = 0; i < Q8NN_MAX_DIMS; i++) {
-    if (sa[i] == 0 || sb[i] == 0) return Q8NN_ERROR(q8nn_status_invalid_parameter, "zero dimension");
+    if (sa[i] == 0 || sb[i] == 0) return q8nn_log_error(q8nn_status_invalid_parameter, caller, "zero dimension");
     if (sa[i] != sb[i] && sa[i] != 1 && sb[i] != 1) {
-      return Q8NN_ERROR(q8nn_status_invalid_parameter, "shapes do not broadcast (dimension %zu: %zu vs %zu)",
+      return q8nn_log_error(q8nn_status_invalid_parameter, caller, "shapes do not broadcast (dimension %zu: %zu vs %zu)",
                         i, sa[i], sb[i]);
     }
     so[i] = sa[i] > sb[i] ? sa[i] : sb[i];
     if (!q8nn_mul_sz(total, so[i], &total)) {
-      return Q8NN_ERROR(q8nn_status_invalid_parameter, "output size overflows size_t");
+      return q8nn_log_error(q8nn_status_invalid_parameter, caller, "output size overflows size_t");
     }
   }
   size_t a_total = 1, b_total = 1;
   for (size_t i = 0; i < Q8NN_MAX_DIMS; i++) a_total *= sa[i], b_total *= sb[i];
   if ((output == (int8_t*) a && a_total != total) || (output == (int8_t*) b && b_total != total)) {
-    return Q8NN_ERROR(q8nn_status_invalid_parameter, "output aliases an operand that is broadcast");
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "output aliases an operand that is broadcast");
   }
 
   /* Drop size-1 output dims and merge neighbours with the same broadcast pattern, innermost first. */
@@ -224,4 +223,54 @@ enum q8nn_status q8nn_setup_add_nd_s8(q8nn_operator_t op, size_t num_a_dims, con
   const enum q8nn_status status = q8nn_backend_prepare(op);
   if (status != q8nn_status_success) op->is_setup = 0;
   return status;
+}
+
+enum q8nn_status q8nn_setup_add_nd_s8(q8nn_operator_t op, size_t num_a_dims, const size_t* a_shape,
+                                      size_t num_b_dims, const size_t* b_shape, const int8_t* a,
+                                      const int8_t* b, int8_t* output) {
+  if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
+  if (op != NULL && op->type == q8nn_operator_type_add && op->u8) {
+    return Q8NN_ERROR(q8nn_status_invalid_parameter, "a uint8 add: use q8nn_setup_add_nd_u8");
+  }
+  return setup_add(op, num_a_dims, a_shape, num_b_dims, b_shape, a, b, output, __func__);
+}
+
+enum q8nn_status q8nn_setup_add_nd_u8(q8nn_operator_t op, size_t num_a_dims, const size_t* a_shape,
+                                      size_t num_b_dims, const size_t* b_shape, const uint8_t* a,
+                                      const uint8_t* b, uint8_t* output) {
+  if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
+  if (op != NULL && op->type == q8nn_operator_type_add && !op->u8) {
+    return Q8NN_ERROR(q8nn_status_invalid_parameter, "an int8 add: use q8nn_setup_add_nd_s8");
+  }
+  return setup_add(op, num_a_dims, a_shape, num_b_dims, b_shape, (const int8_t*) a, (const int8_t*) b,
+                   (int8_t*) output, __func__);
+}
+
+enum q8nn_status q8nn_create_add_nd_u8(const struct q8nn_add_quantization_u8* quant, uint32_t flags,
+                                       q8nn_operator_t* add_out) {
+  if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
+  if (quant == NULL || add_out == NULL) {
+    return Q8NN_ERROR(q8nn_status_invalid_parameter, "quant and add_out must not be NULL");
+  }
+  if (quant->a_zero_point < 0 || quant->a_zero_point > 255 || quant->b_zero_point < 0 || quant->b_zero_point > 255 ||
+      quant->output_zero_point < 0 || quant->output_zero_point > 255) {
+    return Q8NN_ERROR(q8nn_status_invalid_parameter, "zero points outside [0, 255]");
+  }
+  if (quant->output_min > quant->output_max) {
+    return Q8NN_ERROR(q8nn_status_invalid_parameter, "output_min %d > output_max %d", (int) quant->output_min,
+                      (int) quant->output_max);
+  }
+  /* the int8 add of x - 128 (ukernel.h: uint8 z is int8 z - 128) */
+  const struct q8nn_add_quantization s8 = {
+      .a_zero_point = quant->a_zero_point - 128, .a_scale = quant->a_scale,
+      .b_zero_point = quant->b_zero_point - 128, .b_scale = quant->b_scale,
+      .output_zero_point = quant->output_zero_point - 128, .output_scale = quant->output_scale,
+      .output_min = (int8_t) (quant->output_min - 128), .output_max = (int8_t) (quant->output_max - 128),
+      .fixed = quant->fixed};
+  q8nn_operator_t op = NULL;
+  const enum q8nn_status status = q8nn_create_add_nd_s8(&s8, flags, &op);
+  if (status != q8nn_status_success) return status;
+  op->u8 = 1;
+  *add_out = op;
+  return q8nn_status_success;
 }

@@ -173,6 +173,8 @@ enum q8nn_status q8nn_create_conv_common(
   op->conv_params.output_zero_point = quant->output_zero_point;
   op->conv_params.output_min = quant->output_min;
   op->conv_params.output_max = quant->output_max;
+  op->conv_params.input_flip = op->u8 ? 0x80 : 0;
+  op->conv_params.output_flip = op->u8 ? 0x80 : 0;
 
   op->multiplier = malloc(channels_out * sizeof(int32_t));
   op->shift = malloc(channels_out * sizeof(int32_t));
@@ -186,7 +188,7 @@ enum q8nn_status q8nn_create_conv_common(
   memcpy(op->kernel, kernel_ohwi, kernel_size);
   if (bias != NULL) memcpy(op->bias, bias, channels_out * sizeof(int32_t));
 
-  const struct q8nn_dispatch d = q8nn_get_dispatch();
+  const struct q8nn_dispatch d = q8nn_get_dispatch(op->u8);
   const size_t gic = g->group_input_channels, goc = g->group_output_channels;
   const int is_gemm = g->kernel_height == 1 && g->kernel_width == 1 && g->stride_height == 1 &&
                       g->stride_width == 1 && g->padding_top == 0 && g->padding_bottom == 0 &&
@@ -268,22 +270,23 @@ enum q8nn_status q8nn_create_conv_common(
   op->zero_size = zero_size;
   op->zero_buffer = malloc(zero_size);
   if (op->zero_buffer == NULL) return q8nn_log_error(q8nn_status_out_of_memory, caller, "zero row");
-  memset(op->zero_buffer, (int) (int8_t) quant->input_zero_point, zero_size);
+  /* the input's own bytes (uint8: the int8 zero point ^ 0x80) */
+  memset(op->zero_buffer, (int) (int8_t) (quant->input_zero_point ^ op->conv_params.input_flip), zero_size);
   return q8nn_status_success;
 }
 
-enum q8nn_status q8nn_create_convolution2d_nhwc_s8(
+static enum q8nn_status create_convolution(
     const struct q8nn_convolution2d_desc* desc, const struct q8nn_conv_quantization* quant,
-    const int8_t* kernel, const int32_t* bias, uint32_t flags, q8nn_operator_t* convolution_out) {
-  if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
-  if (desc == NULL || quant == NULL || kernel == NULL || convolution_out == NULL) {
-    return Q8NN_ERROR(q8nn_status_invalid_parameter, "desc, quant, kernel and convolution_out must not be NULL");
+    const int8_t* kernel, const int32_t* bias, uint32_t flags, int u8, q8nn_operator_t* convolution_out,
+    const char* caller) {
+  if (kernel == NULL || convolution_out == NULL) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "kernel and convolution_out must not be NULL");
   }
   if (desc->kernel_height == 0 || desc->kernel_width == 0 || desc->stride_height == 0 || desc->stride_width == 0 ||
       desc->dilation_height == 0 || desc->dilation_width == 0 || desc->groups == 0 ||
       desc->group_input_channels == 0 || desc->group_output_channels == 0) {
-    return Q8NN_ERROR(q8nn_status_invalid_parameter,
-                      "kernel size, stride, dilation, groups and channels must be >= 1");
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller,
+                          "kernel size, stride, dilation, groups and channels must be >= 1");
   }
   const struct q8nn_conv_geometry g = {
       desc->padding_top, desc->padding_right, desc->padding_bottom, desc->padding_left,
@@ -291,14 +294,61 @@ enum q8nn_status q8nn_create_convolution2d_nhwc_s8(
       desc->dilation_height, desc->dilation_width,
       desc->groups, desc->group_input_channels, desc->group_output_channels};
   struct q8nn_operator* op = q8nn_allocate_operator(q8nn_operator_type_convolution);
-  if (op == NULL) return Q8NN_ERROR(q8nn_status_out_of_memory, "operator");
-  const enum q8nn_status status = q8nn_create_conv_common(op, &g, quant, kernel, bias, flags, __func__);
+  if (op == NULL) return q8nn_log_error(q8nn_status_out_of_memory, caller, "operator");
+  op->u8 = u8;
+  const enum q8nn_status status = q8nn_create_conv_common(op, &g, quant, kernel, bias, flags, caller);
   if (status != q8nn_status_success) {
     q8nn_delete_operator(op);
     return status;
   }
   *convolution_out = op;
   return q8nn_status_success;
+}
+
+enum q8nn_status q8nn_create_convolution2d_nhwc_s8(
+    const struct q8nn_convolution2d_desc* desc, const struct q8nn_conv_quantization* quant,
+    const int8_t* kernel, const int32_t* bias, uint32_t flags, q8nn_operator_t* convolution_out) {
+  if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
+  if (desc == NULL || quant == NULL) return Q8NN_ERROR(q8nn_status_invalid_parameter, "desc and quant must not be NULL");
+  return create_convolution(desc, quant, kernel, bias, flags, 0, convolution_out, __func__);
+}
+
+enum q8nn_status q8nn_conv_quantization_from_u8(const struct q8nn_conv_quantization_u8* quant,
+                                                struct q8nn_conv_quantization* s8, const char* caller) {
+  if (quant->input_zero_point < 0 || quant->input_zero_point > 255 || quant->output_zero_point < 0 ||
+      quant->output_zero_point > 255) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "zero points %d/%d outside [0, 255]",
+                          (int) quant->input_zero_point, (int) quant->output_zero_point);
+  }
+  if (quant->output_min > quant->output_max) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "output_min %d > output_max %d",
+                          (int) quant->output_min, (int) quant->output_max);
+  }
+  const struct q8nn_conv_quantization q = {
+      .input_zero_point = quant->input_zero_point - 128,
+      .input_scale = quant->input_scale,
+      .kernel_scale = quant->kernel_scale,
+      .output_zero_point = quant->output_zero_point - 128,
+      .output_scale = quant->output_scale,
+      .output_min = (int8_t) (quant->output_min - 128),
+      .output_max = (int8_t) (quant->output_max - 128),
+      .rounding = quant->rounding,
+      .output_multiplier = quant->output_multiplier,
+      .output_shift = quant->output_shift,
+      .requantization_scale = quant->requantization_scale};
+  *s8 = q;
+  return q8nn_status_success;
+}
+
+enum q8nn_status q8nn_create_convolution2d_nhwc_u8(
+    const struct q8nn_convolution2d_desc* desc, const struct q8nn_conv_quantization_u8* quant,
+    const int8_t* kernel, const int32_t* bias, uint32_t flags, q8nn_operator_t* convolution_out) {
+  if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
+  if (desc == NULL || quant == NULL) return Q8NN_ERROR(q8nn_status_invalid_parameter, "desc and quant must not be NULL");
+  struct q8nn_conv_quantization s8;
+  const enum q8nn_status status = q8nn_conv_quantization_from_u8(quant, &s8, __func__);
+  if (status != q8nn_status_success) return status;
+  return create_convolution(desc, &s8, kernel, bias, flags, 1, convolution_out, __func__);
 }
 
 /* Output extent per TFLite; 0 when it is not positive. */
@@ -473,11 +523,24 @@ enum q8nn_status q8nn_setup_convolution2d_nhwc_s8(
     const int8_t* input, size_t input_pixel_stride, int8_t* output, size_t output_pixel_stride,
     size_t* output_height_out, size_t* output_width_out) {
   if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
-  if (op == NULL || op->type != q8nn_operator_type_convolution) {
-    return Q8NN_ERROR(q8nn_status_invalid_parameter, "not a convolution operator");
+  if (op == NULL || op->type != q8nn_operator_type_convolution || op->u8) {
+    return Q8NN_ERROR(q8nn_status_invalid_parameter, "not an int8 convolution operator");
   }
   return q8nn_setup_conv_common(op, batch_size, input_height, input_width, input, input_pixel_stride,
                                 output, output_pixel_stride, output_height_out, output_width_out, __func__);
+}
+
+enum q8nn_status q8nn_setup_convolution2d_nhwc_u8(
+    q8nn_operator_t op, size_t batch_size, size_t input_height, size_t input_width,
+    const uint8_t* input, size_t input_pixel_stride, uint8_t* output, size_t output_pixel_stride,
+    size_t* output_height_out, size_t* output_width_out) {
+  if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
+  if (op == NULL || op->type != q8nn_operator_type_convolution || !op->u8) {
+    return Q8NN_ERROR(q8nn_status_invalid_parameter, "not a uint8 convolution operator");
+  }
+  return q8nn_setup_conv_common(op, batch_size, input_height, input_width, (const int8_t*) input,
+                                input_pixel_stride, (int8_t*) output, output_pixel_stride, output_height_out,
+                                output_width_out, __func__);
 }
 
 void q8nn_compute_same_padding(uint32_t input, uint32_t kernel, uint32_t stride, uint32_t dilation,

@@ -41,7 +41,7 @@ static void test_choice_is_valid_and_deterministic(void** state) {
   const size_t nmasks = test_isa_masks(masks, 8);
   for (size_t mi = 0; mi < nmasks; mi++) {
     assert_int_equal(q8nn_set_isa_mask(masks[mi]), q8nn_status_success);
-    const struct q8nn_dispatch d = q8nn_get_dispatch();
+    const struct q8nn_dispatch d = q8nn_get_dispatch(0);
     for (int r = 0; r < 3; r++) {
       for (size_t ni = 0; ni < COUNT(ns); ni++) {
         for (size_t ki = 0; ki < COUNT(ks); ki++) {
@@ -75,7 +75,7 @@ static void test_choice_is_valid_and_deterministic(void** state) {
 static void test_unrated_tier_keeps_first_line(void** state) {
   (void) state;
   assert_int_equal(q8nn_set_isa_mask(0), q8nn_status_success);
-  const struct q8nn_dispatch d = q8nn_get_dispatch();
+  const struct q8nn_dispatch d = q8nn_get_dispatch(0);
   for (int r = 0; r < 3; r++) {
     for (size_t i = 0; i < COUNT(ms); i++) {
       assert_ptr_equal(q8nn_choose_gemm_tile(d.gemm[r], r, 1, ms[i], 24, 16), d.gemm[r]);
@@ -94,7 +94,7 @@ static void test_avx512_rows_choice(void** state) {
   if ((q8nn_get_active_isa() & Q8NN_ISA_X86_AVX512VNNI) == 0) skip();
   /* the AMX lines (first where the host has them) are one tile */
   assert_int_equal(q8nn_set_isa_mask(Q8NN_ISA_ALL & ~Q8NN_ISA_X86_AMX), q8nn_status_success);
-  const struct q8nn_dispatch d = q8nn_get_dispatch();
+  const struct q8nn_dispatch d = q8nn_get_dispatch(0);
   for (int r = 0; r < 3; r++) {
     const struct q8nn_gemm_entry* g = q8nn_choose_gemm_tile(d.gemm[r], r, 0, 0, 320, 960);
     if (g->nr != 32) continue; /* another family chosen at create: nothing to compare here */
@@ -111,7 +111,7 @@ static void test_avxvnni_choice(void** state) {
   (void) state;
   if ((q8nn_get_active_isa() & Q8NN_ISA_X86_AVXVNNI) == 0) skip();
   assert_int_equal(q8nn_set_isa_mask(Q8NN_ISA_X86_AVXVNNI | Q8NN_ISA_X86_AVX2), q8nn_status_success);
-  const struct q8nn_dispatch d = q8nn_get_dispatch();
+  const struct q8nn_dispatch d = q8nn_get_dispatch(0);
   for (int r = 0; r < 3; r++) {
     assert_int_equal(q8nn_choose_gemm_tile(d.gemm[r], r, 0, 0, 144, 24)->nr, 16);
     assert_int_equal(q8nn_choose_gemm_tile(d.gemm[r], r, 0, 0, 320, 960)->mr, 6);

@@ -128,7 +128,7 @@ int gemm_tester_run(const struct gemm_tester* t, const struct q8nn_gemm_entry* g
   const size_t c_size = (m - 1) * cm_stride + n + 64;
   int8_t* c = checked_malloc(c_size);
   memset(c, GUARD, c_size);
-  const struct q8nn_qs8_conv_params params = {t->output_zero_point, t->output_min, t->output_max};
+  const struct q8nn_qs8_conv_params params = {t->output_zero_point, t->output_min, t->output_max, 0, 0};
   if (gemm != NULL) {
     gemm->fn[t->rounding](m, n, k, a + t->a_offset, a_stride, packed, c, cm_stride, nr, &params);
   } else {
@@ -223,7 +223,7 @@ int dwconv_tester_run(const struct dwconv_tester* t, const struct q8nn_dwconv_en
   const size_t out_size = width * out_stride + 32;
   int8_t* out = checked_malloc(out_size);
   memset(out, GUARD, out_size);
-  const struct q8nn_qs8_conv_params params = {t->output_zero_point, t->output_min, t->output_max};
+  const struct q8nn_qs8_conv_params params = {t->output_zero_point, t->output_min, t->output_max, 0, 0};
   e->fn[t->rounding](channels, width, taps, indirection, input_stride, packed, out, t->output_increment,
                      t->input_offset, zero, &params);
   int failures = 0;

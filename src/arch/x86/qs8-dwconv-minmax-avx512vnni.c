@@ -162,7 +162,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pixels32(
     const struct q8nn_x86_out64* vout_p, __m512i vorder, int8_t* out, size_t pixel_step, size_t input_offset,
     const int8_t* zero, size_t c0) {
   const struct q8nn_x86_out64 vout = *vout_p;
-  const __m256i vsign = _mm256_set1_epi8((char) 0x80);
+  const __m256i vsign = _mm512_castsi512_si256(vout.isign8);
   const size_t groups = (taps + 3) / 4;
   __m256i vcol[3][4]; /* the window's interleaved columns (9 taps), kept for the next pixel */
 #pragma GCC unroll 3
@@ -260,7 +260,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pairs32_loop(
     const struct q8nn_x86_out64* vout_p, int8_t* out, size_t pixel_step,
     size_t input_offset, const int8_t* zero, size_t c0) {
   const struct q8nn_x86_out64 vout = *vout_p;
-  const __m512i vsign = _mm512_set1_epi8((char) 0x80);
+  const __m512i vsign = vout.isign8;
   const __mmask64 kc2 = (__mmask64) kc | (__mmask64) kc << 32;
   __m512i vcol[3][4];
 #pragma GCC unroll 3
@@ -466,7 +466,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_px_loop(
     const struct q8nn_x86_rq16 rq[4], const struct q8nn_x86_out64* vout_p, int8_t* out, size_t pixel_step,
     size_t input_offset, const int8_t* zero, size_t c0) {
   const struct q8nn_x86_out64 vout = *vout_p;
-  const __m512i vsign = _mm512_set1_epi8((char) 0x80);
+  const __m512i vsign = vout.isign8;
   const size_t b = 64 / PX;
   for (size_t g = 0; g < groups; g++) {
     const int linear = crem == b ? q8nn_x86_dw_linear(PX, in, input_stride, zero) : 0;
@@ -663,7 +663,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pixels64(
     const int8_t* zero, size_t c0, __mmask64 kc, const struct q8nn_x86_out64* vout_p) {
   const struct q8nn_x86_out64 vout = *vout_p;
   const int8_t** in = input;
-  const __m512i vsign = _mm512_set1_epi8((char) 0x80);
+  const __m512i vsign = vout.isign8;
   const size_t groups = (taps + 3) / 4;
   __m512i vcol[3][4]; /* the window's interleaved columns (9 taps), kept for the next pixel */
 #pragma GCC unroll 3

@@ -107,7 +107,8 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_block(
 #pragma GCC unroll 12
     for (size_t r = 0; r < MR; r++) vacc[r][j] = vbias;
   }
-  const __m512i vsign = _mm512_set1_epi8(-128);
+  /* x ^ 0x80 for int8 inputs; uint8 inputs are VPDPBUSD's operand as they are */
+  const __m512i vsign = vout->isign8;
   const uint8_t* wk = w + Q8NN_PACKED_HEADER_BYTES(NR);
   for (size_t t = 0; t < ks; t++) {
     const int8_t* p[Q8NN_X86_GEMM_MAX_MR];

@@ -38,6 +38,7 @@ Q8NN_X86_INLINE struct q8nn_x86_add_consts q8nn_x86_add_init(const struct q8nn_q
   c.rb = q8nn_x86_rq16_init_rdouble(_mm512_set1_epi32(p->b_multiplier), _mm512_set1_epi32(p->b_shift));
   c.ro = q8nn_x86_rq16_init_rdouble(_mm512_set1_epi32(p->output_multiplier), _mm512_set1_epi32(p->output_shift));
   c.out.zp32 = _mm512_set1_epi32(p->output_zero_point);
+  c.out.flip8 = _mm512_setzero_si512();
   c.out.zp16 = _mm512_setzero_si512();
   c.out.fhi = _mm512_setzero_ps();
   c.out.min8 = _mm512_set1_epi8((int8_t) p->output_min);
@@ -106,6 +107,7 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_xnn(size_t n, const int8_t* a, const int8_t* 
   out.zp16 = _mm512_set1_epi16((int16_t) p->output_zero_point);
   out.min8 = _mm512_set1_epi8((int8_t) p->output_min);
   out.max8 = _mm512_set1_epi8((int8_t) p->output_max);
+  out.flip8 = _mm512_setzero_si512();
   /* Whole chunks: each 16 bytes sign-extended straight from memory (VPMOVSXBD m128), no 128-bit
      extracts: the extracts, sign extensions, VPMULLDs, shifts and packs all issue at two per cycle
      on the AVX-512 host, and the extracts were 6 of 30 such instructions per 64 elements. */

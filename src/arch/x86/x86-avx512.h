@@ -264,6 +264,8 @@ struct q8nn_x86_out64 {
   __m512i zp32, zp16, min8, max8;
   __m512i zp16h; /* 1 + 2 output_zero_point in int16 lanes (q8nn_x86_pack64's rounding 3) */
   __m512 fhi; /* fp32: output_max - output_zero_point */
+  __m512i flip8; /* output_flip in every byte (uint8 outputs); zero for int8 */
+  __m512i isign8; /* 0x80 ^ input_flip in every byte: what turns an input byte into VPDPBUSD's x + 128 */
 };
 
 Q8NN_X86_INLINE struct q8nn_x86_out64 q8nn_x86_out64_init(const struct q8nn_qs8_conv_params* params) {
@@ -274,6 +276,8 @@ Q8NN_X86_INLINE struct q8nn_x86_out64 q8nn_x86_out64_init(const struct q8nn_qs8_
   o.min8 = _mm512_set1_epi8((int8_t) params->output_min);
   o.max8 = _mm512_set1_epi8((int8_t) params->output_max);
   o.fhi = _mm512_set1_ps((float) (params->output_max - params->output_zero_point));
+  o.flip8 = _mm512_set1_epi8((char) params->output_flip);
+  o.isign8 = _mm512_set1_epi8((char) (0x80 ^ params->input_flip));
   return o;
 }
 
@@ -303,7 +307,7 @@ Q8NN_X86_INLINE __m512i q8nn_x86_pack64(__m512i r0, __m512i r1, __m512i r2, __m5
     vout = _mm512_permutexvar_epi32(vperm, vout);
   }
   vout = _mm512_max_epi8(vout, o->min8);
-  return _mm512_min_epi8(vout, o->max8);
+  return _mm512_xor_si512(_mm512_min_epi8(vout, o->max8), o->flip8);
 }
 
 /* The rounding argument of q8nn_x86_pack64 for vectors requantized in TFLite double rounding with
