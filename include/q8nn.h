@@ -419,7 +419,11 @@ Q8NN_API enum q8nn_status q8nn_vta_reset_stats(q8nn_backend_t vta);
  * are those of the int8 operator on x - 128 with zero points z - 128 and clamp [min - 128,
  * max - 128], plus 128: uint8 x with zero point z is the same real number as int8 x - 128 with zero
  * point z - 128, so every numerics, reference and golden vector of the int8 family carries over.
- * Kernels read and write the uint8 bytes directly (no conversion pass).
+ * The kernels read and write the uint8 bytes directly (no conversion pass): the AVX-512 VNNI line
+ * (VPDPBUSD's unsigned operand is the uint8 byte) and the portable kernels. A uint8 convolution
+ * runs on the AVX-512 VNNI line where the active ISAs have it and on the portable kernels
+ * otherwise: the AMX, AVX-VNNI, AVX2, NEON and RVV lines have no uint8 kernels yet. The VTA backend
+ * declines uint8 operators (q8nn_backend_supports is false; they stay on the CPU).
  */
 struct q8nn_conv_quantization_u8 {
   int32_t input_zero_point;       /**< [0, 255] */
@@ -456,7 +460,8 @@ Q8NN_API enum q8nn_status q8nn_setup_depthwise_convolution2d_nhwc_u8(
 
 /** Quantization of an add with uint8 operands and output: as struct q8nn_add_quantization with
     zero points in [0, 255] and a uint8 clamp; the bytes are the int8 add's on the operands - 128,
-    plus 128, in every arithmetic (TFLite's, the caller's fixed parameters, Q8NN_FLAG_XNNPACK_ADD). */
+    plus 128, in every arithmetic (TFLite's, the caller's fixed parameters, Q8NN_FLAG_XNNPACK_ADD).
+    It runs the int8 add kernels on 512-byte chunks flipped in stack buffers, on every line. */
 struct q8nn_add_quantization_u8 {
   int32_t a_zero_point; float a_scale;
   int32_t b_zero_point; float b_scale;
