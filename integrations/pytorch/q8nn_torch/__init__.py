@@ -1,0 +1,384 @@
+"""q8nn_torch: run an eager-mode quantized PyTorch model's conv, linear and add layers on q8nn.
+
+    import q8nn_torch
+    model = q8nn_torch.convert(qmodel)          # qmodel: after torch.quantization.convert
+    print(q8nn_torch.format_report(q8nn_torch.last_report()))
+
+The swapped layers give the bytes PyTorch 1.13's qnnpack engine gives (pytorch_qnnpack for quint8
+activations, XNNPACK for qint8): see README.md. Everything convert() does not take stays a PyTorch
+module, and the report says why.
+"""
+import collections
+import copy
+import glob
+import logging
+import os
+
+import torch
+
+try:  # PyTorch 1.13 keeps the quantized modules under torch.ao.nn; torch.nn.quantized re-exports them.
+    import torch.ao.nn.quantized as nnq
+    import torch.ao.nn.intrinsic.quantized as nniq
+except ImportError:  # pragma: no cover
+    import torch.nn.quantized as nnq
+    import torch.nn.intrinsic.quantized as nniq
+
+__all__ = [
+    "KINDS", "Conv2d", "Linear", "QFunctional", "ReportEntry", "convert", "format_report",
+    "last_report", "library_path", "load", "stats", "reset_stats",
+]
+
+_log = logging.getLogger("q8nn_torch")
+
+_LIBRARY_NAMES = ("libq8nn_torch_ops.so", "q8nn_torch_ops.so")
+_loaded_path = None
+
+
+def library_path():
+    """The extension library load() uses: $Q8NN_TORCH_LIBRARY, else the newest of the package
+    directory, integrations/pytorch/build*/ and the repository's build*/ directories."""
+    env = os.environ.get("Q8NN_TORCH_LIBRARY")
+    if env:
+        return env
+    here = os.path.dirname(os.path.abspath(__file__))
+    integration = os.path.dirname(here)
+    root = os.path.dirname(os.path.dirname(integration))
+    dirs = [here] + sorted(glob.glob(os.path.join(integration, "build*"))) + \
+        sorted(glob.glob(os.path.join(root, "build*")))
+    found = [os.path.join(d, n) for d in dirs for n in _LIBRARY_NAMES if os.path.isfile(os.path.join(d, n))]
+    if not found:
+        raise FileNotFoundError(
+            "q8nn_torch: libq8nn_torch_ops.so not found next to the package nor in a build directory; "
+            "build it (cmake -S integrations/pytorch -B build-pytorch && cmake --build build-pytorch -j2) "
+            "or set Q8NN_TORCH_LIBRARY to its path")
+    return max(found, key=os.path.getmtime)
+
+
+def load(path=None):
+    """Loads the extension (torch.ops.q8nn.*) once; returns the path loaded. Call it before
+    torch.jit.load of a model saved with q8nn layers."""
+    global _loaded_path
+    if _loaded_path is None:
+        path = path or library_path()
+        torch.ops.load_library(path)
+        _loaded_path = path
+    return _loaded_path
+
+
+def stats():
+    """(calls, seconds in the q8nn ops, seconds in q8nn_run_operator_on) since reset_stats()."""
+    load()
+    calls, op_ns, run_ns = torch.ops.q8nn.stats()
+    return calls, op_ns * 1e-9, run_ns * 1e-9
+
+
+def reset_stats():
+    load()
+    torch.ops.q8nn.reset_stats()
+
+
+# ---- modules ------------------------------------------------------------------------------------
+
+class Conv2d(torch.nn.Module):
+    """Quantized 2D convolution (optionally with a fused ReLU) on q8nn; depthwise when every group
+    has one input channel. Input: quint8 or qint8, per-tensor quantized, (N, C, H, W) in any memory
+    format; output: channels-last, of the input's dtype, with this module's scale and zero point."""
+
+    def __init__(self, weight, bias, stride, padding, dilation, groups, scale, zero_point, relu=False):
+        super().__init__()
+        load()
+        self.in_channels = int(weight.size(1) * groups)
+        self.out_channels = int(weight.size(0))
+        self.kernel_size = (int(weight.size(2)), int(weight.size(3)))
+        self.stride = tuple(int(s) for s in stride)
+        self.padding = tuple(int(p) for p in padding)
+        self.dilation = tuple(int(d) for d in dilation)
+        self.groups = int(groups)
+        self.relu = bool(relu)
+        self.scale = float(scale)
+        self.zero_point = int(zero_point)
+        self._packed = torch.ops.q8nn.conv2d_prepack(
+            weight, bias, list(self.stride), list(self.padding), list(self.dilation), self.groups)
+
+    @classmethod
+    def from_quantized(cls, mod):
+        """From a torch.nn.quantized.Conv2d or torch.nn.intrinsic.quantized.ConvReLU2d."""
+        return cls(mod.weight(), mod.bias(), mod.stride, mod.padding, mod.dilation, mod.groups,
+                   mod.scale, mod.zero_point, relu=isinstance(mod, nniq.ConvReLU2d))
+
+    def forward(self, x):
+        if self.relu:
+            return torch.ops.q8nn.conv2d_relu(x, self._packed, self.scale, self.zero_point)
+        return torch.ops.q8nn.conv2d(x, self._packed, self.scale, self.zero_point)
+
+    def weight(self):
+        return self._packed.unpack()[0]
+
+    def bias(self):
+        return self._packed.unpack()[1]
+
+    def extra_repr(self):
+        return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"padding={self.padding}, dilation={self.dilation}, groups={self.groups}, relu={self.relu}, "
+                f"scale={self.scale}, zero_point={self.zero_point}")
+
+
+class Linear(torch.nn.Module):
+    """Quantized linear layer (optionally with a fused ReLU) on q8nn: x [..., in] -> [..., out]."""
+
+    def __init__(self, weight, bias, scale, zero_point, relu=False):
+        super().__init__()
+        load()
+        self.in_features = int(weight.size(1))
+        self.out_features = int(weight.size(0))
+        self.relu = bool(relu)
+        self.scale = float(scale)
+        self.zero_point = int(zero_point)
+        self._packed = torch.ops.q8nn.linear_prepack(weight, bias)
+
+    @classmethod
+    def from_quantized(cls, mod):
+        """From a torch.nn.quantized.Linear or torch.nn.intrinsic.quantized.LinearReLU."""
+        return cls(mod.weight(), mod.bias(), mod.scale, mod.zero_point, relu=isinstance(mod, nniq.LinearReLU))
+
+    def forward(self, x):
+        if self.relu:
+            return torch.ops.q8nn.linear_relu(x, self._packed, self.scale, self.zero_point)
+        return torch.ops.q8nn.linear(x, self._packed, self.scale, self.zero_point)
+
+    def weight(self):
+        return self._packed.unpack()[0]
+
+    def bias(self):
+        return self._packed.unpack()[1]
+
+    def extra_repr(self):
+        return (f"in_features={self.in_features}, out_features={self.out_features}, relu={self.relu}, "
+                f"scale={self.scale}, zero_point={self.zero_point}")
+
+
+class QFunctional(nnq.QFunctional):
+    """torch.nn.quantized.QFunctional whose add and add_relu run on q8nn for qint8 inputs (XNNPACK's
+    qs8 add, as PyTorch). quint8 inputs go to PyTorch's quantized::add: PyTorch runs them with
+    pytorch_qnnpack's own add arithmetic, which q8nn does not reproduce. Every other method is
+    PyTorch's."""
+
+    def __init__(self, scale=1.0, zero_point=0):
+        super().__init__()
+        load()
+        self.scale = float(scale)
+        self.zero_point = int(zero_point)
+        self._packed = torch.ops.q8nn.add_prepack()
+
+    @classmethod
+    def from_quantized(cls, mod):
+        return cls(mod.scale, mod.zero_point)
+
+    def add(self, x, y):
+        if x.dtype == torch.qint8:
+            r = torch.ops.q8nn.add(x, y, self._packed, self.scale, self.zero_point)
+        else:
+            r = torch.ops.quantized.add(x, y, scale=self.scale, zero_point=self.zero_point)
+        return self.activation_post_process(r)
+
+    def add_relu(self, x, y):
+        if x.dtype == torch.qint8:
+            r = torch.ops.q8nn.add_relu(x, y, self._packed, self.scale, self.zero_point)
+        else:
+            r = torch.ops.quantized.add_relu(x, y, scale=self.scale, zero_point=self.zero_point)
+        return self.activation_post_process(r)
+
+    def _get_name(self):
+        return "Q8nnQFunctional"
+
+
+# ---- convert ------------------------------------------------------------------------------------
+
+KINDS = ("conv", "depthwise", "linear", "add")
+
+ReportEntry = collections.namedtuple("ReportEntry", "name kind module taken reason")
+ReportEntry.__doc__ = """One layer convert() looked at: its qualified name, kind (one of KINDS or
+"other"), the PyTorch module type's name, whether it now runs on q8nn, and why not (or a note)."""
+
+_last_report = []
+
+# Quantized compute layers convert() does not take at all, reported so nothing is left silently.
+_OTHER_QUANTIZED = tuple(c for c in (
+    getattr(nnq, "Conv1d", None), getattr(nnq, "Conv3d", None), getattr(nnq, "ConvTranspose1d", None),
+    getattr(nnq, "ConvTranspose2d", None), getattr(nnq, "ConvTranspose3d", None),
+    getattr(nniq, "ConvReLU1d", None), getattr(nniq, "ConvReLU3d", None),
+    getattr(nniq, "ConvAdd2d", None), getattr(nniq, "ConvAddReLU2d", None),
+    getattr(nniq, "LinearLeakyReLU", None), getattr(nniq, "LinearTanh", None),
+) if c is not None)
+
+
+def last_report():
+    """The report of the last convert() call: a list of ReportEntry."""
+    return list(_last_report)
+
+
+def format_report(report):
+    """The report as text, one line per layer, those left to PyTorch first."""
+    lines = []
+    for e in sorted(report, key=lambda e: e.taken):
+        where = "q8nn   " if e.taken else "PyTorch"
+        lines.append(f"{where} {e.kind:9s} {e.name or '<root>'} ({e.module})" + (f": {e.reason}" if e.reason else ""))
+    taken = sum(e.taken for e in report)
+    lines.append(f"{taken} of {len(report)} layers on q8nn")
+    return "\n".join(lines)
+
+
+def _activation_dtypes(model, example_inputs):
+    """(name -> activation dtype of the layer's input, default dtype). With example_inputs the
+    model runs once and every module's input dtype is recorded; otherwise, when all of the model's
+    Quantize stubs agree, that dtype is the default for every layer (a quantized layer keeps its
+    input's dtype)."""
+    if example_inputs is None:
+        dtypes = {m.dtype for m in model.modules() if isinstance(m, nnq.Quantize)}
+        return {}, (dtypes.pop() if len(dtypes) == 1 else None)
+    seen = {}
+    handles = []
+    for name, mod in model.named_modules():
+        def hook(m, args, name=name):
+            if args and isinstance(args[0], torch.Tensor):
+                seen.setdefault(name, args[0].dtype)
+        handles.append(mod.register_forward_pre_hook(hook))
+        if isinstance(mod, nnq.QFunctional):
+            # add / add_relu do not go through forward: wrap them for this run.
+            for method in ("add", "add_relu"):
+                original = getattr(mod, method)
+
+                def wrapped(x, y, original=original, name=name):
+                    seen.setdefault(name, x.dtype)
+                    return original(x, y)
+                setattr(mod, method, wrapped)
+    try:
+        with torch.no_grad():
+            if isinstance(example_inputs, (tuple, list)):
+                model(*example_inputs)
+            else:
+                model(example_inputs)
+    finally:
+        for h in handles:
+            h.remove()
+        for mod in model.modules():
+            if isinstance(mod, nnq.QFunctional):
+                for method in ("add", "add_relu"):
+                    mod.__dict__.pop(method, None)
+    return seen, None
+
+
+def _weight_problem(weight):
+    """Why q8nn cannot take this quantized weight, or None."""
+    if weight.dtype != torch.qint8:
+        return f"weight dtype {weight.dtype} (q8nn takes qint8)"
+    if weight.qscheme() in (torch.per_tensor_affine, torch.per_tensor_symmetric):
+        if weight.q_zero_point() != 0:
+            return f"weight zero point {weight.q_zero_point()} (q8nn takes symmetric weights, zero point 0)"
+    elif weight.qscheme() in (torch.per_channel_affine, torch.per_channel_symmetric):
+        if weight.q_per_channel_axis() != 0:
+            return f"per-channel weight along axis {weight.q_per_channel_axis()} (q8nn takes axis 0)"
+        if bool((weight.q_per_channel_zero_points() != 0).any()):
+            return "nonzero per-channel weight zero points (q8nn takes symmetric weights, zero point 0)"
+    else:
+        return f"weight quantization scheme {weight.qscheme()}"
+    return None
+
+
+def _plan(name, mod, kinds, dtype):
+    """(kind, factory or None, reason) for one module; kind None for modules convert() ignores."""
+    t = type(mod)
+    if t in (nnq.Conv2d, nniq.ConvReLU2d):
+        weight = mod.weight()
+        depthwise = mod.groups > 1 and weight.size(1) == 1 and mod.groups == mod.in_channels
+        kind = "depthwise" if depthwise else "conv"
+        if kind not in kinds:
+            return kind, None, "kind not selected"
+        if getattr(mod, "padding_mode", "zeros") != "zeros":
+            return kind, None, f"padding_mode {mod.padding_mode!r} (q8nn pads with the input zero point only)"
+        if isinstance(mod.padding, str):
+            return kind, None, f"padding {mod.padding!r}"
+        problem = _weight_problem(weight)
+        if problem:
+            return kind, None, problem
+        return kind, lambda: Conv2d.from_quantized(mod), None
+    if t in (nnq.Linear, nniq.LinearReLU):
+        if "linear" not in kinds:
+            return "linear", None, "kind not selected"
+        packed_dtype = getattr(getattr(mod, "_packed_params", None), "dtype", torch.qint8)
+        if packed_dtype != torch.qint8:
+            return "linear", None, f"packed dtype {packed_dtype}"
+        problem = _weight_problem(mod.weight())
+        if problem:
+            return "linear", None, problem
+        return "linear", lambda: Linear.from_quantized(mod), None
+    if t is nnq.QFunctional:
+        if "add" not in kinds:
+            return "add", None, "kind not selected"
+        if dtype == torch.quint8:
+            return "add", None, ("quint8 add: PyTorch runs it with pytorch_qnnpack's add arithmetic, "
+                                 "which q8nn does not have")
+        if dtype is None:
+            return "add", lambda: QFunctional.from_quantized(mod), \
+                "activation dtype unknown: add/add_relu run on q8nn for qint8 inputs, on PyTorch for quint8"
+        return "add", lambda: QFunctional.from_quantized(mod), None
+    if isinstance(mod, _OTHER_QUANTIZED) or t.__module__.startswith(("torch.ao.nn.quantized.dynamic",
+                                                                       "torch.nn.quantized.dynamic")):
+        return "other", None, "no q8nn counterpart"
+    if isinstance(mod, (nnq.Conv2d, nnq.Linear, nnq.QFunctional)):
+        return "other", None, f"subclass {t.__name__} of a supported layer: not taken"
+    return None, None, None
+
+
+def convert(model, inplace=False, kinds=KINDS, example_inputs=None, report=None):
+    """Swaps the quantized layers of an eager-mode quantized model (after
+    torch.quantization.convert) for q8nn ones and returns the model (a copy unless inplace).
+
+    Taken: torch.nn.quantized.Conv2d and torch.nn.intrinsic.quantized.ConvReLU2d (kinds "conv",
+    and "depthwise" for one input channel per group), torch.nn.quantized.Linear and
+    torch.nn.intrinsic.quantized.LinearReLU ("linear"), the add and add_relu of
+    torch.nn.quantized.QFunctional ("add", qint8 only). Left to PyTorch, with the reason in the
+    report: layers of kinds not in `kinds`, weights with a nonzero zero point, padding modes other
+    than zeros, quint8 adds, layers whose q8nn prepack fails, other quantized compute layers.
+
+    example_inputs: optional input(s) to run the model once with, to learn each layer's
+    activation dtype; without them the dtype of the model's Quantize stubs is used when they agree.
+    report: optional list to which the ReportEntry items are appended (last_report() has them too).
+    """
+    global _last_report
+    load()
+    unknown = set(kinds) - set(KINDS)
+    if unknown:
+        raise ValueError(f"q8nn_torch.convert: unknown kinds {sorted(unknown)}; choose from {KINDS}")
+    kinds = set(kinds)
+    if not inplace:
+        model = copy.deepcopy(model)
+    dtypes, default_dtype = _activation_dtypes(model, example_inputs)
+    entries = []
+
+    def visit(name, mod):
+        kind, factory, reason = _plan(name, mod, kinds, dtypes.get(name, default_dtype))
+        if kind is None:
+            for child_name, child in list(mod.named_children()):
+                new = visit(f"{name}.{child_name}" if name else child_name, child)
+                if new is not None:
+                    setattr(mod, child_name, new)
+            return None
+        new = None
+        if factory is not None:
+            try:
+                new = factory()
+            except RuntimeError as e:
+                reason = f"q8nn refused it: {str(e).splitlines()[0]}"
+        entries.append(ReportEntry(name, kind, type(mod).__name__, new is not None, reason))
+        if new is None:
+            _log.info("q8nn_torch: %s (%s) left to PyTorch: %s", name or "<root>", type(mod).__name__, reason)
+        if isinstance(new, torch.nn.Module):
+            new.train(mod.training)
+        return new
+
+    new_root = visit("", model)
+    _last_report = entries
+    if report is not None:
+        report.extend(entries)
+    return new_root if new_root is not None else model

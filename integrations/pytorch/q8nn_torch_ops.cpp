@@ -1,0 +1,666 @@
+// torch.ops.q8nn: PyTorch eager-mode quantized conv2d (depthwise via groups), linear and add on
+// q8nn, byte for byte what PyTorch 1.13's qnnpack engine computes:
+//  - quint8 activations run where PyTorch runs pytorch_qnnpack: bias quantized by
+//    quant_utils::QuantizeBias (at::quantize_per_tensor / _per_channel with scale
+//    w_scale * input_scale in double), requantization scale (w_scale * input_scale) * (1 / output_scale)
+//    in float (generate_requantization_scales), fp32 requantization.
+//  - qint8 activations run where PyTorch runs XNNPACK (qs8/qc8 convolution, qs8 fully connected,
+//    qs8 add): the same bias, requantization scale input_scale * w_scale / output_scale in float,
+//    add with XNNPACK's qs8 arithmetic (Q8NN_FLAG_XNNPACK_ADD).
+// The q8nn operator is created at the first call (the input's scale is only known then), kept
+// while the input and output quantization stay the same, and set up again with the new tensors'
+// pointers on every call (O(1) in q8nn). It runs on PyTorch's intra-op threads (at::parallel_for),
+// so torch.set_num_threads applies.
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <torch/custom_class.h>
+#include <torch/library.h>
+
+#include <q8nn.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+// ---- q8nn plumbing ---------------------------------------------------------------------------
+
+void check_status(q8nn_status status, const char* what) {
+  TORCH_CHECK(status == q8nn_status_success, "q8nn: ", what, " failed: ", q8nn_status_string(status));
+}
+
+void ensure_initialized() {
+  static const q8nn_status status = q8nn_initialize();
+  check_status(status, "q8nn_initialize");
+}
+
+struct OperatorDeleter {
+  void operator()(q8nn_operator* op) const { q8nn_delete_operator(op); }
+};
+using Operator = std::unique_ptr<q8nn_operator, OperatorDeleter>;
+
+// PyTorch's intra-op threads as q8nn's host pool. Inside a parallel region at::parallel_for runs
+// inline, so q8nn is told one thread there.
+size_t host_threads_count(void*) {
+  return at::in_parallel_region() ? 1 : static_cast<size_t>(std::max(at::get_num_threads(), 1));
+}
+
+void host_parallelize(void*, q8nn_task_1d_tile_1d_t task, void* task_context, size_t range, size_t tile) {
+  if (range == 0) {
+    return;
+  }
+  tile = std::max<size_t>(tile, 1);
+  const int64_t tiles = static_cast<int64_t>((range + tile - 1) / tile);
+  // Pieces are whole tiles (consecutive tiles merged), as q8nn's contract allows.
+  at::parallel_for(0, tiles, 1, [&](int64_t begin, int64_t end) {
+    const size_t start = static_cast<size_t>(begin) * tile;
+    const size_t stop = std::min(range, static_cast<size_t>(end) * tile);
+    task(task_context, start, stop - start);
+  });
+}
+
+const q8nn_threadpool host_pool = {nullptr, host_threads_count, host_parallelize};
+
+// Time spent in the ops (whole call) and in q8nn_run_operator_on alone, for benchmarks.
+std::atomic<int64_t> stat_calls{0};
+std::atomic<int64_t> stat_op_ns{0};
+std::atomic<int64_t> stat_run_ns{0};
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void run(q8nn_operator_t op) {
+  const int64_t start = now_ns();
+  check_status(q8nn_run_operator_on(op, &host_pool), "q8nn_run_operator_on");
+  stat_run_ns += now_ns() - start;
+}
+
+struct OpTimer {
+  int64_t start = now_ns();
+  ~OpTimer() {
+    stat_op_ns += now_ns() - start;
+    stat_calls += 1;
+  }
+};
+
+// ---- checks shared by the ops ----------------------------------------------------------------
+
+void check_activation(const at::Tensor& x, const char* op, const char* what) {
+  TORCH_CHECK(x.defined(), op, ": ", what, " is undefined");
+  TORCH_CHECK(x.device().is_cpu(), op, ": ", what, " must be a CPU tensor, got ", x.device());
+  TORCH_CHECK(x.is_quantized(), op, ": ", what, " must be a quantized tensor (torch.quint8 or torch.qint8), got ",
+              x.scalar_type());
+  TORCH_CHECK(x.scalar_type() == at::kQUInt8 || x.scalar_type() == at::kQInt8, op, ": ", what,
+              " must be torch.quint8 or torch.qint8, got ", x.scalar_type());
+  TORCH_CHECK(x.qscheme() == at::kPerTensorAffine, op, ": ", what,
+              " must be quantized per tensor (torch.per_tensor_affine), got ", c10::toString(x.qscheme()));
+}
+
+void check_output_quantization(at::ScalarType dtype, double scale, int64_t zero_point, const char* op) {
+  TORCH_CHECK(std::isfinite(scale) && scale > 0.0, op, ": output_scale must be finite and > 0, got ", scale);
+  const int64_t lo = dtype == at::kQUInt8 ? 0 : -128;
+  const int64_t hi = dtype == at::kQUInt8 ? 255 : 127;
+  TORCH_CHECK(zero_point >= lo && zero_point <= hi, op, ": output_zero_point ", zero_point,
+              " is outside the ", dtype, " range [", lo, ", ", hi, "]");
+}
+
+// PyTorch's clamp: activationLimits(RELU).first = the output zero point, else the type's range.
+std::pair<int32_t, int32_t> output_limits(at::ScalarType dtype, int64_t zero_point, bool relu) {
+  const int32_t lo = dtype == at::kQUInt8 ? 0 : -128;
+  const int32_t hi = dtype == at::kQUInt8 ? 255 : 127;
+  return {relu ? static_cast<int32_t>(zero_point) : lo, hi};
+}
+
+// ---- convolution and linear ------------------------------------------------------------------
+
+// What a created operator was made for: a different input or output quantization recreates it.
+struct ConvKey {
+  at::ScalarType dtype;
+  double input_scale;
+  int64_t input_zero_point;
+  double output_scale;
+  int64_t output_zero_point;
+  bool relu;
+  bool operator==(const ConvKey& o) const {
+    return dtype == o.dtype && input_scale == o.input_scale && input_zero_point == o.input_zero_point &&
+           output_scale == o.output_scale && output_zero_point == o.output_zero_point && relu == o.relu;
+  }
+};
+
+// One convolution (a linear layer is a 1x1 one): the weights in q8nn's layout, created from a
+// PyTorch qint8 weight [O][I/groups][kh][kw] (per tensor or per channel along 0, zero points 0).
+class ConvCore {
+ public:
+  ConvCore(at::Tensor weight, c10::optional<at::Tensor> bias, std::vector<int64_t> stride,
+           std::vector<int64_t> padding, std::vector<int64_t> dilation, int64_t groups, const char* op)
+      : weight_(std::move(weight)), bias_(std::move(bias)), stride_(std::move(stride)),
+        padding_(std::move(padding)), dilation_(std::move(dilation)), groups_(groups) {
+    TORCH_CHECK(weight_.defined() && weight_.is_quantized() && weight_.scalar_type() == at::kQInt8, op,
+                ": weight must be a quantized torch.qint8 tensor, got ",
+                weight_.defined() ? toString(weight_.scalar_type()) : "undefined");
+    TORCH_CHECK(weight_.dim() == 4, op, ": weight must be 4-d [O, I/groups, kH, kW], got ", weight_.dim(), "-d");
+    TORCH_CHECK(stride_.size() == 2 && padding_.size() == 2 && dilation_.size() == 2, op,
+                ": stride, padding and dilation must have 2 values each");
+    TORCH_CHECK(stride_[0] >= 1 && stride_[1] >= 1 && dilation_[0] >= 1 && dilation_[1] >= 1, op,
+                ": stride and dilation must be >= 1");
+    TORCH_CHECK(padding_[0] >= 0 && padding_[1] >= 0, op, ": padding must be >= 0");
+    out_channels_ = weight_.size(0);
+    group_in_ = weight_.size(1);
+    kh_ = weight_.size(2);
+    kw_ = weight_.size(3);
+    TORCH_CHECK(groups_ >= 1 && out_channels_ >= 1 && out_channels_ % groups_ == 0, op, ": ", out_channels_,
+                " output channels do not split into ", groups_, " groups");
+    TORCH_CHECK(group_in_ >= 1 && kh_ >= 1 && kw_ >= 1, op, ": empty weight");
+    in_channels_ = group_in_ * groups_;
+    depthwise_ = group_in_ == 1 && groups_ == in_channels_ && groups_ > 1;
+
+    // Scales and zero points: q8nn takes symmetric weights only (PyTorch's XNNPACK path too).
+    const auto qscheme = weight_.qscheme();
+    weight_scale_.resize(out_channels_);
+    if (qscheme == at::kPerTensorAffine || qscheme == at::kPerTensorSymmetric) {
+      TORCH_CHECK(weight_.q_zero_point() == 0, op, ": weight zero point must be 0 (symmetric), got ",
+                  weight_.q_zero_point());
+      per_channel_ = false;
+      std::fill(weight_scale_.begin(), weight_scale_.end(), static_cast<float>(weight_.q_scale()));
+    } else if (qscheme == at::kPerChannelAffine || qscheme == at::kPerChannelSymmetric) {
+      TORCH_CHECK(weight_.q_per_channel_axis() == 0, op, ": per-channel weight must be quantized along axis 0, got ",
+                  weight_.q_per_channel_axis());
+      const auto zero_points = weight_.q_per_channel_zero_points().to(at::kLong).contiguous();
+      const auto scales = weight_.q_per_channel_scales().to(at::kDouble).contiguous();
+      for (int64_t c = 0; c < out_channels_; c++) {
+        TORCH_CHECK(zero_points.data_ptr<int64_t>()[c] == 0, op, ": weight zero point of channel ", c,
+                    " must be 0 (symmetric), got ", zero_points.data_ptr<int64_t>()[c]);
+        weight_scale_[c] = static_cast<float>(scales.data_ptr<double>()[c]);
+      }
+      per_channel_ = true;
+    } else {
+      TORCH_CHECK(false, op, ": unsupported weight quantization scheme ", c10::toString(qscheme));
+    }
+
+    if (bias_.has_value() && bias_->defined()) {
+      TORCH_CHECK(!bias_->is_quantized() && bias_->scalar_type() == at::kFloat, op,
+                  ": bias must be a float tensor, got ", bias_->scalar_type());
+      TORCH_CHECK(bias_->dim() == 1 && bias_->size(0) == out_channels_, op, ": bias must have ", out_channels_,
+                  " elements");
+      bias_float_ = bias_->contiguous();
+    } else {
+      bias_ = c10::nullopt;
+      // PyTorch's qnnpack prepack gives a layer without bias a zero one.
+      bias_float_ = at::zeros({out_channels_}, at::kFloat);
+    }
+
+    // OHWI (groups stacked along O), or 1HWO for depthwise: output channel c*dm+m reads input
+    // channel c, which is PyTorch's order of groups.
+    const at::Tensor w = weight_.int_repr();
+    kernel_ = (depthwise_ ? w.reshape({out_channels_, kh_, kw_}).permute({1, 2, 0}) : w.permute({0, 2, 3, 1}))
+                  .contiguous();
+  }
+
+  at::Tensor conv2d(const at::Tensor& act, double output_scale, int64_t output_zero_point, bool relu,
+                    const char* op) {
+    OpTimer timer;
+    ensure_initialized();
+    check_activation(act, op, "input");
+    TORCH_CHECK(act.dim() == 4, op, ": input must be 4-d (N, C, H, W), got ", act.dim(), "-d");
+    TORCH_CHECK(act.size(1) == in_channels_, op, ": input has ", act.size(1), " channels, the weight expects ",
+                in_channels_, " (", groups_, " groups of ", group_in_, ")");
+    check_output_quantization(act.scalar_type(), output_scale, output_zero_point, op);
+    const int64_t n = act.size(0), h = act.size(2), w = act.size(3);
+    const int64_t oh = (h + 2 * padding_[0] - dilation_[0] * (kh_ - 1) - 1) / stride_[0] + 1;
+    const int64_t ow = (w + 2 * padding_[1] - dilation_[1] * (kw_ - 1) - 1) / stride_[1] + 1;
+    TORCH_CHECK(oh > 0 && ow > 0, op, ": the output would be empty (", oh, "x", ow, ") for a ", h, "x", w,
+                " input");
+    const at::Tensor x = act.contiguous(at::MemoryFormat::ChannelsLast);
+    at::Tensor y = at::_empty_affine_quantized(
+        {n, out_channels_, oh, ow},
+        at::device(at::kCPU).dtype(act.scalar_type()).memory_format(at::MemoryFormat::ChannelsLast),
+        output_scale, output_zero_point, c10::nullopt);
+    if (n == 0) {
+      return y;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    prepare(ConvKey{act.scalar_type(), act.q_scale(), act.q_zero_point(), output_scale, output_zero_point, relu});
+    setup(n, h, w, x.data_ptr(), in_channels_, y.data_ptr(), out_channels_);
+    run(op_.get());
+    return y;
+  }
+
+  // A linear layer: the rows of x [..., K] as the pixels of a 1 x rows image.
+  at::Tensor linear(const at::Tensor& act, double output_scale, int64_t output_zero_point, bool relu,
+                    const char* op) {
+    OpTimer timer;
+    ensure_initialized();
+    check_activation(act, op, "input");
+    TORCH_CHECK(act.dim() >= 2, op, ": input must have 2 or more dimensions, got ", act.dim());
+    TORCH_CHECK(act.size(-1) == in_channels_, op, ": input has ", act.size(-1), " features, the weight expects ",
+                in_channels_);
+    check_output_quantization(act.scalar_type(), output_scale, output_zero_point, op);
+    const at::Tensor x = act.contiguous();
+    std::vector<int64_t> sizes = act.sizes().vec();
+    sizes.back() = out_channels_;
+    at::Tensor y = at::_empty_affine_quantized(sizes, at::device(at::kCPU).dtype(act.scalar_type()), output_scale,
+                                               output_zero_point, c10::nullopt);
+    const int64_t rows = x.numel() / in_channels_;
+    if (rows == 0) {
+      return y;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    prepare(ConvKey{act.scalar_type(), act.q_scale(), act.q_zero_point(), output_scale, output_zero_point, relu});
+    setup(1, 1, rows, x.data_ptr(), in_channels_, y.data_ptr(), out_channels_);
+    run(op_.get());
+    return y;
+  }
+
+  std::string kernel_name() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return op_ ? std::string(q8nn_operator_kernel_name(op_.get())) : std::string();
+  }
+
+  const at::Tensor& weight() const { return weight_; }
+  const c10::optional<at::Tensor>& bias() const { return bias_; }
+  const std::vector<int64_t>& stride() const { return stride_; }
+  const std::vector<int64_t>& padding() const { return padding_; }
+  const std::vector<int64_t>& dilation() const { return dilation_; }
+  int64_t groups() const { return groups_; }
+
+ private:
+  // Creates the operator for this input/output quantization unless the current one is for it.
+  void prepare(const ConvKey& key) {
+    if (op_ && key == key_) {
+      return;
+    }
+    op_.reset();
+    const bool u8 = key.dtype == at::kQUInt8;
+    // Bias exactly as PyTorch's quant_utils::QuantizeBias (both the pytorch_qnnpack and the
+    // XNNPACK path): scale w_scale * input_scale in double, at::quantize_* to qint32.
+    at::Tensor qbias;
+    if (per_channel_) {
+      const at::Tensor scales = weight_.q_per_channel_scales() * key.input_scale;
+      qbias = at::quantize_per_channel(bias_float_, scales, at::zeros(scales.sizes(), at::kInt), 0, at::kQInt32);
+    } else {
+      qbias = at::quantize_per_tensor(bias_float_, weight_.q_scale() * key.input_scale, 0, at::kQInt32);
+    }
+    const at::Tensor bias32 = qbias.int_repr().contiguous();
+
+    // Requantization scales in PyTorch's float expression for the path it takes.
+    const float input_scale = static_cast<float>(key.input_scale);
+    const float output_scale = static_cast<float>(key.output_scale);
+    std::vector<float> scale(out_channels_);
+    if (u8) {
+      // pytorch_qnnpack: generate_requantization_scales.
+      const float inverse_output_scale = 1.f / output_scale;
+      for (int64_t c = 0; c < out_channels_; c++) {
+        scale[c] = (weight_scale_[c] * input_scale) * inverse_output_scale;
+        TORCH_CHECK(scale[c] > 0.0f && std::isnormal(scale[c]), "q8nn: requantization scale ", scale[c],
+                    " of output channel ", c, " must be finite and positive (PyTorch's check)");
+      }
+    } else {
+      // XNNPACK's qs8/qc8 convolution and qs8 fully connected.
+      for (int64_t c = 0; c < out_channels_; c++) {
+        scale[c] = input_scale * weight_scale_[c] / output_scale;
+      }
+    }
+
+    const auto limits = output_limits(key.dtype, key.output_zero_point, key.relu);
+    const int8_t* kernel = kernel_.data_ptr<int8_t>();
+    const int32_t* bias = bias32.data_ptr<int32_t>();
+    q8nn_operator_t created = nullptr;
+    q8nn_status status;
+    if (depthwise_) {
+      q8nn_depthwise_convolution2d_desc desc = {};
+      fill_geometry(desc);
+      desc.channels = static_cast<size_t>(in_channels_);
+      desc.depth_multiplier = static_cast<size_t>(out_channels_ / in_channels_);
+      if (u8) {
+        const q8nn_conv_quantization_u8 quant = u8_quantization(key, scale, limits);
+        status = q8nn_create_depthwise_convolution2d_nhwc_u8(&desc, &quant, kernel, bias, 0, &created);
+      } else {
+        const q8nn_conv_quantization quant = s8_quantization(key, scale, limits);
+        status = q8nn_create_depthwise_convolution2d_nhwc_s8(&desc, &quant, kernel, bias, 0, &created);
+      }
+    } else {
+      q8nn_convolution2d_desc desc = {};
+      fill_geometry(desc);
+      desc.groups = static_cast<uint32_t>(groups_);
+      desc.group_input_channels = static_cast<size_t>(group_in_);
+      desc.group_output_channels = static_cast<size_t>(out_channels_ / groups_);
+      if (u8) {
+        const q8nn_conv_quantization_u8 quant = u8_quantization(key, scale, limits);
+        status = q8nn_create_convolution2d_nhwc_u8(&desc, &quant, kernel, bias, 0, &created);
+      } else {
+        const q8nn_conv_quantization quant = s8_quantization(key, scale, limits);
+        status = q8nn_create_convolution2d_nhwc_s8(&desc, &quant, kernel, bias, 0, &created);
+      }
+    }
+    check_status(status, depthwise_ ? "create depthwise convolution" : "create convolution");
+    op_.reset(created);
+    key_ = key;
+  }
+
+  template <typename Desc>
+  void fill_geometry(Desc& desc) const {
+    desc.padding_top = desc.padding_bottom = static_cast<uint32_t>(padding_[0]);
+    desc.padding_left = desc.padding_right = static_cast<uint32_t>(padding_[1]);
+    desc.kernel_height = static_cast<uint32_t>(kh_);
+    desc.kernel_width = static_cast<uint32_t>(kw_);
+    desc.stride_height = static_cast<uint32_t>(stride_[0]);
+    desc.stride_width = static_cast<uint32_t>(stride_[1]);
+    desc.dilation_height = static_cast<uint32_t>(dilation_[0]);
+    desc.dilation_width = static_cast<uint32_t>(dilation_[1]);
+  }
+
+  q8nn_conv_quantization_u8 u8_quantization(const ConvKey& key, const std::vector<float>& scale,
+                                            std::pair<int32_t, int32_t> limits) const {
+    q8nn_conv_quantization_u8 quant = {};
+    quant.input_zero_point = static_cast<int32_t>(key.input_zero_point);
+    quant.input_scale = static_cast<float>(key.input_scale);
+    quant.kernel_scale = weight_scale_.data();
+    quant.output_zero_point = static_cast<int32_t>(key.output_zero_point);
+    quant.output_scale = static_cast<float>(key.output_scale);
+    quant.output_min = static_cast<uint8_t>(limits.first);
+    quant.output_max = static_cast<uint8_t>(limits.second);
+    quant.rounding = q8nn_rounding_fp32;
+    quant.requantization_scale = scale.data();
+    return quant;
+  }
+
+  q8nn_conv_quantization s8_quantization(const ConvKey& key, const std::vector<float>& scale,
+                                         std::pair<int32_t, int32_t> limits) const {
+    q8nn_conv_quantization quant = {};
+    quant.input_zero_point = static_cast<int32_t>(key.input_zero_point);
+    quant.input_scale = static_cast<float>(key.input_scale);
+    quant.kernel_scale = weight_scale_.data();
+    quant.output_zero_point = static_cast<int32_t>(key.output_zero_point);
+    quant.output_scale = static_cast<float>(key.output_scale);
+    quant.output_min = static_cast<int8_t>(limits.first);
+    quant.output_max = static_cast<int8_t>(limits.second);
+    quant.rounding = q8nn_rounding_fp32;
+    quant.requantization_scale = scale.data();
+    return quant;
+  }
+
+  void setup(int64_t n, int64_t h, int64_t w, void* x, int64_t x_stride, void* y, int64_t y_stride) {
+    q8nn_status status;
+    const bool u8 = key_.dtype == at::kQUInt8;
+    if (depthwise_) {
+      status = u8 ? q8nn_setup_depthwise_convolution2d_nhwc_u8(op_.get(), n, h, w, static_cast<const uint8_t*>(x),
+                                                               x_stride, static_cast<uint8_t*>(y), y_stride,
+                                                               nullptr, nullptr)
+                  : q8nn_setup_depthwise_convolution2d_nhwc_s8(op_.get(), n, h, w, static_cast<const int8_t*>(x),
+                                                               x_stride, static_cast<int8_t*>(y), y_stride,
+                                                               nullptr, nullptr);
+    } else {
+      status = u8 ? q8nn_setup_convolution2d_nhwc_u8(op_.get(), n, h, w, static_cast<const uint8_t*>(x), x_stride,
+                                                     static_cast<uint8_t*>(y), y_stride, nullptr, nullptr)
+                  : q8nn_setup_convolution2d_nhwc_s8(op_.get(), n, h, w, static_cast<const int8_t*>(x), x_stride,
+                                                     static_cast<int8_t*>(y), y_stride, nullptr, nullptr);
+    }
+    check_status(status, "setup");
+  }
+
+  at::Tensor weight_;
+  c10::optional<at::Tensor> bias_;
+  std::vector<int64_t> stride_, padding_, dilation_;
+  int64_t groups_;
+  int64_t out_channels_ = 0, in_channels_ = 0, group_in_ = 0, kh_ = 0, kw_ = 0;
+  bool depthwise_ = false;
+  bool per_channel_ = false;
+  std::vector<float> weight_scale_;  // per output channel, as PyTorch's float w_scales
+  at::Tensor bias_float_;
+  at::Tensor kernel_;  // int8, q8nn's layout
+
+  std::mutex mutex_;  // a q8nn operator is not thread-safe; one call at a time per layer
+  Operator op_;
+  ConvKey key_{};
+};
+
+struct Conv2dPacked : torch::CustomClassHolder {
+  Conv2dPacked(at::Tensor weight, c10::optional<at::Tensor> bias, std::vector<int64_t> stride,
+               std::vector<int64_t> padding, std::vector<int64_t> dilation, int64_t groups)
+      : core(std::move(weight), std::move(bias), std::move(stride), std::move(padding), std::move(dilation), groups,
+             "q8nn::conv2d_prepack") {}
+  ConvCore core;
+};
+
+struct LinearPacked : torch::CustomClassHolder {
+  LinearPacked(const at::Tensor& weight, c10::optional<at::Tensor> bias)
+      : core(linear_weight(weight), std::move(bias), {1, 1}, {0, 0}, {1, 1}, 1, "q8nn::linear_prepack") {}
+
+  static at::Tensor linear_weight(const at::Tensor& weight) {
+    TORCH_CHECK(weight.defined() && weight.dim() == 2, "q8nn::linear_prepack: weight must be 2-d [out, in], got ",
+                weight.defined() ? weight.dim() : 0, "-d");
+    return weight.reshape({weight.size(0), weight.size(1), 1, 1});
+  }
+  at::Tensor weight() const { return core.weight().reshape({core.weight().size(0), core.weight().size(1)}); }
+  ConvCore core;
+};
+
+// ---- add -------------------------------------------------------------------------------------
+
+struct AddKey {
+  at::ScalarType dtype;
+  double a_scale, b_scale, output_scale;
+  int64_t a_zero_point, b_zero_point, output_zero_point;
+  bool relu;
+  bool operator==(const AddKey& o) const {
+    return dtype == o.dtype && a_scale == o.a_scale && b_scale == o.b_scale && output_scale == o.output_scale &&
+           a_zero_point == o.a_zero_point && b_zero_point == o.b_zero_point &&
+           output_zero_point == o.output_zero_point && relu == o.relu;
+  }
+};
+
+// PyTorch's xnnp_utils::get_mem_format_aware_shape: the sizes in memory order.
+std::vector<size_t> memory_order_shape(const at::Tensor& t) {
+  std::vector<size_t> shape(t.sizes().begin(), t.sizes().end());
+  const auto format = t.suggest_memory_format();
+  if (format == at::MemoryFormat::ChannelsLast && t.dim() == 4) {
+    shape = {(size_t)t.size(0), (size_t)t.size(2), (size_t)t.size(3), (size_t)t.size(1)};
+  } else if (format == at::MemoryFormat::ChannelsLast3d && t.dim() == 5) {
+    shape = {(size_t)t.size(0), (size_t)t.size(2), (size_t)t.size(3), (size_t)t.size(4), (size_t)t.size(1)};
+  }
+  return shape;
+}
+
+// An add with its q8nn operator kept between calls (PyTorch's qint8 add: XNNPACK's qs8 add, which
+// q8nn's Q8NN_FLAG_XNNPACK_ADD reproduces). quint8 adds run pytorch_qnnpack's own add arithmetic
+// in PyTorch, which q8nn does not have: they are refused here and left to PyTorch by convert().
+struct AddPacked : torch::CustomClassHolder {
+  at::Tensor add(const at::Tensor& a, const at::Tensor& b, double output_scale, int64_t output_zero_point,
+                 bool relu) {
+    OpTimer timer;
+    ensure_initialized();
+    const char* op = relu ? "q8nn::add_relu" : "q8nn::add";
+    check_activation(a, op, "first input");
+    check_activation(b, op, "second input");
+    TORCH_CHECK(a.scalar_type() == b.scalar_type(), op, ": both inputs must have the same dtype, got ",
+                a.scalar_type(), " and ", b.scalar_type());
+    TORCH_CHECK(a.scalar_type() == at::kQInt8, op,
+                ": only torch.qint8 adds run on q8nn (PyTorch runs quint8 adds with pytorch_qnnpack's own "
+                "add arithmetic, which q8nn does not reproduce); got ", a.scalar_type());
+    TORCH_CHECK(a.dim() > 0, op, ": got a 0-d input");
+    check_output_quantization(a.scalar_type(), output_scale, output_zero_point, op);
+    // As PyTorch's xnnp_add: both inputs in the first one's memory format, the output too.
+    const auto format = a.suggest_memory_format();
+    const at::Tensor ac = a.contiguous(format);
+    const at::Tensor bc = b.contiguous(format);
+    at::Tensor y = at::_empty_affine_quantized(at::infer_size(ac.sizes(), bc.sizes()),
+                                               at::device(at::kCPU).dtype(a.scalar_type()).memory_format(format),
+                                               output_scale, output_zero_point, c10::nullopt);
+    if (ac.size(0) == 0 || y.numel() == 0) {
+      return y;
+    }
+    const std::vector<size_t> a_shape = memory_order_shape(ac);
+    const std::vector<size_t> b_shape = memory_order_shape(bc);
+    std::lock_guard<std::mutex> lock(mutex_);
+    const AddKey key{a.scalar_type(), ac.q_scale(), bc.q_scale(), output_scale,
+                     ac.q_zero_point(), bc.q_zero_point(), output_zero_point, relu};
+    if (!op_ || !(key == key_)) {
+      op_.reset();
+      const auto limits = output_limits(key.dtype, output_zero_point, relu);
+      q8nn_add_quantization quant = {};
+      quant.a_zero_point = static_cast<int32_t>(key.a_zero_point);
+      quant.a_scale = static_cast<float>(key.a_scale);
+      quant.b_zero_point = static_cast<int32_t>(key.b_zero_point);
+      quant.b_scale = static_cast<float>(key.b_scale);
+      quant.output_zero_point = static_cast<int32_t>(output_zero_point);
+      quant.output_scale = static_cast<float>(output_scale);
+      quant.output_min = static_cast<int8_t>(limits.first);
+      quant.output_max = static_cast<int8_t>(limits.second);
+      q8nn_operator_t created = nullptr;
+      check_status(q8nn_create_add_nd_s8(&quant, Q8NN_FLAG_XNNPACK_ADD, &created), "create add");
+      op_.reset(created);
+      key_ = key;
+    }
+    check_status(q8nn_setup_add_nd_s8(op_.get(), a_shape.size(), a_shape.data(), b_shape.size(), b_shape.data(),
+                                      static_cast<const int8_t*>(ac.data_ptr()),
+                                      static_cast<const int8_t*>(bc.data_ptr()), static_cast<int8_t*>(y.data_ptr())),
+                 "setup add");
+    run(op_.get());
+    return y;
+  }
+
+  std::mutex mutex_;
+  Operator op_;
+  AddKey key_{};
+};
+
+// ---- registration ----------------------------------------------------------------------------
+
+using ConvState = std::tuple<int64_t, at::Tensor, c10::optional<at::Tensor>, std::vector<int64_t>,
+                             std::vector<int64_t>, std::vector<int64_t>, int64_t>;
+using LinearState = std::tuple<int64_t, at::Tensor, c10::optional<at::Tensor>>;
+constexpr int64_t kStateVersion = 1;
+
+c10::intrusive_ptr<Conv2dPacked> conv2d_prepack(at::Tensor weight, c10::optional<at::Tensor> bias,
+                                                std::vector<int64_t> stride, std::vector<int64_t> padding,
+                                                std::vector<int64_t> dilation, int64_t groups) {
+  return c10::make_intrusive<Conv2dPacked>(std::move(weight), std::move(bias), std::move(stride),
+                                           std::move(padding), std::move(dilation), groups);
+}
+
+at::Tensor conv2d(const at::Tensor& x, const c10::intrusive_ptr<Conv2dPacked>& packed, double output_scale,
+                  int64_t output_zero_point) {
+  return packed->core.conv2d(x, output_scale, output_zero_point, false, "q8nn::conv2d");
+}
+
+at::Tensor conv2d_relu(const at::Tensor& x, const c10::intrusive_ptr<Conv2dPacked>& packed, double output_scale,
+                       int64_t output_zero_point) {
+  return packed->core.conv2d(x, output_scale, output_zero_point, true, "q8nn::conv2d_relu");
+}
+
+c10::intrusive_ptr<LinearPacked> linear_prepack(at::Tensor weight, c10::optional<at::Tensor> bias) {
+  return c10::make_intrusive<LinearPacked>(weight, std::move(bias));
+}
+
+at::Tensor linear(const at::Tensor& x, const c10::intrusive_ptr<LinearPacked>& packed, double output_scale,
+                  int64_t output_zero_point) {
+  return packed->core.linear(x, output_scale, output_zero_point, false, "q8nn::linear");
+}
+
+at::Tensor linear_relu(const at::Tensor& x, const c10::intrusive_ptr<LinearPacked>& packed, double output_scale,
+                       int64_t output_zero_point) {
+  return packed->core.linear(x, output_scale, output_zero_point, true, "q8nn::linear_relu");
+}
+
+c10::intrusive_ptr<AddPacked> add_prepack() { return c10::make_intrusive<AddPacked>(); }
+
+at::Tensor add(const at::Tensor& a, const at::Tensor& b, const c10::intrusive_ptr<AddPacked>& packed,
+               double output_scale, int64_t output_zero_point) {
+  return packed->add(a, b, output_scale, output_zero_point, false);
+}
+
+at::Tensor add_relu(const at::Tensor& a, const at::Tensor& b, const c10::intrusive_ptr<AddPacked>& packed,
+                    double output_scale, int64_t output_zero_point) {
+  return packed->add(a, b, output_scale, output_zero_point, true);
+}
+
+std::vector<int64_t> stats() { return {stat_calls.load(), stat_op_ns.load(), stat_run_ns.load()}; }
+
+void reset_stats() {
+  stat_calls = 0;
+  stat_op_ns = 0;
+  stat_run_ns = 0;
+}
+
+std::string version() { return q8nn_version_string(); }
+
+}  // namespace
+
+TORCH_LIBRARY(q8nn, m) {
+  m.class_<Conv2dPacked>("Conv2dPacked")
+      .def("unpack", [](const c10::intrusive_ptr<Conv2dPacked>& self) {
+        return std::make_tuple(self->core.weight(), self->core.bias());
+      })
+      .def("stride", [](const c10::intrusive_ptr<Conv2dPacked>& self) { return self->core.stride(); })
+      .def("padding", [](const c10::intrusive_ptr<Conv2dPacked>& self) { return self->core.padding(); })
+      .def("dilation", [](const c10::intrusive_ptr<Conv2dPacked>& self) { return self->core.dilation(); })
+      .def("groups", [](const c10::intrusive_ptr<Conv2dPacked>& self) { return self->core.groups(); })
+      .def("kernel_name", [](const c10::intrusive_ptr<Conv2dPacked>& self) { return self->core.kernel_name(); })
+      .def_pickle(
+          [](const c10::intrusive_ptr<Conv2dPacked>& self) -> ConvState {
+            return ConvState(kStateVersion, self->core.weight(), self->core.bias(), self->core.stride(),
+                             self->core.padding(), self->core.dilation(), self->core.groups());
+          },
+          [](ConvState state) -> c10::intrusive_ptr<Conv2dPacked> {
+            TORCH_CHECK(std::get<0>(state) == kStateVersion, "q8nn: unknown Conv2dPacked state version ",
+                        std::get<0>(state));
+            return c10::make_intrusive<Conv2dPacked>(std::get<1>(state), std::get<2>(state), std::get<3>(state),
+                                                     std::get<4>(state), std::get<5>(state), std::get<6>(state));
+          });
+
+  m.class_<LinearPacked>("LinearPacked")
+      .def("unpack", [](const c10::intrusive_ptr<LinearPacked>& self) {
+        return std::make_tuple(self->weight(), self->core.bias());
+      })
+      .def("kernel_name", [](const c10::intrusive_ptr<LinearPacked>& self) { return self->core.kernel_name(); })
+      .def_pickle(
+          [](const c10::intrusive_ptr<LinearPacked>& self) -> LinearState {
+            return LinearState(kStateVersion, self->weight(), self->core.bias());
+          },
+          [](LinearState state) -> c10::intrusive_ptr<LinearPacked> {
+            TORCH_CHECK(std::get<0>(state) == kStateVersion, "q8nn: unknown LinearPacked state version ",
+                        std::get<0>(state));
+            return c10::make_intrusive<LinearPacked>(std::get<1>(state), std::get<2>(state));
+          });
+
+  m.class_<AddPacked>("AddPacked")
+      .def_pickle([](const c10::intrusive_ptr<AddPacked>&) -> int64_t { return kStateVersion; },
+                  [](int64_t) -> c10::intrusive_ptr<AddPacked> { return c10::make_intrusive<AddPacked>(); });
+
+  m.def("conv2d_prepack(Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, int groups) "
+        "-> __torch__.torch.classes.q8nn.Conv2dPacked",
+        conv2d_prepack);
+  m.def("conv2d(Tensor qx, __torch__.torch.classes.q8nn.Conv2dPacked packed, float output_scale, "
+        "int output_zero_point) -> Tensor",
+        conv2d);
+  m.def("conv2d_relu(Tensor qx, __torch__.torch.classes.q8nn.Conv2dPacked packed, float output_scale, "
+        "int output_zero_point) -> Tensor",
+        conv2d_relu);
+  m.def("linear_prepack(Tensor weight, Tensor? bias) -> __torch__.torch.classes.q8nn.LinearPacked", linear_prepack);
+  m.def("linear(Tensor qx, __torch__.torch.classes.q8nn.LinearPacked packed, float output_scale, "
+        "int output_zero_point) -> Tensor",
+        linear);
+  m.def("linear_relu(Tensor qx, __torch__.torch.classes.q8nn.LinearPacked packed, float output_scale, "
+        "int output_zero_point) -> Tensor",
+        linear_relu);
+  m.def("add_prepack() -> __torch__.torch.classes.q8nn.AddPacked", add_prepack);
+  m.def("add(Tensor qa, Tensor qb, __torch__.torch.classes.q8nn.AddPacked packed, float output_scale, "
+        "int output_zero_point) -> Tensor",
+        add);
+  m.def("add_relu(Tensor qa, Tensor qb, __torch__.torch.classes.q8nn.AddPacked packed, float output_scale, "
+        "int output_zero_point) -> Tensor",
+        add_relu);
+  m.def("stats() -> int[]", stats);
+  m.def("reset_stats() -> ()", reset_stats);
+  m.def("version() -> str", version);
+}

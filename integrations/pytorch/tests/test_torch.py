@@ -1,0 +1,441 @@
+"""q8nn_torch against PyTorch's qnnpack engine: byte-identical layers and models.
+
+Run from the repository root (after building the extension, see ../README.md):
+    /usr/bin/python3 -m unittest discover -s integrations/pytorch/tests -v
+"""
+import io
+import os
+import sys
+import unittest
+
+import torch
+import torchvision
+from torch.ao.quantization import HistogramObserver, MinMaxObserver, PerChannelMinMaxObserver, QConfig
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import q8nn_torch  # noqa: E402
+from q8nn_torch import nnq, nniq  # noqa: E402
+
+torch.backends.quantized.engine = "qnnpack"
+
+SIZE = 64  # input height and width of the model tests (224 in the benchmark)
+THREADS = (1, 2)
+
+
+def setUpModule():
+    q8nn_torch.load()
+
+
+def int_repr(t):
+    return t.int_repr() if t.is_quantized else t
+
+
+def qconfig(dtype, per_channel=False):
+    weight = (PerChannelMinMaxObserver.with_args(dtype=torch.qint8, qscheme=torch.per_channel_symmetric)
+              if per_channel else MinMaxObserver.with_args(dtype=torch.qint8, qscheme=torch.per_tensor_symmetric))
+    if dtype == torch.quint8 and not per_channel:
+        return torch.quantization.get_default_qconfig("qnnpack")
+    if dtype == torch.quint8:
+        return QConfig(activation=HistogramObserver.with_args(reduce_range=False), weight=weight)
+    return QConfig(activation=HistogramObserver.with_args(dtype=torch.qint8, qscheme=torch.per_tensor_affine,
+                                                          quant_min=-128, quant_max=127), weight=weight)
+
+
+def quantized_model(name, dtype, per_channel=False, seed=0):
+    """A torchvision quantizable model with random weights and BatchNorm statistics (so the folded
+    biases are not trivial), fused, calibrated on seeded random inputs and converted."""
+    torch.manual_seed(seed)
+    model = getattr(torchvision.models.quantization, name)(weights=None, quantize=False)
+    for m in model.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.5, 0.5)
+            m.running_var.uniform_(0.5, 2.0)
+            m.weight.data.uniform_(0.5, 1.5)
+            m.bias.data.uniform_(-0.5, 0.5)
+    model.eval()
+    model.fuse_model()
+    model.qconfig = qconfig(dtype, per_channel)
+    if dtype == torch.qint8 and per_channel:
+        # PyTorch's qint8 linear (XNNPACK fully connected) has no per-channel weights.
+        last = model.fc if hasattr(model, "fc") else model.classifier[1]
+        last.qconfig = qconfig(dtype, per_channel=False)
+    torch.quantization.prepare(model, inplace=True)
+    with torch.no_grad():
+        for _ in range(2):
+            model(torch.randn(1, 3, SIZE, SIZE))
+    torch.quantization.convert(model, inplace=True)
+    return model
+
+
+class Recorder:
+    """Outputs of the swapped layers by name: forward hooks, and wrapped add/add_relu (a
+    QFunctional's methods do not go through forward)."""
+
+    def __init__(self, model, names):
+        self.outputs = {}
+        self.handles = []
+        modules = dict(model.named_modules())
+        for name in names:
+            mod = modules[name]
+            if isinstance(mod, nnq.QFunctional):
+                for method in ("add", "add_relu"):
+                    original = getattr(mod, method)
+
+                    def wrapped(x, y, original=original, name=name):
+                        out = original(x, y)
+                        self.outputs[name] = out
+                        return out
+                    setattr(mod, method, wrapped)
+                self.handles.append(mod)
+            else:
+                self.handles.append(mod.register_forward_hook(
+                    lambda m, args, out, name=name: self.outputs.__setitem__(name, out)))
+
+    def remove(self):
+        for h in self.handles:
+            if isinstance(h, torch.nn.Module):
+                h.__dict__.pop("add", None)
+                h.__dict__.pop("add_relu", None)
+            else:
+                h.remove()
+
+
+class ModelTest(unittest.TestCase):
+    def check_model(self, name, dtype, per_channel=False, expect_all_taken=None):
+        model = quantized_model(name, dtype, per_channel)
+        report = []
+        converted = q8nn_torch.convert(model, report=report)
+        taken = [e.name for e in report if e.taken]
+        left = [e for e in report if not e.taken]
+        self.assertGreater(len(taken), 10)
+        for e in left:  # only quint8 adds are left in these models
+            self.assertEqual((e.kind, dtype), ("add", torch.quint8), e)
+        kinds = {e.kind for e in report if e.taken}
+        self.assertTrue({"conv", "linear"} <= kinds, kinds)
+        if name == "mobilenet_v2":
+            self.assertIn("depthwise", kinds)
+        if dtype == torch.qint8:
+            self.assertIn("add", kinds)
+            self.assertEqual(left, [])
+        for swapped in taken:
+            self.assertTrue(type(converted.get_submodule(swapped)).__module__.startswith("q8nn_torch"), swapped)
+        # The original is untouched (convert copies).
+        self.assertFalse(any(type(m).__module__.startswith("q8nn_torch") for m in model.modules()))
+
+        x = torch.randn(1, 3, SIZE, SIZE, generator=torch.Generator().manual_seed(123))
+        old_threads = torch.get_num_threads()
+        try:
+            for threads in THREADS:
+                torch.set_num_threads(threads)
+                with self.subTest(threads=threads):
+                    ref_rec, q_rec = Recorder(model, taken), Recorder(converted, taken)
+                    try:
+                        ref = model(x)
+                        out = converted(x)
+                    finally:
+                        ref_rec.remove()
+                        q_rec.remove()
+                    self.assertTrue(torch.equal(ref, out), f"logits differ by up to {(ref - out).abs().max()}")
+                    # A MobileNetV2 block without a residual never calls its skip_add.
+                    self.assertEqual(set(q_rec.outputs), set(ref_rec.outputs))
+                    self.assertGreater(len(q_rec.outputs), 10)
+                    for layer in ref_rec.outputs:
+                        r, q = ref_rec.outputs[layer], q_rec.outputs[layer]
+                        self.assertEqual(q.dtype, dtype, layer)
+                        self.assertEqual((q.q_scale(), q.q_zero_point()), (r.q_scale(), r.q_zero_point()), layer)
+                        self.assertEqual(q.shape, r.shape, layer)
+                        self.assertTrue(torch.equal(r.int_repr(), q.int_repr()), f"{layer} differs")
+        finally:
+            torch.set_num_threads(old_threads)
+        return model, converted, x
+
+    def test_mobilenet_v2_quint8(self):
+        self.check_model("mobilenet_v2", torch.quint8)
+
+    def test_mobilenet_v2_qint8(self):
+        self.check_model("mobilenet_v2", torch.qint8)
+
+    def test_resnet18_quint8(self):
+        self.check_model("resnet18", torch.quint8)
+
+    def test_resnet18_qint8(self):
+        self.check_model("resnet18", torch.qint8)
+
+    def test_mobilenet_v2_quint8_per_channel(self):
+        self.check_model("mobilenet_v2", torch.quint8, per_channel=True)
+
+    def test_resnet18_qint8_per_channel(self):
+        self.check_model("resnet18", torch.qint8, per_channel=True)
+
+    def test_script_save_load(self):
+        for dtype in (torch.quint8, torch.qint8):
+            with self.subTest(dtype=dtype):
+                model = quantized_model("mobilenet_v2", dtype)
+                converted = q8nn_torch.convert(model)
+                x = torch.randn(1, 3, SIZE, SIZE, generator=torch.Generator().manual_seed(7))
+                ref = model(x)
+                scripted = torch.jit.script(converted)
+                self.assertTrue(torch.equal(scripted(x), ref))
+                buffer = io.BytesIO()
+                torch.jit.save(scripted, buffer)
+                buffer.seek(0)
+                loaded = torch.jit.load(buffer)
+                self.assertTrue(torch.equal(loaded(x), ref))
+                self.assertTrue(torch.equal(loaded(x), ref))  # second call: the kept operators
+
+    def test_kinds_and_inplace(self):
+        model = quantized_model("resnet18", torch.qint8)
+        report = []
+        converted = q8nn_torch.convert(model, inplace=True, kinds=("linear",), report=report)
+        self.assertIs(converted, model)
+        self.assertIsInstance(model.fc, q8nn_torch.Linear)
+        self.assertIsInstance(model.conv1, nniq.ConvReLU2d)
+        self.assertEqual({e.kind for e in report if e.taken}, {"linear"})
+        self.assertTrue(all(e.reason == "kind not selected" for e in report if not e.taken))
+        self.assertEqual(q8nn_torch.last_report(), report)
+        self.assertIn("1 of 29 layers on q8nn", q8nn_torch.format_report(report))
+        with self.assertRaises(ValueError):
+            q8nn_torch.convert(model, kinds=("pooling",))
+
+    def test_example_inputs_learn_dtypes(self):
+        # Without Quantize stubs in the model the dtype comes from running it once.
+        model = quantized_model("resnet18", torch.qint8)
+        report = []
+        q8nn_torch.convert(model.layer1, example_inputs=torch.quantize_per_tensor(
+            torch.rand(1, 64, 16, 16), 0.05, 0, torch.qint8), report=report)
+        adds = [e for e in report if e.kind == "add"]
+        self.assertEqual(len(adds), 2)
+        self.assertTrue(all(e.taken and e.reason is None for e in adds), adds)
+        report = []
+        q8nn_torch.convert(model.layer1, report=report)  # dtype unknown: taken, qint8 at run time
+        self.assertTrue(all(e.taken and "unknown" in e.reason for e in report if e.kind == "add"), report)
+
+
+def random_qweight(out_channels, in_per_group, kh, kw, per_channel, seed):
+    g = torch.Generator().manual_seed(seed)
+    w = torch.randn(out_channels, in_per_group, kh, kw, generator=g)
+    if per_channel:
+        scales = torch.rand(out_channels, generator=g, dtype=torch.double) * 0.02 + 0.005
+        return torch.quantize_per_channel(w, scales, torch.zeros(out_channels, dtype=torch.long), 0, torch.qint8)
+    return torch.quantize_per_tensor(w, 0.013, 0, torch.qint8)
+
+
+def random_input(shape, dtype, seed, scale=0.07, zero_point=None):
+    g = torch.Generator().manual_seed(seed)
+    if zero_point is None:
+        zero_point = 37 if dtype == torch.quint8 else -11
+    return torch.quantize_per_tensor(torch.randn(*shape, generator=g) * 3, scale, zero_point, dtype)
+
+
+class LayerTest(unittest.TestCase):
+    """Single layers of many shapes against PyTorch's own quantized modules."""
+
+    CONVS = [
+        # in, out, kernel, stride, padding, dilation, groups
+        (3, 16, 3, 2, 1, 1, 1),
+        (16, 24, 1, 1, 0, 1, 1),
+        (24, 24, 3, 1, 1, 1, 24),      # depthwise 3x3
+        (24, 24, 5, 2, 2, 1, 24),      # depthwise 5x5 stride 2
+        (8, 16, 3, 1, 2, 2, 8),        # depthwise, depth multiplier 2, dilation 2
+        (16, 32, 3, 1, 1, 1, 4),       # grouped
+        (5, 7, (3, 1), (1, 2), (1, 0), 1, 1),
+        (1, 4, 3, 1, 1, 1, 1),         # single input channel
+    ]
+
+    def test_conv(self):
+        seed = 0
+        for dtype in (torch.quint8, torch.qint8):
+            for per_channel in (False, True):
+                for relu in (False, True):
+                    for cin, cout, k, s, p, d, g in self.CONVS:
+                        seed += 1
+                        cls = nniq.ConvReLU2d if relu else nnq.Conv2d
+                        ref = cls(cin, cout, k, stride=s, padding=p, dilation=d, groups=g)
+                        kh, kw = ref.kernel_size
+                        bias = torch.randn(cout, generator=torch.Generator().manual_seed(seed))
+                        ref.set_weight_bias(random_qweight(cout, cin // g, kh, kw, per_channel, seed), bias)
+                        ref.scale, ref.zero_point = 0.11, (20 if dtype == torch.quint8 else -5)
+                        mod = q8nn_torch.Conv2d.from_quantized(ref)
+                        x = random_input((2, cin, 9, 11), dtype, seed)
+                        with self.subTest(dtype=dtype, per_channel=per_channel, relu=relu, conv=(cin, cout, k, s, p, d, g)):
+                            r, q = ref(x), mod(x)
+                            self.assertEqual((q.dtype, q.q_scale(), q.q_zero_point()), (r.dtype, r.q_scale(), r.q_zero_point()))
+                            self.assertTrue(torch.equal(r.int_repr(), q.int_repr()))
+                            self.assertTrue(q.is_contiguous(memory_format=torch.channels_last))
+                            # A new input quantization recreates the operator.
+                            x2 = random_input((1, cin, 7, 6), dtype, seed + 1000, scale=0.03, zero_point=0)
+                            self.assertTrue(torch.equal(ref(x2).int_repr(), mod(x2).int_repr()))
+
+    def test_conv_input_layouts(self):
+        ref = nnq.Conv2d(8, 8, 3, padding=1)
+        ref.set_weight_bias(random_qweight(8, 8, 3, 3, False, 1), torch.randn(8))
+        ref.scale, ref.zero_point = 0.2, 3
+        mod = q8nn_torch.Conv2d.from_quantized(ref)
+        x = random_input((2, 8, 10, 12), torch.quint8, 5)
+        for name, t in (("nchw", x), ("channels_last", x.contiguous(memory_format=torch.channels_last)),
+                        ("strided", x[:, :, ::2, 1:]), ("transposed", x.transpose(2, 3))):
+            with self.subTest(layout=name):
+                self.assertTrue(torch.equal(ref(t).int_repr(), mod(t).int_repr()))
+
+    def test_linear(self):
+        seed = 100
+        for dtype in (torch.quint8, torch.qint8):
+            for per_channel in ((False, True) if dtype == torch.quint8 else (False,)):
+                for relu in (False, True):
+                    for shape, out_features in (((1, 40), 10), ((5, 33), 17), ((2, 3, 16), 8)):
+                        seed += 1
+                        in_features = shape[-1]
+                        ref = (nniq.LinearReLU if relu else nnq.Linear)(in_features, out_features)
+                        w = random_qweight(out_features, in_features, 1, 1, per_channel, seed).reshape(
+                            out_features, in_features)
+                        ref.set_weight_bias(w, torch.randn(out_features, generator=torch.Generator().manual_seed(seed)))
+                        ref.scale, ref.zero_point = 0.09, (100 if dtype == torch.quint8 else 12)
+                        mod = q8nn_torch.Linear.from_quantized(ref)
+                        x = random_input(shape, dtype, seed)
+                        with self.subTest(dtype=dtype, per_channel=per_channel, relu=relu, shape=shape):
+                            r, q = ref(x), mod(x)
+                            self.assertEqual((q.shape, q.dtype, q.q_scale(), q.q_zero_point()),
+                                             (r.shape, r.dtype, r.q_scale(), r.q_zero_point()))
+                            self.assertTrue(torch.equal(r.int_repr(), q.int_repr()))
+
+    def test_add(self):
+        seed = 200
+        for relu in (False, True):
+            for a_shape, b_shape in (((1, 16, 5, 7), (1, 16, 5, 7)), ((2, 3, 4), (2, 3, 4)), ((2, 8, 3, 3), (1, 8, 1, 1))):
+                for layout in ("contiguous", "channels_last"):
+                    seed += 1
+                    a = random_input(a_shape, torch.qint8, seed, scale=0.05, zero_point=-3)
+                    b = random_input(b_shape, torch.qint8, seed + 1, scale=0.08, zero_point=9)
+                    if layout == "channels_last" and len(a_shape) == 4:
+                        a = a.contiguous(memory_format=torch.channels_last)
+                        b = b.contiguous(memory_format=torch.channels_last)
+                    ref = nnq.QFunctional()
+                    ref.scale, ref.zero_point = 0.1, -7
+                    mod = q8nn_torch.QFunctional.from_quantized(ref)
+                    with self.subTest(relu=relu, shapes=(a_shape, b_shape), layout=layout):
+                        if layout == "channels_last" and a_shape != b_shape:
+                            # PyTorch passes XNNPACK each operand's shape in the order of its own
+                            # suggested memory format: NHWC [2, 3, 3, 8] against NCHW [1, 8, 1, 1],
+                            # which do not broadcast. Both refuse it.
+                            self.assertRaises(RuntimeError, ref.add, a, b)
+                            self.assertRaises(RuntimeError, mod.add, a, b)
+                            continue
+                        r = ref.add_relu(a, b) if relu else ref.add(a, b)
+                        q = mod.add_relu(a, b) if relu else mod.add(a, b)
+                        self.assertEqual((q.shape, q.q_scale(), q.q_zero_point()), (r.shape, r.q_scale(), r.q_zero_point()))
+                        self.assertTrue(torch.equal(r.int_repr(), q.int_repr()))
+        # quint8 goes to PyTorch's own add.
+        a = random_input((1, 4, 3, 3), torch.quint8, 1)
+        ref = nnq.QFunctional()
+        ref.scale, ref.zero_point = 0.1, 128
+        mod = q8nn_torch.QFunctional.from_quantized(ref)
+        self.assertTrue(torch.equal(ref.add(a, a).int_repr(), mod.add(a, a).int_repr()))
+
+    def test_threads_count(self):
+        ref = nnq.Conv2d(32, 64, 3, padding=1)
+        ref.set_weight_bias(random_qweight(64, 32, 3, 3, False, 3), torch.randn(64))
+        ref.scale, ref.zero_point = 0.3, 0
+        mod = q8nn_torch.Conv2d.from_quantized(ref)
+        x = random_input((1, 32, 40, 40), torch.qint8, 9)
+        old = torch.get_num_threads()
+        try:
+            outs = []
+            for threads in (1, 2, 3):
+                torch.set_num_threads(threads)
+                outs.append(mod(x).int_repr())
+            self.assertTrue(all(torch.equal(outs[0], o) for o in outs))
+            self.assertTrue(torch.equal(outs[0], ref(x).int_repr()))
+        finally:
+            torch.set_num_threads(old)
+
+
+class ErrorTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        ref = nnq.Conv2d(4, 8, 3)
+        ref.set_weight_bias(random_qweight(8, 4, 3, 3, False, 2), torch.randn(8))
+        cls.conv = q8nn_torch.Conv2d.from_quantized(ref)
+        lin = nnq.Linear(6, 3)
+        lin.set_weight_bias(random_qweight(3, 6, 1, 1, False, 2).reshape(3, 6), None)
+        cls.linear = q8nn_torch.Linear.from_quantized(lin)
+        cls.add = q8nn_torch.QFunctional(0.1, 0)
+
+    def assertMessage(self, fn, text):
+        with self.assertRaises(RuntimeError) as ctx:
+            fn()
+        self.assertIn(text, str(ctx.exception))
+
+    def test_conv_bad_inputs(self):
+        self.assertMessage(lambda: self.conv(torch.randn(1, 4, 5, 5)), "must be a quantized tensor")
+        self.assertMessage(lambda: self.conv(random_input((4, 5, 5), torch.quint8, 1)), "must be 4-d")
+        self.assertMessage(lambda: self.conv(random_input((1, 3, 5, 5), torch.quint8, 1)), "has 3 channels")
+        self.assertMessage(lambda: self.conv(torch.quantize_per_tensor(torch.randn(1, 4, 5, 5), 0.1, 0, torch.qint32)),
+                           "must be torch.quint8 or torch.qint8")
+        per_channel = torch.quantize_per_channel(torch.randn(1, 4, 5, 5), torch.ones(4, dtype=torch.double),
+                                                 torch.zeros(4, dtype=torch.long), 1, torch.quint8)
+        self.assertMessage(lambda: self.conv(per_channel), "quantized per tensor")
+        self.assertMessage(lambda: self.conv(random_input((1, 4, 2, 2), torch.quint8, 1)), "output would be empty")
+        self.assertMessage(lambda: torch.ops.q8nn.conv2d(random_input((1, 4, 5, 5), torch.qint8, 1),
+                                                         self.conv._packed, 0.1, 200), "output_zero_point 200")
+        self.assertMessage(lambda: torch.ops.q8nn.conv2d(random_input((1, 4, 5, 5), torch.qint8, 1),
+                                                         self.conv._packed, -1.0, 0), "output_scale")
+
+    def test_q8nn_status_is_an_error(self):
+        # A requantization scale >= 256 is unsupported_parameter in q8nn (XNNPACK's limit).
+        x = random_input((1, 4, 5, 5), torch.qint8, 1, scale=100.0)
+        self.assertMessage(lambda: torch.ops.q8nn.conv2d(x, self.conv._packed, 1e-4, 0), "unsupported_parameter")
+
+    def test_linear_and_add_bad_inputs(self):
+        self.assertMessage(lambda: self.linear(torch.randn(2, 6)), "must be a quantized tensor")
+        self.assertMessage(lambda: self.linear(random_input((6,), torch.qint8, 1)), "2 or more dimensions")
+        self.assertMessage(lambda: self.linear(random_input((2, 5), torch.qint8, 1)), "has 5 features")
+        a = random_input((1, 2, 3, 3), torch.qint8, 1)
+        self.assertMessage(lambda: self.add.add(a, a.dequantize()), "must be a quantized tensor")
+        self.assertMessage(lambda: torch.ops.q8nn.add(a, random_input((1, 2, 3, 3), torch.quint8, 1),
+                                                      self.add._packed, 0.1, 0), "same dtype")
+        u = random_input((1, 2, 3, 3), torch.quint8, 1)
+        self.assertMessage(lambda: torch.ops.q8nn.add(u, u, self.add._packed, 0.1, 0), "only torch.qint8 adds")
+        self.assertMessage(lambda: self.add.add(a, random_input((1, 3, 3, 3), torch.qint8, 1)), "")
+
+    def test_bad_weights(self):
+        w = torch.quantize_per_tensor(torch.randn(4, 2, 3, 3), 0.1, 3, torch.qint8)
+        self.assertMessage(lambda: torch.ops.q8nn.conv2d_prepack(w, None, [1, 1], [0, 0], [1, 1], 1),
+                           "zero point must be 0")
+        w = torch.quantize_per_tensor(torch.randn(4, 2, 3, 3), 0.1, 0, torch.quint8)
+        self.assertMessage(lambda: torch.ops.q8nn.conv2d_prepack(w, None, [1, 1], [0, 0], [1, 1], 1), "qint8")
+        self.assertMessage(lambda: torch.ops.q8nn.conv2d_prepack(torch.randn(4, 2, 3, 3), None, [1, 1], [0, 0],
+                                                                 [1, 1], 1), "qint8")
+
+    def test_unsupported_layers_are_reported(self):
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.asym = nnq.Conv2d(4, 4, 1)
+                self.asym.set_weight_bias(torch.quantize_per_tensor(torch.randn(4, 4, 1, 1), 0.1, 2, torch.qint8), None)
+                self.reflect = nnq.Conv2d(4, 4, 3, padding=1, padding_mode="reflect")
+                self.deconv = nnq.ConvTranspose2d(4, 4, 3)
+                self.ok = nnq.Conv2d(4, 4, 1)
+                self.dynamic = torch.ao.nn.quantized.dynamic.Linear(4, 4)
+
+            def forward(self, x):
+                return self.ok(self.deconv(self.reflect(self.asym(x))))
+
+        net = Net()
+        report = []
+        converted = q8nn_torch.convert(net, report=report)
+        by_name = {e.name: e for e in report}
+        self.assertFalse(by_name["asym"].taken)
+        self.assertIn("zero point 2", by_name["asym"].reason)
+        self.assertFalse(by_name["reflect"].taken)
+        self.assertIn("padding_mode", by_name["reflect"].reason)
+        self.assertFalse(by_name["deconv"].taken)
+        self.assertFalse(by_name["dynamic"].taken)
+        self.assertTrue(by_name["ok"].taken)
+        self.assertIsInstance(converted.asym, nnq.Conv2d)
+        self.assertIsInstance(converted.ok, q8nn_torch.Conv2d)
+        x = random_input((1, 4, 8, 8), torch.quint8, 3)
+        self.assertTrue(torch.equal(net(x).int_repr(), converted(x).int_repr()))
+
+
+if __name__ == "__main__":
+    unittest.main()
