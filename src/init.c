@@ -122,11 +122,9 @@ static uint32_t parse_isa_mask(const char* text) {
 static int isa_ok(uint32_t required, uint32_t active) { return (required & ~active) == 0; }
 
 /* Lines whose conv kernels read and write uint8 activations (ukernel.h, input_flip / output_flip):
-   the portable ones and the AVX-512 VNNI ones (VPDPBUSD's unsigned operand is the uint8 byte
-   itself). The AMX, AVX-VNNI, AVX2, NEON and RVV lines are not given uint8 operators. */
-static int takes_u8(uint32_t isa) {
-  return isa == 0 || ((isa & Q8NN_ISA_X86_AVX512VNNI) != 0 && (isa & Q8NN_ISA_X86_AMX) == 0);
-}
+   every line but AMX's (its tile loads take the bytes as they are; uint8 operators run the AVX-512
+   VNNI line there). */
+static int takes_u8(uint32_t isa) { return (isa & Q8NN_ISA_X86_AMX) == 0; }
 
 /* Fills the tables for one active-ISA set: per requantization kind (per add arithmetic), the first
    list line whose ISA bits are all active and which implements that kind; u8: only lines that

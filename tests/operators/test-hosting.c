@@ -67,6 +67,8 @@ struct conv_case {
 
 static const struct conv_case conv_cases[] = {
     {"1x1 (gemm)", 0, 1, 1, 1, 0, 1, 40, 24, 1, 9, 11},
+    {"1x1 K 13 (gemm, K tails)", 0, 1, 1, 1, 0, 1, 13, 19, 1, 9, 11},
+    {"3x3 K 5 (igemm, K tails)", 0, 3, 3, 1, 1, 1, 5, 33, 1, 9, 7},
     {"3x3 s2 (igemm)", 0, 3, 3, 2, 1, 1, 16, 20, 1, 17, 19},
     {"3x3 stem (im2col)", 0, 3, 3, 2, 1, 1, 3, 16, 1, 17, 19},
     {"3x3 grouped", 0, 3, 3, 1, 1, 2, 8, 6, 1, 9, 7},

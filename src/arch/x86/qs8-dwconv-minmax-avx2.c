@@ -36,6 +36,11 @@ Q8NN_X86_INLINE __m256i q8nn_x86_dw2_load(const int8_t* p, size_t n) {
   return _mm256_cvtepi8_epi16(q8nn_x86_load_tail16(p, n));
 }
 
+/* An input row's n bytes as int8 (uint8 inputs flipped, ukernel.h), sign-extended. */
+Q8NN_X86_INLINE __m256i q8nn_x86_dw2_input(__m128i iflip, const int8_t* p, size_t n) {
+  return _mm256_cvtepi8_epi16(_mm_xor_si128(q8nn_x86_load_tail16(p, n), iflip));
+}
+
 /* Natural int32 [16] at p -> accumulator order {0-3, 8-11}, {4-7, 12-15}. */
 Q8NN_X86_INLINE void q8nn_x86_dw2_header(const uint8_t* p, __m256i* out) {
   const __m256i n0 = _mm256_loadu_si256((const __m256i*) p);
@@ -51,6 +56,7 @@ struct q8nn_x86_dw2_tile {
   __m256i vw[Q8NN_X86_DW2_MAX_PAIRS][2];
   const int8_t* wt; /* packed weights of the tile (pairs beyond the kept ones) */
   size_t c0, crem;
+  __m128i iflip; /* input_flip in every byte (uint8 inputs) */
 };
 
 /* Requantizes, packs, clamps and stores one pixel's 16 channels (accumulators acc0: channels
@@ -81,6 +87,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw2_finish(const int rounding, const int DOUBLED, 
     v = _mm_shuffle_epi8(v, vorder);
   }
   v = _mm_min_epi8(_mm_max_epi8(v, _mm256_castsi256_si128(vout->min8)), _mm256_castsi256_si128(vout->max8));
+  v = _mm_xor_si128(v, _mm256_castsi256_si128(vout->flip8));
   q8nn_x86_store_tail16(out, v, t->crem);
 }
 
@@ -111,10 +118,10 @@ Q8NN_X86_INLINE void q8nn_x86_dw2_pixels(
 #pragma GCC unroll 2
     for (size_t px = 0; px < PX; px++) {
       const int8_t** pin = in + px * input_stride;
-      const __m256i x0 = q8nn_x86_dw2_load(q8nn_x86_dw_row(pin, 2 * g, zero, input_offset, t->c0), t->crem);
+      const __m256i x0 = q8nn_x86_dw2_input(t->iflip, q8nn_x86_dw_row(pin, 2 * g, zero, input_offset, t->c0), t->crem);
       __m256i x1 = _mm256_setzero_si256();
       if (2 * g + 1 < taps) {
-        x1 = q8nn_x86_dw2_load(q8nn_x86_dw_row(pin, 2 * g + 1, zero, input_offset, t->c0), t->crem);
+        x1 = q8nn_x86_dw2_input(t->iflip, q8nn_x86_dw_row(pin, 2 * g + 1, zero, input_offset, t->c0), t->crem);
       }
       vacc0[px] = _mm256_add_epi32(vacc0[px], _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), vw0));
       vacc1[px] = _mm256_add_epi32(vacc1[px], _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), vw1));
@@ -139,9 +146,9 @@ Q8NN_X86_INLINE void q8nn_x86_dw2_pixels(
  */
 Q8NN_X86_INLINE void q8nn_x86_dw2_column(const int8_t* const* in, size_t c, const int8_t* zero, size_t input_offset,
                                          const struct q8nn_x86_dw2_tile* t, __m256i* vp, __m256i* vr2) {
-  const __m256i x0 = q8nn_x86_dw2_load(q8nn_x86_dw_row(in, c, zero, input_offset, t->c0), t->crem);
-  const __m256i x1 = q8nn_x86_dw2_load(q8nn_x86_dw_row(in, c + 3, zero, input_offset, t->c0), t->crem);
-  *vr2 = q8nn_x86_dw2_load(q8nn_x86_dw_row(in, c + 6, zero, input_offset, t->c0), t->crem);
+  const __m256i x0 = q8nn_x86_dw2_input(t->iflip, q8nn_x86_dw_row(in, c, zero, input_offset, t->c0), t->crem);
+  const __m256i x1 = q8nn_x86_dw2_input(t->iflip, q8nn_x86_dw_row(in, c + 3, zero, input_offset, t->c0), t->crem);
+  *vr2 = q8nn_x86_dw2_input(t->iflip, q8nn_x86_dw_row(in, c + 6, zero, input_offset, t->c0), t->crem);
   vp[0] = _mm256_unpacklo_epi16(x0, x1);
   vp[1] = _mm256_unpackhi_epi16(x0, x1);
 }
@@ -215,13 +222,14 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv_avx2(
     const int8_t* zero, const struct q8nn_qs8_conv_params* params) {
   if (TAPS != 0) taps = TAPS;
   const size_t pairs = (taps + 1) / 2;
-  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init(params->output_zero_point, params->output_min, params->output_max);
+  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init_conv(params);
   /* Merged lanes of (acc0, acc1) after packs: channels {0,2,1,3,4,6,5,7,8,10,9,11,12,14,13,15}. */
   const __m128i vorder = _mm_setr_epi8(0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15);
   const size_t pixel_step = channels + output_increment;
   const uint8_t* wb = (const uint8_t*) weights;
   for (size_t c0 = 0; c0 < channels; c0 += Q8NN_X86_DW2_CT) {
     struct q8nn_x86_dw2_tile t;
+    t.iflip = _mm256_castsi256_si128(vout.iflip8);
     t.c0 = c0;
     t.crem = channels - c0 < Q8NN_X86_DW2_CT ? channels - c0 : Q8NN_X86_DW2_CT;
     t.wt = (const int8_t*) wb + Q8NN_PACKED_HEADER_BYTES(Q8NN_X86_DW2_CT);

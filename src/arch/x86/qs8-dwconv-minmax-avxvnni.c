@@ -108,7 +108,7 @@ Q8NN_X86_INLINE void q8nn_x86_dwv_finish(const int rounding, const int LSHIFT, c
     v = _mm256_packs_epi16(_mm256_packs_epi32(r[0], r[1]), _mm256_packs_epi32(r[2], r[3]));
     v = _mm256_shuffle_epi8(v, vmerge);
   }
-  v = _mm256_min_epi8(_mm256_max_epi8(v, vout->min8), vout->max8);
+  v = _mm256_xor_si256(_mm256_min_epi8(_mm256_max_epi8(v, vout->min8), vout->max8), vout->flip8);
   if (FULL) {
     _mm256_storeu_si256((__m256i*) out, v);
   } else {
@@ -123,7 +123,8 @@ Q8NN_X86_INLINE void q8nn_x86_dwv_pixels(
     const size_t TAPS, const int rounding, const int LSHIFT, const int BLEND, const int FULL, size_t output_width,
     size_t taps, const int8_t** in, size_t input_stride, const struct q8nn_x86_dwv_tile* t,
     const struct q8nn_x86_out32* vout, int8_t* out, size_t pixel_step, size_t input_offset, const int8_t* zero) {
-  const __m256i vsign = _mm256_set1_epi8((char) 0x80);
+  /* x ^ 0x80 for int8 inputs; uint8 inputs are VPDPBUSD's unsigned operand as they are */
+  const __m256i vsign = _mm256_xor_si256(_mm256_set1_epi8((char) 0x80), vout->iflip8);
   const size_t groups = (taps + 3) / 4;
   __m256i vcol[3][4]; /* the window's interleaved columns (9 taps), kept for the next pixel */
 #pragma GCC unroll 3
@@ -182,7 +183,7 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv_avxvnni(
     const int8_t* zero, const struct q8nn_qs8_conv_params* params) {
   if (TAPS != 0) taps = TAPS;
   const size_t groups = (taps + 3) / 4;
-  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init(params->output_zero_point, params->output_min, params->output_max);
+  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init_conv(params);
   const size_t pixel_step = channels + output_increment;
   const uint8_t* wb = (const uint8_t*) weights;
   for (size_t c0 = 0; c0 < channels; c0 += Q8NN_X86_DWV_CT) {

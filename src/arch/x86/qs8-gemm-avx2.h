@@ -33,9 +33,10 @@
 /* sign-extended row vectors a call keeps for all its channel blocks (8 KiB of stack) */
 #define Q8NN_X86_AVX2_ABUF_VECTORS 256
 
-/* 8 bytes of a row at p (n < 8: zero-extended copy), sign-extended and repeated in both halves. */
-Q8NN_X86_INLINE __m256i q8nn_x86_avx2_a8(const int8_t* p, size_t n) {
-  const __m128i v = _mm_cvtsi64_si128((long long) q8nn_x86_load_small_u64(p, n));
+/* 8 bytes of a row at p (n < 8: zero-extended copy) as int8 (uint8 rows: ^ flip, ukernel.h; the
+   bytes past n then meet zero weights), sign-extended and repeated in both halves. */
+Q8NN_X86_INLINE __m256i q8nn_x86_avx2_a8(const int8_t* p, size_t n, uint64_t flip) {
+  const __m128i v = _mm_cvtsi64_si128((long long) (q8nn_x86_load_small_u64(p, n) ^ flip));
   return _mm256_cvtepi8_epi16(_mm_unpacklo_epi64(v, v));
 }
 
@@ -79,6 +80,7 @@ Q8NN_X86_INLINE void q8nn_x86_avx2_gemm_block(
     }
   }
   const int8_t* wk = w + Q8NN_X86_AVX2_PACKED_HEADER_BYTES(NR);
+  const uint64_t flip = (uint64_t) (uint8_t) params->input_flip * UINT64_C(0x0101010101010101);
   if (abuf != NULL) {
     /* the call's rows already sign-extended (q8nn_x86_avx2_gemm_rows): MR vectors per K step */
     const size_t steps = ks * q8nn_divide_round_up(kc, 8);
@@ -91,14 +93,14 @@ Q8NN_X86_INLINE void q8nn_x86_avx2_gemm_block(
     for (; k + 8 <= kc; k += 8) {
       __m256i va[Q8NN_X86_AVX2_MAX_MR];
 #pragma GCC unroll 4
-      for (size_t r = 0; r < MR; r++) va[r] = q8nn_x86_avx2_a8(p[r] + k, 8);
+      for (size_t r = 0; r < MR; r++) va[r] = q8nn_x86_avx2_a8(p[r] + k, 8, flip);
       q8nn_x86_avx2_kstep(MR, NB, va, wk, vacc);
       wk += 8 * NR;
     }
     if (k < kc) {
       __m256i va[Q8NN_X86_AVX2_MAX_MR];
 #pragma GCC unroll 4
-      for (size_t r = 0; r < MR; r++) va[r] = q8nn_x86_avx2_a8(p[r] + k, kc - k);
+      for (size_t r = 0; r < MR; r++) va[r] = q8nn_x86_avx2_a8(p[r] + k, kc - k, flip);
       q8nn_x86_avx2_kstep(MR, NB, va, wk, vacc);
       wk += 8 * NR;
     }
@@ -157,7 +159,8 @@ Q8NN_X86_INLINE void q8nn_x86_avx2_gemm_rows(
   int8_t* crow[Q8NN_X86_AVX2_MAX_MR];
 #pragma GCC unroll 4
   for (size_t r = 0; r < MR; r++) crow[r] = c + (r < mr ? r : mr - 1) * cm_stride;
-  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init(params->output_zero_point, params->output_min, params->output_max);
+  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init_conv(params);
+  const uint64_t flip = (uint64_t) (uint8_t) params->input_flip * UINT64_C(0x0101010101010101);
   const size_t NR = 8 * NB;
   const size_t block_bytes = Q8NN_X86_AVX2_PACKED_HEADER_BYTES(NR) + ks * q8nn_round_up(kc, 8) * NR;
   const int8_t* wb = (const int8_t*) w;
@@ -172,7 +175,7 @@ Q8NN_X86_INLINE void q8nn_x86_avx2_gemm_rows(
       q8nn_x86_gemm_tap_rows(MR, a, t, mr, a_offset, zero, p);
       for (size_t k = 0; k < kc; k += 8) {
 #pragma GCC unroll 4
-        for (size_t r = 0; r < MR; r++) *v++ = q8nn_x86_avx2_a8(p[r] + k, kc - k < 8 ? kc - k : 8);
+        for (size_t r = 0; r < MR; r++) *v++ = q8nn_x86_avx2_a8(p[r] + k, kc - k < 8 ? kc - k : 8, flip);
       }
     }
     ab = abuf;

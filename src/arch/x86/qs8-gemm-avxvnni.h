@@ -37,24 +37,34 @@ Q8NN_X86_INLINE __m256i q8nn_x86_vnni_dpbusd(__m256i acc, __m256i w_u8, __m256i 
   return acc;
 }
 
-/* Sum of the n int8 values at p. */
-Q8NN_X86_INLINE __m256i q8nn_x86_vnni_rowsum_acc(__m256i vsum, const int8_t* p, size_t n) {
+/* Sum of the n int8 values at p (uint8 rows: of the bytes ^ vflip, ukernel.h). */
+Q8NN_X86_INLINE __m256i q8nn_x86_vnni_rowsum_acc(__m256i vsum, const int8_t* p, size_t n, __m256i vflip) {
   const __m256i vones = _mm256_set1_epi8(1);
   for (; n >= 32; n -= 32, p += 32) {
-    vsum = _mm256_dpbusd_avx_epi32(vsum, vones, _mm256_loadu_si256((const __m256i*) p));
+    vsum = _mm256_dpbusd_avx_epi32(vsum, vones, _mm256_xor_si256(_mm256_loadu_si256((const __m256i*) p), vflip));
   }
-  if (n != 0) vsum = _mm256_dpbusd_avx_epi32(vsum, vones, q8nn_x86_load_tail32(p, n));
+  if (n != 0) {
+    /* the flip on the n loaded bytes only: the tail's zeros stay 0 */
+    const __m256i vlane = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                                           21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
+    const __m256i vin = _mm256_cmpgt_epi8(_mm256_set1_epi8((char) n), vlane);
+    const __m256i vx = _mm256_xor_si256(q8nn_x86_load_tail32(p, n), _mm256_and_si256(vflip, vin));
+    vsum = _mm256_dpbusd_avx_epi32(vsum, vones, vx);
+  }
   return vsum;
 }
 
-Q8NN_X86_INLINE __m256i q8nn_x86_vnni_bcast(const int8_t* p, size_t n) {
-  int32_t v;
+/* 4 bytes of a row as int8 (uint8 rows ^ flip, ukernel.h), broadcast; n < 4: the bytes past n are
+   0 (they meet the padding weights, 0 + 128, and the row sums do not count them). */
+Q8NN_X86_INLINE __m256i q8nn_x86_vnni_bcast(const int8_t* p, size_t n, uint32_t flip) {
+  uint32_t v;
   if (n >= 4) {
     memcpy(&v, p, 4);
   } else {
-    v = (int32_t) q8nn_x86_load_small_u64(p, n);
+    v = (uint32_t) q8nn_x86_load_small_u64(p, n);
+    flip &= (UINT32_C(1) << (8 * n)) - 1;
   }
-  return _mm256_set1_epi32(v);
+  return _mm256_set1_epi32((int32_t) (v ^ flip));
 }
 
 Q8NN_X86_INLINE void q8nn_x86_vnni_block(
@@ -71,6 +81,7 @@ Q8NN_X86_INLINE void q8nn_x86_vnni_block(
     for (size_t r = 0; r < MR; r++) vacc[r][j] = _mm256_add_epi32(vbias, vcorr[r]);
   }
   const uint8_t* wk = w + Q8NN_PACKED_HEADER_BYTES(NR);
+  const uint32_t flip = (uint32_t) (uint8_t) params->input_flip * UINT32_C(0x01010101);
   for (size_t t = 0; t < ks; t++) {
     const int8_t* p[Q8NN_X86_VNNI_MAX_MR];
     q8nn_x86_gemm_tap_rows(MR, a, t, mr, a_offset, zero, p);
@@ -81,7 +92,7 @@ Q8NN_X86_INLINE void q8nn_x86_vnni_block(
       for (size_t j = 0; j < NB; j++) vw[j] = _mm256_loadu_si256((const __m256i*) (wk + 32 * j));
 #pragma GCC unroll 8
       for (size_t r = 0; r < MR; r++) {
-        const __m256i vx = q8nn_x86_vnni_bcast(p[r] + k, 4);
+        const __m256i vx = q8nn_x86_vnni_bcast(p[r] + k, 4, flip);
 #pragma GCC unroll 2
         for (size_t j = 0; j < NB; j++) vacc[r][j] = q8nn_x86_vnni_dpbusd(vacc[r][j], vw[j], vx);
       }
@@ -93,7 +104,7 @@ Q8NN_X86_INLINE void q8nn_x86_vnni_block(
       for (size_t j = 0; j < NB; j++) vw[j] = _mm256_loadu_si256((const __m256i*) (wk + 32 * j));
 #pragma GCC unroll 8
       for (size_t r = 0; r < MR; r++) {
-        const __m256i vx = q8nn_x86_vnni_bcast(p[r] + k, kc - k);
+        const __m256i vx = q8nn_x86_vnni_bcast(p[r] + k, kc - k, flip);
 #pragma GCC unroll 2
         for (size_t j = 0; j < NB; j++) vacc[r][j] = q8nn_x86_vnni_dpbusd(vacc[r][j], vw[j], vx);
       }
@@ -150,13 +161,14 @@ Q8NN_X86_INLINE void q8nn_x86_vnni_gemm_rows(
     const struct q8nn_qs8_conv_params* params) {
   if (mr == 0) __builtin_unreachable(); /* contract: mr in [1, MR] */
   __m256i vsum[Q8NN_X86_VNNI_MAX_MR];
+  const __m256i vflip = _mm256_set1_epi8((char) params->input_flip);
 #pragma GCC unroll 8
   for (size_t r = 0; r < MR; r++) vsum[r] = _mm256_setzero_si256();
   for (size_t t = 0; t < ks; t++) {
     const int8_t* p[Q8NN_X86_VNNI_MAX_MR];
     q8nn_x86_gemm_tap_rows(MR, a, t, mr, a_offset, zero, p);
 #pragma GCC unroll 8
-    for (size_t r = 0; r < MR; r++) vsum[r] = q8nn_x86_vnni_rowsum_acc(vsum[r], p[r], kc);
+    for (size_t r = 0; r < MR; r++) vsum[r] = q8nn_x86_vnni_rowsum_acc(vsum[r], p[r], kc, vflip);
   }
   __m256i vcorr[Q8NN_X86_VNNI_MAX_MR];
 #pragma GCC unroll 8
@@ -169,7 +181,7 @@ Q8NN_X86_INLINE void q8nn_x86_vnni_gemm_rows(
   int8_t* crow[Q8NN_X86_VNNI_MAX_MR];
 #pragma GCC unroll 8
   for (size_t r = 0; r < MR; r++) crow[r] = c + (r < mr ? r : mr - 1) * cm_stride;
-  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init(params->output_zero_point, params->output_min, params->output_max);
+  const struct q8nn_x86_out32 vout = q8nn_x86_out32_init_conv(params);
   const size_t NR = 8 * NB;
   const size_t block_bytes = Q8NN_PACKED_HEADER_BYTES(NR) + ks * q8nn_round_up(kc, 4) * NR;
   const uint8_t* wb = (const uint8_t*) w;

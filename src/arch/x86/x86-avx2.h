@@ -227,6 +227,8 @@ struct q8nn_x86_out32 {
   __m256i min8, max8, zp16;
   __m256i zp16h; /* 1 + 2 output_zero_point in int16 lanes (q8nn_x86_packs_doubled) */
   __m256 fhi; /* output_max - output_zero_point */
+  /* uint8 activations (ukernel.h): output_flip and input_flip in every byte; zero for int8 */
+  __m256i flip8, iflip8;
 };
 
 Q8NN_X86_INLINE struct q8nn_x86_out32 q8nn_x86_out32_init(int32_t output_zero_point, int32_t output_min,
@@ -237,6 +239,15 @@ Q8NN_X86_INLINE struct q8nn_x86_out32 q8nn_x86_out32_init(int32_t output_zero_po
   o.zp16 = _mm256_set1_epi16((int16_t) output_zero_point);
   o.zp16h = _mm256_set1_epi16((int16_t) (1 + 2 * output_zero_point));
   o.fhi = _mm256_set1_ps((float) (output_max - output_zero_point));
+  o.flip8 = o.iflip8 = _mm256_setzero_si256();
+  return o;
+}
+
+/* A conv kernel's output constants, with its uint8 flips. */
+Q8NN_X86_INLINE struct q8nn_x86_out32 q8nn_x86_out32_init_conv(const struct q8nn_qs8_conv_params* params) {
+  struct q8nn_x86_out32 o = q8nn_x86_out32_init(params->output_zero_point, params->output_min, params->output_max);
+  o.flip8 = _mm256_set1_epi8((char) params->output_flip);
+  o.iflip8 = _mm256_set1_epi8((char) params->input_flip);
   return o;
 }
 
@@ -272,7 +283,7 @@ Q8NN_X86_INLINE void q8nn_x86_pack4x8(__m256i v0, __m256i v1, __m256i v2, __m256
   } else {
     v = _mm256_packs_epi16(_mm256_packs_epi32(v0, v1), _mm256_packs_epi32(v2, v3));
   }
-  v = _mm256_min_epi8(_mm256_max_epi8(v, o->min8), o->max8);
+  v = _mm256_xor_si256(_mm256_min_epi8(_mm256_max_epi8(v, o->min8), o->max8), o->flip8);
   const __m128i lo = _mm256_castsi256_si128(v);
   const __m128i hi = _mm256_extracti128_si256(v, 1);
   out[0] = _mm_unpacklo_epi8(lo, hi);
