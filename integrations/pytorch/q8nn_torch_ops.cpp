@@ -47,6 +47,13 @@ struct OperatorDeleter {
 };
 using Operator = std::unique_ptr<q8nn_operator, OperatorDeleter>;
 
+// Time spent in the ops (whole call) and in q8nn_run_operator_on alone, for benchmarks, and the
+// most threads that ran pieces of one parallel-for (tests check torch.set_num_threads applies).
+std::atomic<int64_t> stat_calls{0};
+std::atomic<int64_t> stat_op_ns{0};
+std::atomic<int64_t> stat_run_ns{0};
+std::atomic<int64_t> stat_max_threads{0};
+
 // PyTorch's intra-op threads as q8nn's host pool. Inside a parallel region at::parallel_for runs
 // inline, so q8nn is told one thread there.
 size_t host_threads_count(void*) {
@@ -60,19 +67,20 @@ void host_parallelize(void*, q8nn_task_1d_tile_1d_t task, void* task_context, si
   tile = std::max<size_t>(tile, 1);
   const int64_t tiles = static_cast<int64_t>((range + tile - 1) / tile);
   // Pieces are whole tiles (consecutive tiles merged), as q8nn's contract allows.
+  std::atomic<uint64_t> threads_seen{0};
   at::parallel_for(0, tiles, 1, [&](int64_t begin, int64_t end) {
+    threads_seen |= uint64_t{1} << std::min(at::get_thread_num(), 63);
     const size_t start = static_cast<size_t>(begin) * tile;
     const size_t stop = std::min(range, static_cast<size_t>(end) * tile);
     task(task_context, start, stop - start);
   });
+  const int64_t threads = __builtin_popcountll(threads_seen.load());
+  int64_t most = stat_max_threads.load();
+  while (threads > most && !stat_max_threads.compare_exchange_weak(most, threads)) {
+  }
 }
 
 const q8nn_threadpool host_pool = {nullptr, host_threads_count, host_parallelize};
-
-// Time spent in the ops (whole call) and in q8nn_run_operator_on alone, for benchmarks.
-std::atomic<int64_t> stat_calls{0};
-std::atomic<int64_t> stat_op_ns{0};
-std::atomic<int64_t> stat_run_ns{0};
 
 int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -584,12 +592,15 @@ at::Tensor add_relu(const at::Tensor& a, const at::Tensor& b, const c10::intrusi
   return packed->add(a, b, output_scale, output_zero_point, true);
 }
 
-std::vector<int64_t> stats() { return {stat_calls.load(), stat_op_ns.load(), stat_run_ns.load()}; }
+std::vector<int64_t> stats() {
+  return {stat_calls.load(), stat_op_ns.load(), stat_run_ns.load(), stat_max_threads.load()};
+}
 
 void reset_stats() {
   stat_calls = 0;
   stat_op_ns = 0;
   stat_run_ns = 0;
+  stat_max_threads = 0;
 }
 
 std::string version() { return q8nn_version_string(); }

@@ -25,7 +25,7 @@ except ImportError:  # pragma: no cover
 
 __all__ = [
     "KINDS", "Conv2d", "Linear", "QFunctional", "ReportEntry", "convert", "format_report",
-    "last_report", "library_path", "load", "stats", "reset_stats",
+    "last_report", "library_path", "load", "Stats", "stats", "reset_stats",
 ]
 
 _log = logging.getLogger("q8nn_torch")
@@ -65,11 +65,17 @@ def load(path=None):
     return _loaded_path
 
 
+Stats = collections.namedtuple("Stats", "calls op_seconds run_seconds max_threads")
+Stats.__doc__ = """Since reset_stats(): calls of the q8nn ops, seconds in them (the whole op: checks,
+output allocation, setup, run), seconds in q8nn_run_operator_on alone, and the most PyTorch threads
+that ran pieces of one parallel-for."""
+
+
 def stats():
-    """(calls, seconds in the q8nn ops, seconds in q8nn_run_operator_on) since reset_stats()."""
+    """A Stats of the q8nn ops since reset_stats()."""
     load()
-    calls, op_ns, run_ns = torch.ops.q8nn.stats()
-    return calls, op_ns * 1e-9, run_ns * 1e-9
+    calls, op_ns, run_ns, max_threads = torch.ops.q8nn.stats()
+    return Stats(calls, op_ns * 1e-9, run_ns * 1e-9, max_threads)
 
 
 def reset_stats():

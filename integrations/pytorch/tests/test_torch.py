@@ -342,7 +342,12 @@ class LayerTest(unittest.TestCase):
             outs = []
             for threads in (1, 2, 3):
                 torch.set_num_threads(threads)
+                q8nn_torch.reset_stats()
                 outs.append(mod(x).int_repr())
+                stats = q8nn_torch.stats()
+                self.assertEqual(stats.calls, 1)
+                # PyTorch's intra-op threads run the pieces: torch.set_num_threads applies.
+                self.assertEqual(stats.max_threads, threads)
             self.assertTrue(all(torch.equal(outs[0], o) for o in outs))
             self.assertTrue(torch.equal(outs[0], ref(x).int_repr()))
         finally:

@@ -1,0 +1,130 @@
+"""Whole-model forward time of torchvision's quantizable MobileNetV2 and ResNet-18: PyTorch's
+qnnpack engine (quint8 and qint8 models), PyTorch's onednn engine (quint8 model with onednn's
+qconfig) and the same models converted with q8nn_torch. Batch 1, random weights with randomized
+BatchNorm statistics, calibrated on random inputs.
+
+    /usr/bin/python3 integrations/pytorch/bench_torch.py            # 224x224, 1 and 2 threads
+    /usr/bin/python3 integrations/pytorch/bench_torch.py --quick    # a minute: fewer rounds
+
+Every configuration runs once per round, in a rotating order, `--iters` forwards per turn; the
+table shows the median over rounds of the mean forward time, and for the q8nn models the part
+spent inside the q8nn ops (q8nn_torch.stats(): the whole op, and q8nn_run_operator_on alone).
+"""
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import torch
+import torchvision
+from torch.ao.quantization import HistogramObserver, MinMaxObserver, QConfig
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import q8nn_torch  # noqa: E402
+
+
+def build(name, dtype, engine, size, seed=0):
+    torch.backends.quantized.engine = engine
+    torch.manual_seed(seed)
+    model = getattr(torchvision.models.quantization, name)(weights=None, quantize=False)
+    for m in model.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.5, 0.5)
+            m.running_var.uniform_(0.5, 2.0)
+            m.weight.data.uniform_(0.5, 1.5)
+            m.bias.data.uniform_(-0.5, 0.5)
+    model.eval()
+    model.fuse_model()
+    if engine == "onednn":
+        model.qconfig = torch.quantization.get_default_qconfig("onednn")
+    elif dtype == torch.quint8:
+        model.qconfig = torch.quantization.get_default_qconfig("qnnpack")
+    else:
+        model.qconfig = QConfig(
+            activation=HistogramObserver.with_args(dtype=torch.qint8, qscheme=torch.per_tensor_affine,
+                                                   quant_min=-128, quant_max=127),
+            weight=MinMaxObserver.with_args(dtype=torch.qint8, qscheme=torch.per_tensor_symmetric))
+    torch.quantization.prepare(model, inplace=True)
+    with torch.no_grad():
+        for _ in range(2):
+            model(torch.randn(1, 3, size, size))
+    torch.quantization.convert(model, inplace=True)
+    return model
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="3 rounds of 2 forwards")
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--iters", type=int, default=5, help="forwards per configuration and round")
+    parser.add_argument("--size", type=int, default=224)
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--models", nargs="+", default=["mobilenet_v2", "resnet18"])
+    args = parser.parse_args()
+    if args.quick:
+        args.rounds, args.iters = 3, 2
+    q8nn_torch.load()
+    x = torch.randn(1, 3, args.size, args.size, generator=torch.Generator().manual_seed(1))
+
+    rows = []
+    for name in args.models:
+        u8 = build(name, torch.quint8, "qnnpack", args.size)
+        s8 = build(name, torch.qint8, "qnnpack", args.size)
+        dnnl = build(name, torch.quint8, "onednn", args.size)
+        configs = [
+            ("PyTorch qnnpack, quint8", u8, "qnnpack", False),
+            ("PyTorch qnnpack, qint8", s8, "qnnpack", False),
+            ("PyTorch onednn, quint8", dnnl, "onednn", False),
+        ]
+        for label, model in (("quint8", u8), ("qint8", s8)):
+            report = []
+            converted = q8nn_torch.convert(model, report=report)
+            taken = sum(e.taken for e in report)
+            configs.append((f"q8nn, {label} ({taken}/{len(report)} layers)", converted, "qnnpack", True))
+            torch.backends.quantized.engine = "qnnpack"
+            with torch.no_grad():
+                same = torch.equal(model(x), converted(x))
+            print(f"{name} {label}: q8nn logits {'identical to' if same else 'DIFFER from'} PyTorch qnnpack's",
+                  file=sys.stderr)
+
+        for threads in args.threads:
+            torch.set_num_threads(threads)
+            times = {c[0]: [] for c in configs}
+            in_ops = {c[0]: [] for c in configs}
+            in_run = {c[0]: [] for c in configs}
+            with torch.no_grad():
+                for c in configs:  # warm up: operators created, caches filled
+                    torch.backends.quantized.engine = c[2]
+                    c[1](x)
+                    c[1](x)
+                for r in range(args.rounds):
+                    for i in range(len(configs)):
+                        label, model, engine, is_q8nn = configs[(i + r) % len(configs)]
+                        torch.backends.quantized.engine = engine
+                        if is_q8nn:
+                            q8nn_torch.reset_stats()
+                        start = time.perf_counter()
+                        for _ in range(args.iters):
+                            model(x)
+                        times[label].append((time.perf_counter() - start) / args.iters)
+                        if is_q8nn:
+                            s = q8nn_torch.stats()
+                            in_ops[label].append(s.op_seconds / args.iters)
+                            in_run[label].append(s.run_seconds / args.iters)
+            for label, _, _, is_q8nn in configs:
+                ms = statistics.median(times[label]) * 1e3
+                ops = f"{statistics.median(in_ops[label]) * 1e3:.2f}" if is_q8nn else ""
+                run = f"{statistics.median(in_run[label]) * 1e3:.2f}" if is_q8nn else ""
+                rows.append((name, threads, label, f"{ms:.2f}", ops, run))
+
+    print(f"\n{args.size}x{args.size}, batch 1, median of {args.rounds} rounds x {args.iters} forwards "
+          f"(torch {torch.__version__})\n")
+    print("| model | threads | configuration | forward ms | in q8nn ops ms | in q8nn run ms |")
+    print("|---|---:|---|---:|---:|---:|")
+    for row in rows:
+        print("| " + " | ".join(str(v) for v in row) + " |")
+
+
+if __name__ == "__main__":
+    main()
