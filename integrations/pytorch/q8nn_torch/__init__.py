@@ -85,7 +85,50 @@ def reset_stats():
 
 # ---- modules ------------------------------------------------------------------------------------
 
-class Conv2d(torch.nn.Module):
+class _Packed(torch.nn.Module):
+    """A layer whose weights live in a q8nn ScriptObject (self._packed, made by _prepack(weight,
+    bias)): its state_dict holds weight, bias, scale and zero_point, as torch.nn.quantized.Conv2d's,
+    and loading one prepacks again."""
+
+    def _prepack(self, weight, bias):
+        raise NotImplementedError
+
+    def weight(self):
+        return self._packed.unpack()[0]
+
+    def bias(self):
+        return self._packed.unpack()[1]
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        super()._save_to_state_dict(destination, prefix, keep_vars)
+        weight, bias = self._packed.unpack()
+        destination[prefix + "weight"] = weight
+        destination[prefix + "bias"] = bias
+        destination[prefix + "scale"] = torch.tensor(self.scale)
+        destination[prefix + "zero_point"] = torch.tensor(self.zero_point)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        # torch.nn.quantized.Linear keeps (weight, bias) under _packed_params: take that form too, so
+        # the quantized model's own state_dict loads into the converted one.
+        packed = prefix + "_packed_params._packed_params"
+        if packed in state_dict:
+            state_dict[prefix + "weight"], state_dict[prefix + "bias"] = state_dict.pop(packed)
+            state_dict.pop(prefix + "_packed_params.dtype", None)
+        keys = [prefix + k for k in ("weight", "bias", "scale", "zero_point")]
+        present = [k in state_dict for k in keys]
+        if all(present):
+            weight, bias, scale, zero_point = (state_dict.pop(k) for k in keys)
+            self._prepack(weight, bias)
+            self.scale = float(scale)
+            self.zero_point = int(zero_point)
+        elif strict:
+            missing_keys.extend(k for k, p in zip(keys, present) if not p)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+
+class Conv2d(_Packed):
     """Quantized 2D convolution (optionally with a fused ReLU) on q8nn; depthwise when every group
     has one input channel. Input: quint8 or qint8, per-tensor quantized, (N, C, H, W) in any memory
     format; output: channels-last, of the input's dtype, with this module's scale and zero point."""
@@ -103,6 +146,9 @@ class Conv2d(torch.nn.Module):
         self.relu = bool(relu)
         self.scale = float(scale)
         self.zero_point = int(zero_point)
+        self._prepack(weight, bias)
+
+    def _prepack(self, weight, bias):
         self._packed = torch.ops.q8nn.conv2d_prepack(
             weight, bias, list(self.stride), list(self.padding), list(self.dilation), self.groups)
 
@@ -117,11 +163,8 @@ class Conv2d(torch.nn.Module):
             return torch.ops.q8nn.conv2d_relu(x, self._packed, self.scale, self.zero_point)
         return torch.ops.q8nn.conv2d(x, self._packed, self.scale, self.zero_point)
 
-    def weight(self):
-        return self._packed.unpack()[0]
-
-    def bias(self):
-        return self._packed.unpack()[1]
+    def _get_name(self):
+        return "Q8nnConv2d"
 
     def extra_repr(self):
         return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "
@@ -129,7 +172,7 @@ class Conv2d(torch.nn.Module):
                 f"scale={self.scale}, zero_point={self.zero_point}")
 
 
-class Linear(torch.nn.Module):
+class Linear(_Packed):
     """Quantized linear layer (optionally with a fused ReLU) on q8nn: x [..., in] -> [..., out]."""
 
     def __init__(self, weight, bias, scale, zero_point, relu=False):
@@ -140,6 +183,9 @@ class Linear(torch.nn.Module):
         self.relu = bool(relu)
         self.scale = float(scale)
         self.zero_point = int(zero_point)
+        self._prepack(weight, bias)
+
+    def _prepack(self, weight, bias):
         self._packed = torch.ops.q8nn.linear_prepack(weight, bias)
 
     @classmethod
@@ -152,11 +198,8 @@ class Linear(torch.nn.Module):
             return torch.ops.q8nn.linear_relu(x, self._packed, self.scale, self.zero_point)
         return torch.ops.q8nn.linear(x, self._packed, self.scale, self.zero_point)
 
-    def weight(self):
-        return self._packed.unpack()[0]
-
-    def bias(self):
-        return self._packed.unpack()[1]
+    def _get_name(self):
+        return "Q8nnLinear"
 
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, relu={self.relu}, "

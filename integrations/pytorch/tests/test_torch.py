@@ -183,6 +183,21 @@ class ModelTest(unittest.TestCase):
                 self.assertTrue(torch.equal(loaded(x), ref))
                 self.assertTrue(torch.equal(loaded(x), ref))  # second call: the kept operators
 
+    def test_state_dict(self):
+        # The converted model's state_dict has the quantized model's keys for convs (weight, bias,
+        # scale, zero_point); loading the quantized model's state_dict restores every layer.
+        model = quantized_model("resnet18", torch.quint8)
+        converted = q8nn_torch.convert(model)
+        state = converted.state_dict()
+        self.assertTrue(torch.equal(state["conv1.weight"].int_repr(), model.conv1.weight().int_repr()))
+        other = q8nn_torch.convert(quantized_model("resnet18", torch.quint8, seed=1))
+        x = torch.randn(1, 3, SIZE, SIZE, generator=torch.Generator().manual_seed(3))
+        self.assertFalse(torch.equal(other(x), model(x)))
+        other.load_state_dict(model.state_dict())
+        self.assertTrue(torch.equal(other(x), model(x)))
+        other.load_state_dict(state)
+        self.assertTrue(torch.equal(other(x), model(x)))
+
     def test_kinds_and_inplace(self):
         model = quantized_model("resnet18", torch.qint8)
         report = []
