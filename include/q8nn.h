@@ -269,6 +269,8 @@ struct q8nn_add_quantization {
 
 /** Create flag of q8nn_create_add_nd_s8: XNNPACK's qs8 add arithmetic instead of TFLite's. */
 #define Q8NN_FLAG_XNNPACK_ADD 0x00000002u
+/** Create flag of q8nn_create_add_nd_s8 / _u8: pytorch_qnnpack's add arithmetic (see below). */
+#define Q8NN_FLAG_QNNPACK_ADD 0x00000004u
 
 /**
  * Creates an int8 add.
@@ -291,7 +293,22 @@ struct q8nn_add_quantization {
  *    output_min - output_zero_point, output_max - output_zero_point) + output_zero_point.
  *  - fixed must be NULL (invalid_parameter otherwise). XNNPACK rejects output_min == output_max;
  *    q8nn accepts it.
- * @param flags 0 or Q8NN_FLAG_XNNPACK_ADD.
+ * Q8NN_FLAG_QNNPACK_ADD: bit-exact with pytorch_qnnpack's add (PyTorch's quint8 add on its qnnpack
+ * engine, pytorch_qnnpack_create_add_nc_q8; with q8nn_create_add_nd_u8 these are PyTorch's bytes):
+ *  - ra = a_scale / output_scale and rb = b_scale / output_scale in float; every scale a normal
+ *    float > 0 (else invalid_parameter); each ratio in [2^-14, 2^8) as pytorch_qnnpack requires,
+ *    and the larger one >= 2^-9 (a shift above 30; pytorch_qnnpack's own assertion allows only 31
+ *    there), else unsupported_parameter.
+ *  - e = binary exponent of max(ra, rb); shift = 21 - e; multiplier_a = lrintf(ra * 2^shift),
+ *    multiplier_b likewise.
+ *  - acc = multiplier_a * (a - a_zero_point) + multiplier_b * (b - b_zero_point);
+ *    out = clamp(RoundingDivideByPOT(acc, shift) (ties away from zero), output_min - output_zero_point,
+ *    output_max - output_zero_point) + output_zero_point.
+ *  - It runs XNNPACK's add kernels where their form gives these bytes on all 65536 input pairs
+ *    (no exact tie of both signs, checked at create; the kernel name ends in "(QNNPACK as XNNPACK
+ *    form)"), else a portable exact kernel. fixed must be NULL. pytorch_qnnpack rejects
+ *    output_min == output_max; q8nn accepts it.
+ * @param flags 0, Q8NN_FLAG_XNNPACK_ADD or Q8NN_FLAG_QNNPACK_ADD.
  */
 Q8NN_API enum q8nn_status q8nn_create_add_nd_s8(
     const struct q8nn_add_quantization* quant, uint32_t flags, q8nn_operator_t* add_out);

@@ -47,3 +47,16 @@ void q8nn_qs8_vaddc_minmax_xnn_ukernel__scalar_u4(size_t n, const int8_t* a, con
   const int8_t vb = *b;
   for (; n != 0; n--) *y++ = q8nn_add_xnn_scalar(*a++, vb, params);
 }
+
+/* pytorch_qnnpack's add where XNNPACK's form does not reproduce it (q8nn_qnn_add_params): called
+   by the add operator directly, not a list line. */
+void q8nn_qs8_vadd_minmax_qnn_ukernel__scalar_u1(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
+                                                 const struct q8nn_qs8_add_params* params) {
+  for (; n != 0; n--) *y++ = q8nn_add_qnn_scalar(*a++, *b++, params);
+}
+
+void q8nn_qs8_vaddc_minmax_qnn_ukernel__scalar_u1(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
+                                                  const struct q8nn_qs8_add_params* params) {
+  const int8_t vb = *b;
+  for (; n != 0; n--) *y++ = q8nn_add_qnn_scalar(*a++, vb, params);
+}

@@ -261,3 +261,40 @@ int q8nn_add_linear_params(struct q8nn_qs8_add_params* p) {
   free(table);
   return found;
 }
+
+int q8nn_qnn_add_params(float a_output_scale, float b_output_scale, int32_t a_zero_point, int32_t b_zero_point,
+                        struct q8nn_qs8_add_params* p) {
+  const float max_scale = a_output_scale > b_output_scale ? a_output_scale : b_output_scale;
+  uint32_t bits;
+  memcpy(&bits, &max_scale, sizeof(bits));
+  const int32_t exponent = (int32_t) (bits >> 23) - 127;
+  const uint32_t shift = (uint32_t) (21 - exponent);
+  /* pytorch_qnnpack multiplies by the float 2^shift (exact) and rounds with lrintf */
+  const int32_t a_multiplier = (int32_t) lrintf(ldexpf(a_output_scale, (int) shift));
+  const int32_t b_multiplier = (int32_t) lrintf(ldexpf(b_output_scale, (int) shift));
+  p->xnn_a_multiplier = a_multiplier;
+  p->xnn_b_multiplier = b_multiplier;
+  p->xnn_shift = shift;
+  /* |multiplier * zero point| < 2^22 * 128: no overflow */
+  p->xnn_bias = (INT32_C(1) << (shift - 1)) - a_multiplier * a_zero_point - b_multiplier * b_zero_point;
+  /* ties (acc = pytorch_qnnpack's accumulator, exactly halfway between two outputs) of each sign */
+  const uint32_t mask = (UINT32_C(1) << shift) - 1, half = UINT32_C(1) << (shift - 1);
+  int negative = 0, positive = 0;
+  for (int a = -128; a <= 127; a++) {
+    for (int b = -128; b <= 127; b++) {
+      const int32_t acc = a_multiplier * (a - a_zero_point) + b_multiplier * (b - b_zero_point);
+      if (((uint32_t) acc & mask) == half) {
+        if (acc < 0) negative = 1;
+        else positive = 1;
+      }
+    }
+  }
+  /* the xnn kernels' int32 sums (and the scalar one's) must not overflow */
+  if (!linear_ranges_fit(a_multiplier, b_multiplier, (int64_t) p->xnn_bias - 1, (int) shift) ||
+      !linear_ranges_fit(a_multiplier, b_multiplier, p->xnn_bias, (int) shift)) {
+    return 0;
+  }
+  if (negative && positive) return 0;
+  if (negative) p->xnn_bias -= 1;
+  return 1;
+}

@@ -170,4 +170,32 @@ Q8NN_INTERNAL int q8nn_quantize_multiplier(double real, int32_t* multiplier, int
 Q8NN_INTERNAL void q8nn_xnn_add_params(float a_output_scale, float b_output_scale, int32_t a_zero_point,
                                        int32_t b_zero_point, struct q8nn_qs8_add_params* p);
 
+/*
+ * pytorch_qnnpack's add (PyTorch's quint8 add on its qnnpack engine,
+ * pytorch_qnnp_compute_add_quantization_params): e = binary exponent of max(ra, rb), k = 21 - e,
+ * multipliers lrintf(r * 2^k) (exact scaling, ties to even), acc = ma (a - za) + mb (b - zb) and
+ * out = clamp(RoundingDivideByPOT(acc, k)) + zp (ties away from zero). In the xnn_ fields that is
+ * XNNPACK's form with bias 2^(k-1) - ma za - mb zb, except that a negative acc exactly halfway
+ * rounds down: q8nn_add_qnn_scalar. Sets the xnn_ fields and returns 1 when XNNPACK's form itself
+ * gives these bytes on all 65536 input pairs (no pair is a tie of one of the two signs; the bias
+ * is then lowered by one where only negative ties occur), so the xnn kernels run it; 0: only
+ * q8nn_add_qnn_scalar does. Ratios in [2^-14, 2^8) with k <= 30 (ratios >= 2^-9).
+ */
+Q8NN_INTERNAL int q8nn_qnn_add_params(float a_output_scale, float b_output_scale, int32_t a_zero_point,
+                                      int32_t b_zero_point, struct q8nn_qs8_add_params* p);
+
+/* pytorch_qnnpack's add for one pair, from the xnn_ fields q8nn_qnn_add_params set (bias unlowered). */
+static inline int8_t q8nn_add_qnn_scalar(int8_t a, int8_t b, const struct q8nn_qs8_add_params* p) {
+  const int64_t half = INT64_C(1) << (p->xnn_shift - 1);
+  const int64_t acc = (int64_t) a * p->xnn_a_multiplier + (int64_t) b * p->xnn_b_multiplier + p->xnn_bias;
+  /* acc - half is pytorch_qnnpack's accumulator; a negative one exactly halfway rounds down */
+  int64_t r = (acc - (acc < half ? 1 : 0)) >> p->xnn_shift;
+  r = r < -65536 ? -65536 : r > 65536 ? 65536 : r;
+  int32_t out = (int32_t) r;
+  const int32_t lo = p->output_min - p->output_zero_point, hi = p->output_max - p->output_zero_point;
+  out = out < lo ? lo : out;
+  out = out > hi ? hi : out;
+  return (int8_t) (out + p->output_zero_point);
+}
+
 #endif

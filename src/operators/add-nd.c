@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "accel/backend.h"
+#include "kernels/kernel-decls.h"
 #include "kernels/requantization.h"
 #include "operator.h"
 
@@ -28,10 +29,13 @@ enum q8nn_status q8nn_create_add_nd_s8(const struct q8nn_add_quantization* quant
   if (quant == NULL || add_out == NULL) {
     return Q8NN_ERROR(q8nn_status_invalid_parameter, "quant and add_out must not be NULL");
   }
-  if ((flags & ~Q8NN_FLAG_XNNPACK_ADD) != 0) {
-    return Q8NN_ERROR(q8nn_status_invalid_parameter, "unknown flags 0x%x", (unsigned) flags);
+  if ((flags & ~(Q8NN_FLAG_XNNPACK_ADD | Q8NN_FLAG_QNNPACK_ADD)) != 0 ||
+      (flags & (Q8NN_FLAG_XNNPACK_ADD | Q8NN_FLAG_QNNPACK_ADD)) == (Q8NN_FLAG_XNNPACK_ADD | Q8NN_FLAG_QNNPACK_ADD)) {
+    return Q8NN_ERROR(q8nn_status_invalid_parameter, "unknown flags 0x%x (or both add arithmetics)", (unsigned) flags);
   }
   const int xnnpack = (flags & Q8NN_FLAG_XNNPACK_ADD) != 0;
+  const int qnnpack = (flags & Q8NN_FLAG_QNNPACK_ADD) != 0;
+  int qnnpack_linear = 0;
   if (!valid_zero_point(quant->a_zero_point) || !valid_zero_point(quant->b_zero_point) ||
       !valid_zero_point(quant->output_zero_point)) {
     return Q8NN_ERROR(q8nn_status_invalid_parameter, "zero points outside [-128, 127]");
@@ -64,6 +68,24 @@ enum q8nn_status q8nn_create_add_nd_s8(const struct q8nn_add_quantization* quant
                         (double) b_ratio);
     }
     q8nn_xnn_add_params(a_ratio, b_ratio, quant->a_zero_point, quant->b_zero_point, &p);
+  } else if (qnnpack) {
+    /* pytorch_qnnpack_create_add_nc_q8's checks */
+    if (quant->fixed != NULL) {
+      return Q8NN_ERROR(q8nn_status_invalid_parameter, "fixed add parameters have no meaning with Q8NN_FLAG_QNNPACK_ADD");
+    }
+    if (!valid_normal_scale(quant->a_scale) || !valid_normal_scale(quant->b_scale) ||
+        !valid_normal_scale(quant->output_scale)) {
+      return Q8NN_ERROR(q8nn_status_invalid_parameter, "scales must be normal floats > 0 (QNNPACK add)");
+    }
+    volatile float a_ratio = quant->a_scale / quant->output_scale;
+    volatile float b_ratio = quant->b_scale / quant->output_scale;
+    if (!(a_ratio >= 0x1.0p-14f && a_ratio < 0x1.0p+8f) || !(b_ratio >= 0x1.0p-14f && b_ratio < 0x1.0p+8f) ||
+        !(fmaxf(a_ratio, b_ratio) >= 0x1.0p-9f)) {
+      return Q8NN_ERROR(q8nn_status_unsupported_parameter,
+                        "input/output scale ratios %g, %g outside pytorch_qnnpack's [2^-14, 2^8) or both below 2^-9",
+                        (double) a_ratio, (double) b_ratio);
+    }
+    qnnpack_linear = q8nn_qnn_add_params(a_ratio, b_ratio, quant->a_zero_point, quant->b_zero_point, &p);
   } else if (quant->fixed != NULL) {
     const struct q8nn_add_fixed* f = quant->fixed;
     if (f->left_shift < 0 || f->left_shift > 20 || f->a_multiplier < 0 || f->b_multiplier < 0 ||
@@ -96,8 +118,13 @@ enum q8nn_status q8nn_create_add_nd_s8(const struct q8nn_add_quantization* quant
   /* the cheap affine form where one reproduces the arithmetic exactly (checked on every input pair);
      else, for TFLite's arithmetic, XNNPACK's form with coefficients that reproduce it (likewise
      checked): one multiply-add per input instead of three exact requantizations */
-  q8nn_add_affine_params(&p, xnnpack);
-  if (!xnnpack && !p.affine_valid) q8nn_add_linear_params(&p);
+  if (qnnpack) {
+    /* XNNPACK's form is this arithmetic where q8nn_qnn_add_params says so: its affine form too */
+    if (qnnpack_linear) q8nn_add_affine_params(&p, 1);
+  } else {
+    q8nn_add_affine_params(&p, xnnpack);
+    if (!xnnpack && !p.affine_valid) q8nn_add_linear_params(&p);
+  }
   struct q8nn_operator* op = q8nn_allocate_operator(q8nn_operator_type_add);
   if (op == NULL) return Q8NN_ERROR(q8nn_status_out_of_memory, "operator");
   op->add_params = p;
@@ -112,11 +139,23 @@ enum q8nn_status q8nn_create_add_nd_s8(const struct q8nn_add_quantization* quant
   op->add_params_swapped.xnn_b_multiplier = p.xnn_a_multiplier;
   op->add_params_swapped.affine_a = p.affine_b;
   op->add_params_swapped.affine_b = p.affine_a;
-  op->add_arithmetic = xnnpack ? q8nn_add_arithmetic_xnnpack : q8nn_add_arithmetic_tflite;
+  op->add_arithmetic = xnnpack || qnnpack ? q8nn_add_arithmetic_xnnpack : q8nn_add_arithmetic_tflite;
   const struct q8nn_dispatch d = q8nn_get_dispatch(0);
   const struct q8nn_vadd_entry* e = d.vadd[p.linear_valid ? q8nn_add_arithmetic_xnnpack : op->add_arithmetic];
   op->vadd = e->vadd;
   op->vaddc = e->vaddc;
+  if (qnnpack) {
+    if (qnnpack_linear) {
+      snprintf(op->kernel_name, sizeof(op->kernel_name), "%s (QNNPACK as XNNPACK form)", e->name);
+    } else {
+      op->add_portable_only = 1;
+      op->vadd = q8nn_qs8_vadd_minmax_qnn_ukernel__scalar_u1;
+      op->vaddc = q8nn_qs8_vaddc_minmax_qnn_ukernel__scalar_u1;
+      snprintf(op->kernel_name, sizeof(op->kernel_name), "q8nn_qs8_vadd_minmax_qnn_ukernel__scalar_u1");
+    }
+    *add_out = op;
+    return q8nn_status_success;
+  }
   /* a TFLite add in XNNPACK's form says so: its kernel's name is an xnn one. The x86 TFLite lines
      run the guarded form (ukernel.h, linear_guard); the others ignore it. */
   const int guarded = !p.affine_valid && !p.linear_valid && p.linear_guard != 0 &&

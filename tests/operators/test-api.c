@@ -387,7 +387,7 @@ static void test_xnnpack_modes_validation(void** state) {
   a = good;
   a.b_scale = 0x1.fffffep-11f;
   assert_int_equal(q8nn_create_add_nd_s8(&a, Q8NN_FLAG_XNNPACK_ADD, &op), q8nn_status_unsupported_parameter);
-  assert_int_equal(q8nn_create_add_nd_s8(&good, 0x4, &op), q8nn_status_invalid_parameter);
+  assert_int_equal(q8nn_create_add_nd_s8(&good, 0x8, &op), q8nn_status_invalid_parameter);
   assert_ptr_equal(op, SENTINEL);
   a.b_scale = 0x1.0p-10f;
   assert_int_equal(q8nn_create_add_nd_s8(&a, Q8NN_FLAG_XNNPACK_ADD, &op), q8nn_status_success);

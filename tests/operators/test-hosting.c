@@ -14,6 +14,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -260,6 +261,86 @@ static void test_u8_add_equals_s8(void** state) {
   assert_null(op);
 }
 
+/* ---- pytorch_qnnpack's add (Q8NN_FLAG_QNNPACK_ADD) --------------------------------------------- */
+
+/* pytorch_qnnpack's add on uint8 values, written from its definition (q8nn.h), in int64. */
+static uint8_t qnnpack_add_ref(uint8_t a, uint8_t b, int32_t za, int32_t zb, int32_t zo, float ra, float rb,
+                               int32_t lo, int32_t hi) {
+  const float max_ratio = ra > rb ? ra : rb;
+  int exponent;
+  (void) frexpf(max_ratio, &exponent); /* max_ratio = m 2^exponent, m in [0.5, 1) */
+  const int shift = 21 - (exponent - 1);
+  const int64_t ma = lrintf(ldexpf(ra, shift)), mb = lrintf(ldexpf(rb, shift));
+  const int64_t acc = ma * ((int64_t) a - za) + mb * ((int64_t) b - zb);
+  /* RoundingDivideByPOT: ties away from zero */
+  const int64_t mask = (INT64_C(1) << shift) - 1, rem = acc & mask, threshold = (mask >> 1) + (acc < 0 ? 1 : 0);
+  int64_t out = (acc >> shift) + (rem > threshold ? 1 : 0) + zo;
+  out = out < lo ? lo : out > hi ? hi : out;
+  return (uint8_t) out;
+}
+
+static void test_qnnpack_add(void** state) {
+  (void) state;
+  uint32_t masks[16];
+  const size_t nmasks = test_isa_masks(masks, 16);
+  /* every (a, b) pair once: a = i / 256, b = i % 256 */
+  static uint8_t a[65536], b[65536], y[65536], ys[65536];
+  for (size_t i = 0; i < 65536; i++) a[i] = (uint8_t) (i >> 8), b[i] = (uint8_t) i;
+  const size_t shape[1] = {65536};
+  int portable = 0, xnn_form = 0;
+  for (int t = 0; t < 24; t++) {
+    /* the first case has exact ties of both signs (ratios 3/2 and 1/2, zero points 128:
+       acc = 2^20 (3 (a - 128) + (b - 128)), halfway wherever that sum is odd) */
+    const float sa = t == 0 ? 0.15f : test_rand_float(0.005f, 0.2f), sb = t == 0 ? 0.05f : test_rand_float(0.005f, 0.2f);
+    const float so = t == 0 ? 0.1f : test_rand_float(0.01f, 0.3f);
+    const int32_t za = t == 0 ? 128 : test_rand_range(0, 255), zb = t == 0 ? 128 : test_rand_range(0, 255);
+    const int32_t zo = test_rand_range(0, 255);
+    const int32_t lo = t % 3 == 1 ? (zo < 199 ? zo : 199) : test_rand_range(0, 40), hi = test_rand_range(200, 255);
+    volatile float ra = sa / so, rb = sb / so;
+    const struct q8nn_add_quantization_u8 q = {za, sa, zb, sb, zo, so, (uint8_t) lo, (uint8_t) hi, NULL};
+    const struct q8nn_add_quantization qs = {za - 128, sa, zb - 128, sb, zo - 128, so, (int8_t) (lo - 128),
+                                             (int8_t) (hi - 128), NULL};
+    for (size_t m = 0; m < nmasks; m++) {
+      assert_int_equal(q8nn_set_isa_mask(masks[m]), q8nn_status_success);
+      q8nn_operator_t op = NULL, op_s8 = NULL;
+      assert_int_equal(q8nn_create_add_nd_u8(&q, Q8NN_FLAG_QNNPACK_ADD, &op), q8nn_status_success);
+      assert_int_equal(q8nn_create_add_nd_s8(&qs, Q8NN_FLAG_QNNPACK_ADD, &op_s8), q8nn_status_success);
+      if (strstr(q8nn_operator_kernel_name(op), "qnn_ukernel__scalar") != NULL) portable++;
+      else xnn_form++;
+      assert_int_equal(q8nn_setup_add_nd_u8(op, 1, shape, 1, shape, a, b, y), q8nn_status_success);
+      int8_t* as = (int8_t*) malloc(65536 * 2);
+      for (size_t i = 0; i < 65536; i++) as[i] = (int8_t) (a[i] ^ 0x80), as[65536 + i] = (int8_t) (b[i] ^ 0x80);
+      assert_int_equal(q8nn_setup_add_nd_s8(op_s8, 1, shape, 1, shape, as, as + 65536, (int8_t*) ys),
+                       q8nn_status_success);
+      assert_int_equal(q8nn_run_operator(op, test_threadpool(m % 3)), q8nn_status_success);
+      assert_int_equal(q8nn_run_operator(op_s8, test_threadpool(m % 3)), q8nn_status_success);
+      for (size_t i = 0; i < 65536; i++) {
+        const uint8_t want = qnnpack_add_ref(a[i], b[i], za, zb, zo, ra, rb, lo, hi);
+        if (y[i] != want || (uint8_t) (ys[i] ^ 0x80) != want) {
+          fail_msg("case %d (%s, %s): a %d b %d gives %d (int8 operator %d), pytorch_qnnpack %d", t,
+                   test_isa_name(masks[m]), q8nn_operator_kernel_name(op), a[i], b[i], y[i],
+                   (uint8_t) (ys[i] ^ 0x80), want);
+        }
+      }
+      free(as);
+      q8nn_delete_operator(op);
+      q8nn_delete_operator(op_s8);
+    }
+  }
+  q8nn_set_isa_mask(Q8NN_ISA_ALL);
+  /* both paths ran: the first case on the portable kernel, most others on XNNPACK's form */
+  assert_true(portable > 0);
+  assert_true(xnn_form > 0);
+  /* statuses */
+  q8nn_operator_t op = NULL;
+  const struct q8nn_add_quantization_u8 tiny = {0, 1e-6f, 0, 1e-6f, 0, 1.0f, 0, 255, NULL};
+  assert_int_equal(q8nn_create_add_nd_u8(&tiny, Q8NN_FLAG_QNNPACK_ADD, &op), q8nn_status_unsupported_parameter);
+  const struct q8nn_add_quantization_u8 ok = {0, 1.0f, 0, 1.0f, 0, 1.0f, 0, 255, NULL};
+  assert_int_equal(q8nn_create_add_nd_u8(&ok, Q8NN_FLAG_QNNPACK_ADD | Q8NN_FLAG_XNNPACK_ADD, &op),
+                   q8nn_status_invalid_parameter);
+  assert_null(op);
+}
+
 /* ---- re-setup with new pointers -------------------------------------------------------------- */
 
 static void test_resetup_new_pointers(void** state) {
@@ -406,6 +487,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_u8_conv_equals_s8),
       cmocka_unit_test(test_u8_add_equals_s8),
+      cmocka_unit_test(test_qnnpack_add),
       cmocka_unit_test(test_resetup_new_pointers),
       cmocka_unit_test(test_requantization_scale),
       cmocka_unit_test(test_host_threads),
