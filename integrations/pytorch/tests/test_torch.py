@@ -5,8 +5,11 @@ Run from the repository root (after building the extension, see ../README.md):
 """
 import io
 import os
+import struct
 import sys
 import unittest
+
+import numpy as np
 
 import torch
 import torchvision
@@ -367,6 +370,47 @@ class LayerTest(unittest.TestCase):
             self.assertTrue(torch.equal(outs[0], ref(x).int_repr()))
         finally:
             torch.set_num_threads(old)
+
+
+def pytorch_qnnpack_add(a, b, a_scale, a_zero_point, b_scale, b_zero_point, scale, zero_point, relu):
+    """PyTorch 1.13's quint8 add on the qnnpack engine (pytorch_qnnp_create_add_nc_q8,
+    pytorch_qnnp_compute_add_quantization_params, q8vadd) on uint8 arrays: the arithmetic q8nn
+    would need to take quint8 adds (convert() leaves them to PyTorch)."""
+    f32 = np.float32
+    ra, rb = f32(f32(a_scale) / f32(scale)), f32(f32(b_scale) / f32(scale))  # each in [2^-14, 2^8)
+    exponent = ((struct.unpack("<I", struct.pack("<f", max(ra, rb)))[0] >> 23) & 0xFF) - 127
+    # In [14, 31] when the larger ratio is >= 2^-10; PyTorch also accepts [2^-14, 2^-10), where its C
+    # shifts by 32..35 (undefined; not reproduced here). The larger multiplier is in [2^21, 2^22].
+    shift = 21 - exponent
+    a_multiplier = int(np.rint(f32(ra * f32(2.0 ** shift))))  # lrintf: ties to even
+    b_multiplier = int(np.rint(f32(rb * f32(2.0 ** shift))))
+    acc = (a.astype(np.int64) * a_multiplier + b.astype(np.int64) * b_multiplier
+           - (a_multiplier * a_zero_point + b_multiplier * b_zero_point))  # fits int32
+    mask = (1 << shift) - 1
+    remainder = (acc & mask) - (acc < 0)
+    out = (acc >> shift) + (remainder > (mask >> 1))  # to nearest, ties away from zero
+    return np.clip(out + zero_point, zero_point if relu else 0, 255)
+
+
+class Quint8AddArithmeticTest(unittest.TestCase):
+    def test_reference_matches_pytorch(self):
+        rng = np.random.default_rng(0)
+        trials = 0
+        while trials < 100:
+            a_scale, b_scale, scale = (float(10 ** rng.uniform(-3, 0)) for _ in range(3))
+            ratios = (a_scale / scale, b_scale / scale)
+            if not (all(2 ** -14 <= r < 2 ** 8 for r in ratios) and max(ratios) >= 2 ** -10):
+                continue
+            # pytorch_qnnpack refuses output_min == output_max (add_relu with zero point 255).
+            a_zp, b_zp, zp = (int(v) for v in rng.integers(0, 255, 3))
+            relu = bool(rng.integers(0, 2))
+            a = torch.quantize_per_tensor(torch.randn(1, 8, 9, 7) * 3, a_scale, a_zp, torch.quint8)
+            b = torch.quantize_per_tensor(torch.randn(1, 8, 9, 7) * 3, b_scale, b_zp, torch.quint8)
+            ref = (torch.ops.quantized.add_relu if relu else torch.ops.quantized.add)(a, b, scale, zp)
+            out = pytorch_qnnpack_add(a.int_repr().numpy(), b.int_repr().numpy(), a_scale, a_zp, b_scale, b_zp,
+                                      scale, zp, relu)
+            self.assertTrue(np.array_equal(ref.int_repr().numpy(), out), (a_scale, b_scale, scale, a_zp, b_zp, zp))
+            trials += 1
 
 
 class ErrorTest(unittest.TestCase):
