@@ -4,7 +4,7 @@ qconfig) and the same models converted with q8nn_torch. Batch 1, random weights 
 BatchNorm statistics, calibrated on random inputs.
 
     /usr/bin/python3 integrations/pytorch/bench_torch.py            # 224x224, 1 and 2 threads
-    /usr/bin/python3 integrations/pytorch/bench_torch.py --quick    # a minute: fewer rounds
+    /usr/bin/python3 integrations/pytorch/bench_torch.py --quick    # 3 rounds of 2 forwards
 
 Every configuration runs once per round, in a rotating order, `--iters` forwards per turn; the
 table shows the median over rounds of the mean forward time, and for the q8nn models the part

@@ -29,10 +29,6 @@ def setUpModule():
     q8nn_torch.load()
 
 
-def int_repr(t):
-    return t.int_repr() if t.is_quantized else t
-
-
 def qconfig(dtype, per_channel=False):
     weight = (PerChannelMinMaxObserver.with_args(dtype=torch.qint8, qscheme=torch.per_channel_symmetric)
               if per_channel else MinMaxObserver.with_args(dtype=torch.qint8, qscheme=torch.per_tensor_symmetric))
