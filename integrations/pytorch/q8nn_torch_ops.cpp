@@ -4,6 +4,7 @@
 //    quant_utils::QuantizeBias (at::quantize_per_tensor / _per_channel with scale
 //    w_scale * input_scale in double), requantization scale (w_scale * input_scale) * (1 / output_scale)
 //    in float (generate_requantization_scales), fp32 requantization.
+//    quint8 adds of equal sizes in pytorch_qnnpack's add arithmetic (Q8NN_FLAG_QNNPACK_ADD).
 //  - qint8 activations run where PyTorch runs XNNPACK (qs8/qc8 convolution, qs8 fully connected,
 //    qs8 add): the same bias, requantization scale input_scale * w_scale / output_scale in float,
 //    add with XNNPACK's qs8 arithmetic (Q8NN_FLAG_XNNPACK_ADD).
@@ -479,9 +480,10 @@ std::vector<size_t> memory_order_shape(const at::Tensor& t) {
   return shape;
 }
 
-// An add with its q8nn operator kept between calls (PyTorch's qint8 add: XNNPACK's qs8 add, which
-// q8nn's Q8NN_FLAG_XNNPACK_ADD reproduces). quint8 adds run pytorch_qnnpack's own add arithmetic
-// in PyTorch, which q8nn does not have: they are refused here and left to PyTorch by convert().
+// An add with its q8nn operator kept between calls, in the arithmetic PyTorch's qnnpack engine uses
+// for the dtype: qint8 adds go to XNNPACK's qs8 add (Q8NN_FLAG_XNNPACK_ADD), quint8 adds of equal
+// sizes to pytorch_qnnpack's add (Q8NN_FLAG_QNNPACK_ADD). PyTorch adds quint8 tensors of other
+// sizes with its generic kernel (float arithmetic): refused here, left to PyTorch by q8nn_torch.
 struct AddPacked : torch::CustomClassHolder {
   at::Tensor add(const at::Tensor& a, const at::Tensor& b, double output_scale, int64_t output_zero_point,
                  bool relu) {
@@ -490,51 +492,75 @@ struct AddPacked : torch::CustomClassHolder {
     const char* op = relu ? "q8nn::add_relu" : "q8nn::add";
     check_activation(a, op, "first input");
     check_activation(b, op, "second input");
-    TORCH_CHECK(a.scalar_type() == b.scalar_type(), op, ": both inputs must have the same dtype, got ",
-                a.scalar_type(), " and ", b.scalar_type());
-    TORCH_CHECK(a.scalar_type() == at::kQInt8, op,
-                ": only torch.qint8 adds run on q8nn (PyTorch runs quint8 adds with pytorch_qnnpack's own "
-                "add arithmetic, which q8nn does not reproduce); got ", a.scalar_type());
+    const at::ScalarType dtype = a.scalar_type();
+    const bool u8 = dtype == at::kQUInt8;
+    TORCH_CHECK(b.scalar_type() == dtype, op, ": both inputs must have the same dtype, got ", dtype, " and ",
+                b.scalar_type());
     TORCH_CHECK(a.dim() > 0, op, ": got a 0-d input");
-    check_output_quantization(a.scalar_type(), output_scale, output_zero_point, op);
-    // As PyTorch's xnnp_add: both inputs in the first one's memory format, the output too.
+    TORCH_CHECK(!u8 || a.sizes() == b.sizes(), op, ": quint8 inputs must have the same sizes (PyTorch adds "
+                "others with its generic kernel, not pytorch_qnnpack's), got ", a.sizes(), " and ", b.sizes());
+    check_output_quantization(dtype, output_scale, output_zero_point, op);
+    // As PyTorch's xnnp_add and qnnpack_add: both inputs in the first one's memory format, the
+    // output too.
     const auto format = a.suggest_memory_format();
     const at::Tensor ac = a.contiguous(format);
     const at::Tensor bc = b.contiguous(format);
     at::Tensor y = at::_empty_affine_quantized(at::infer_size(ac.sizes(), bc.sizes()),
-                                               at::device(at::kCPU).dtype(a.scalar_type()).memory_format(format),
+                                               at::device(at::kCPU).dtype(dtype).memory_format(format),
                                                output_scale, output_zero_point, c10::nullopt);
     if (ac.size(0) == 0 || y.numel() == 0) {
       return y;
     }
-    const std::vector<size_t> a_shape = memory_order_shape(ac);
-    const std::vector<size_t> b_shape = memory_order_shape(bc);
+    // qint8: each operand's sizes in its memory order, broadcast (PyTorch's
+    // get_mem_format_aware_shape); quint8: pytorch_qnnpack's flat elementwise add.
+    const std::vector<size_t> a_shape = u8 ? std::vector<size_t>{(size_t)ac.numel()} : memory_order_shape(ac);
+    const std::vector<size_t> b_shape = u8 ? std::vector<size_t>{(size_t)bc.numel()} : memory_order_shape(bc);
     std::lock_guard<std::mutex> lock(mutex_);
-    const AddKey key{a.scalar_type(), ac.q_scale(), bc.q_scale(), output_scale,
+    const AddKey key{dtype, ac.q_scale(), bc.q_scale(), output_scale,
                      ac.q_zero_point(), bc.q_zero_point(), output_zero_point, relu};
     if (!op_ || !(key == key_)) {
       op_.reset();
-      const auto limits = output_limits(key.dtype, output_zero_point, relu);
-      q8nn_add_quantization quant = {};
-      quant.a_zero_point = static_cast<int32_t>(key.a_zero_point);
-      quant.a_scale = static_cast<float>(key.a_scale);
-      quant.b_zero_point = static_cast<int32_t>(key.b_zero_point);
-      quant.b_scale = static_cast<float>(key.b_scale);
-      quant.output_zero_point = static_cast<int32_t>(output_zero_point);
-      quant.output_scale = static_cast<float>(output_scale);
-      quant.output_min = static_cast<int8_t>(limits.first);
-      quant.output_max = static_cast<int8_t>(limits.second);
+      const auto limits = output_limits(dtype, output_zero_point, relu);
       q8nn_operator_t created = nullptr;
-      check_status(q8nn_create_add_nd_s8(&quant, Q8NN_FLAG_XNNPACK_ADD, &created), "create add");
+      q8nn_status status;
+      if (u8) {
+        q8nn_add_quantization_u8 quant = {};
+        fill_add_quantization(quant, key);
+        quant.output_min = static_cast<uint8_t>(limits.first);
+        quant.output_max = static_cast<uint8_t>(limits.second);
+        status = q8nn_create_add_nd_u8(&quant, Q8NN_FLAG_QNNPACK_ADD, &created);
+      } else {
+        q8nn_add_quantization quant = {};
+        fill_add_quantization(quant, key);
+        quant.output_min = static_cast<int8_t>(limits.first);
+        quant.output_max = static_cast<int8_t>(limits.second);
+        status = q8nn_create_add_nd_s8(&quant, Q8NN_FLAG_XNNPACK_ADD, &created);
+      }
+      check_status(status, "create add");
       op_.reset(created);
       key_ = key;
     }
-    check_status(q8nn_setup_add_nd_s8(op_.get(), a_shape.size(), a_shape.data(), b_shape.size(), b_shape.data(),
-                                      static_cast<const int8_t*>(ac.data_ptr()),
-                                      static_cast<const int8_t*>(bc.data_ptr()), static_cast<int8_t*>(y.data_ptr())),
-                 "setup add");
+    const q8nn_status status =
+        u8 ? q8nn_setup_add_nd_u8(op_.get(), a_shape.size(), a_shape.data(), b_shape.size(), b_shape.data(),
+                                  static_cast<const uint8_t*>(ac.data_ptr()), static_cast<const uint8_t*>(bc.data_ptr()),
+                                  static_cast<uint8_t*>(y.data_ptr()))
+           : q8nn_setup_add_nd_s8(op_.get(), a_shape.size(), a_shape.data(), b_shape.size(), b_shape.data(),
+                                  static_cast<const int8_t*>(ac.data_ptr()), static_cast<const int8_t*>(bc.data_ptr()),
+                                  static_cast<int8_t*>(y.data_ptr()));
+    check_status(status, "setup add");
     run(op_.get());
     return y;
+  }
+
+  // The scales go in as floats, as PyTorch passes its doubles to XNNPACK and pytorch_qnnpack.
+  template <typename Quantization>
+  static void fill_add_quantization(Quantization& quant, const AddKey& key) {
+    quant.a_zero_point = static_cast<int32_t>(key.a_zero_point);
+    quant.a_scale = static_cast<float>(key.a_scale);
+    quant.b_zero_point = static_cast<int32_t>(key.b_zero_point);
+    quant.b_scale = static_cast<float>(key.b_scale);
+    quant.output_zero_point = static_cast<int32_t>(key.output_zero_point);
+    quant.output_scale = static_cast<float>(key.output_scale);
   }
 
   std::mutex mutex_;

@@ -207,10 +207,10 @@ class Linear(_Packed):
 
 
 class QFunctional(nnq.QFunctional):
-    """torch.nn.quantized.QFunctional whose add and add_relu run on q8nn for qint8 inputs (XNNPACK's
-    qs8 add, as PyTorch). quint8 inputs go to PyTorch's quantized::add: PyTorch runs them with
-    pytorch_qnnpack's own add arithmetic, which q8nn does not reproduce. Every other method is
-    PyTorch's."""
+    """torch.nn.quantized.QFunctional whose add and add_relu run on q8nn: qint8 inputs with XNNPACK's
+    qs8 add, quint8 inputs of equal sizes with pytorch_qnnpack's add, as PyTorch's qnnpack engine.
+    quint8 inputs of different sizes go to PyTorch's quantized::add (its generic kernel). Every
+    other method is PyTorch's."""
 
     def __init__(self, scale=1.0, zero_point=0):
         super().__init__()
@@ -224,14 +224,14 @@ class QFunctional(nnq.QFunctional):
         return cls(mod.scale, mod.zero_point)
 
     def add(self, x, y):
-        if x.dtype == torch.qint8:
+        if x.dtype == torch.qint8 or x.size() == y.size():
             r = torch.ops.q8nn.add(x, y, self._packed, self.scale, self.zero_point)
         else:
             r = torch.ops.quantized.add(x, y, scale=self.scale, zero_point=self.zero_point)
         return self.activation_post_process(r)
 
     def add_relu(self, x, y):
-        if x.dtype == torch.qint8:
+        if x.dtype == torch.qint8 or x.size() == y.size():
             r = torch.ops.q8nn.add_relu(x, y, self._packed, self.scale, self.zero_point)
         else:
             r = torch.ops.quantized.add_relu(x, y, scale=self.scale, zero_point=self.zero_point)
@@ -277,46 +277,6 @@ def format_report(report):
     return "\n".join(lines)
 
 
-def _activation_dtypes(model, example_inputs):
-    """(name -> activation dtype of the layer's input, default dtype). With example_inputs the
-    model runs once and every module's input dtype is recorded; otherwise, when all of the model's
-    Quantize stubs agree, that dtype is the default for every layer (a quantized layer keeps its
-    input's dtype)."""
-    if example_inputs is None:
-        dtypes = {m.dtype for m in model.modules() if isinstance(m, nnq.Quantize)}
-        return {}, (dtypes.pop() if len(dtypes) == 1 else None)
-    seen = {}
-    handles = []
-    for name, mod in model.named_modules():
-        def hook(m, args, name=name):
-            if args and isinstance(args[0], torch.Tensor):
-                seen.setdefault(name, args[0].dtype)
-        handles.append(mod.register_forward_pre_hook(hook))
-        if isinstance(mod, nnq.QFunctional):
-            # add / add_relu do not go through forward: wrap them for this run.
-            for method in ("add", "add_relu"):
-                original = getattr(mod, method)
-
-                def wrapped(x, y, original=original, name=name):
-                    seen.setdefault(name, x.dtype)
-                    return original(x, y)
-                setattr(mod, method, wrapped)
-    try:
-        with torch.no_grad():
-            if isinstance(example_inputs, (tuple, list)):
-                model(*example_inputs)
-            else:
-                model(example_inputs)
-    finally:
-        for h in handles:
-            h.remove()
-        for mod in model.modules():
-            if isinstance(mod, nnq.QFunctional):
-                for method in ("add", "add_relu"):
-                    mod.__dict__.pop(method, None)
-    return seen, None
-
-
 def _weight_problem(weight):
     """Why q8nn cannot take this quantized weight, or None."""
     if weight.dtype != torch.qint8:
@@ -334,7 +294,7 @@ def _weight_problem(weight):
     return None
 
 
-def _plan(name, mod, kinds, dtype):
+def _plan(mod, kinds):
     """(kind, factory or None, reason) for one module; kind None for modules convert() ignores."""
     t = type(mod)
     if t in (nnq.Conv2d, nniq.ConvReLU2d):
@@ -364,12 +324,6 @@ def _plan(name, mod, kinds, dtype):
     if t is nnq.QFunctional:
         if "add" not in kinds:
             return "add", None, "kind not selected"
-        if dtype == torch.quint8:
-            return "add", None, ("quint8 add: PyTorch runs it with pytorch_qnnpack's add arithmetic, "
-                                 "which q8nn does not have")
-        if dtype is None:
-            return "add", lambda: QFunctional.from_quantized(mod), \
-                "activation dtype unknown: add/add_relu run on q8nn for qint8 inputs, on PyTorch for quint8"
         return "add", lambda: QFunctional.from_quantized(mod), None
     if isinstance(mod, _OTHER_QUANTIZED) or t.__module__.startswith(("torch.ao.nn.quantized.dynamic",
                                                                        "torch.nn.quantized.dynamic")):
@@ -379,19 +333,18 @@ def _plan(name, mod, kinds, dtype):
     return None, None, None
 
 
-def convert(model, inplace=False, kinds=KINDS, example_inputs=None, report=None):
+def convert(model, inplace=False, kinds=KINDS, report=None):
     """Swaps the quantized layers of an eager-mode quantized model (after
     torch.quantization.convert) for q8nn ones and returns the model (a copy unless inplace).
 
     Taken: torch.nn.quantized.Conv2d and torch.nn.intrinsic.quantized.ConvReLU2d (kinds "conv",
     and "depthwise" for one input channel per group), torch.nn.quantized.Linear and
     torch.nn.intrinsic.quantized.LinearReLU ("linear"), the add and add_relu of
-    torch.nn.quantized.QFunctional ("add", qint8 only). Left to PyTorch, with the reason in the
-    report: layers of kinds not in `kinds`, weights with a nonzero zero point, padding modes other
-    than zeros, quint8 adds, layers whose q8nn prepack fails, other quantized compute layers.
+    torch.nn.quantized.QFunctional ("add"; quint8 adds of different sizes still run on PyTorch, as
+    PyTorch runs them with its generic kernel). Left to PyTorch, with the reason in the report:
+    layers of kinds not in `kinds`, weights with a nonzero zero point, padding modes other than
+    zeros, layers whose q8nn prepack fails, other quantized compute layers.
 
-    example_inputs: optional input(s) to run the model once with, to learn each layer's
-    activation dtype; without them the dtype of the model's Quantize stubs is used when they agree.
     report: optional list to which the ReportEntry items are appended (last_report() has them too).
     """
     global _last_report
@@ -402,11 +355,10 @@ def convert(model, inplace=False, kinds=KINDS, example_inputs=None, report=None)
     kinds = set(kinds)
     if not inplace:
         model = copy.deepcopy(model)
-    dtypes, default_dtype = _activation_dtypes(model, example_inputs)
     entries = []
 
     def visit(name, mod):
-        kind, factory, reason = _plan(name, mod, kinds, dtypes.get(name, default_dtype))
+        kind, factory, reason = _plan(mod, kinds)
         if kind is None:
             for child_name, child in list(mod.named_children()):
                 new = visit(f"{name}.{child_name}" if name else child_name, child)
