@@ -295,8 +295,11 @@ def _weight_problem(weight):
 
 
 def _plan(mod, kinds):
-    """(kind, factory or None, reason) for one module; kind None for modules convert() ignores."""
+    """(kind, factory or None, reason) for one module; kind None for modules convert() ignores
+    (q8nn_torch's own among them: converting twice changes nothing)."""
     t = type(mod)
+    if isinstance(mod, (Conv2d, Linear, QFunctional)):
+        return None, None, None
     if t in (nnq.Conv2d, nniq.ConvReLU2d):
         weight = mod.weight()
         depthwise = mod.groups > 1 and weight.size(1) == 1 and mod.groups == mod.in_channels

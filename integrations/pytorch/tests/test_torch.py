@@ -204,6 +204,12 @@ class ModelTest(unittest.TestCase):
         self.assertIn("1 of 29 layers on q8nn", q8nn_torch.format_report(report))
         with self.assertRaises(ValueError):
             q8nn_torch.convert(model, kinds=("pooling",))
+        # Converting again takes the rest and leaves the q8nn layers alone.
+        report = []
+        q8nn_torch.convert(model, inplace=True, report=report)
+        self.assertEqual(len(report), 28)
+        self.assertTrue(all(e.taken for e in report))
+        self.assertIsInstance(model.fc, q8nn_torch.Linear)
 
 
 def random_qweight(out_channels, in_per_group, kh, kw, per_channel, seed):
