@@ -6,6 +6,9 @@
  * requantization in registers (neon-requant.h: both TFLite roundings, or XNNPACK's fp32 with the
  * scale in the multiplier slot), 16-byte stores or a partial
  * store of the nc tail. Rows >= mr alias the last valid row (computed, stored to the same bytes).
+ * uint8 activations: the input flip is loaded once per call and handed to the K loop, which EORs
+ * every activation vector with it after the load (the zero row too: it holds input bytes); the
+ * output flip is the last EOR of q8nn_neon_pack16, before the (full or partial) stores.
  */
 #ifndef Q8NN_ARCH_NEON_GEMM_4X16_H
 #define Q8NN_ARCH_NEON_GEMM_4X16_H
@@ -16,10 +19,11 @@ struct q8nn_neon_acc4x16 {
   int32x4_t v[4][4];
 };
 
-/* acc += a[0..3][0..kc) * w (one tap of packed weights); returns w advanced past the tap. */
+/* acc += (a[0..3][0..kc) ^ vflip) * w (one tap of packed weights); returns w advanced past the
+   tap. vflip: q8nn_neon_input_flip (every activation byte is EORed with it before use). */
 typedef const int8_t* (*q8nn_neon_4x16_k_fn)(struct q8nn_neon_acc4x16* acc, const int8_t* a0,
                                              const int8_t* a1, const int8_t* a2, const int8_t* a3,
-                                             size_t kc, const int8_t* w);
+                                             size_t kc, const int8_t* w, int8x16_t vflip);
 
 /* Accumulator layouts. ROWS: v[row][q] holds channels 4q..4q+3 of one row (SMLAL, SDOT).
    MMLA: SMMLA's 2x2 blocks: v[2 * p + j / 4][j % 4] holds rows 2p, 2p+1 x channels 2j, 2j+1 as
@@ -104,12 +108,13 @@ Q8NN_NEON_INLINE void q8nn_neon_gemm_4x16(q8nn_neon_4x16_k_fn kfn, int layout, i
     cr[r] = c + rr * cm_stride;
   }
   const struct q8nn_neon_out o = q8nn_neon_out_load(params);
+  const int8x16_t vflip = q8nn_neon_input_flip(params);
   const int8_t* wp = (const int8_t*) w;
   do {
     const int32_t* header = (const int32_t*) wp;
     struct q8nn_neon_acc4x16 acc;
     q8nn_neon_4x16_init(&acc, header, layout);
-    wp = kfn(&acc, ar[0], ar[1], ar[2], ar[3], kc, wp + Q8NN_PACKED_HEADER_BYTES(16));
+    wp = kfn(&acc, ar[0], ar[1], ar[2], ar[3], kc, wp + Q8NN_PACKED_HEADER_BYTES(16), vflip);
     q8nn_neon_4x16_store(&acc, header, cr, nc, rounding, o, layout);
     for (int r = 0; r < 4; r++) cr[r] += cn_stride;
     nc = nc > 16 ? nc - 16 : 0;
@@ -125,6 +130,7 @@ Q8NN_NEON_INLINE void q8nn_neon_igemm_4x16(q8nn_neon_4x16_k_fn kfn, int layout, 
   int8_t* cr[4];
   for (size_t r = 0; r < 4; r++) cr[r] = c + (r < mr ? r : mr - 1) * cm_stride;
   const struct q8nn_neon_out o = q8nn_neon_out_load(params);
+  const int8x16_t vflip = q8nn_neon_input_flip(params);
   const int8_t* wp = (const int8_t*) w;
   do {
     const int32_t* header = (const int32_t*) wp;
@@ -139,7 +145,7 @@ Q8NN_NEON_INLINE void q8nn_neon_igemm_4x16(q8nn_neon_4x16_k_fn kfn, int layout, 
         ar[r] = row == zero ? row : (const int8_t*) ((uintptr_t) row + a_offset);
       }
       ap += 4;
-      wp = kfn(&acc, ar[0], ar[1], ar[2], ar[3], kc, wp);
+      wp = kfn(&acc, ar[0], ar[1], ar[2], ar[3], kc, wp, vflip);
     }
     q8nn_neon_4x16_store(&acc, header, cr, nc, rounding, o, layout);
     for (int r = 0; r < 4; r++) cr[r] += cn_stride;

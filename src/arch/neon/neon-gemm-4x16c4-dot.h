@@ -7,7 +7,9 @@
  * SDOT-by-element operand. Signed x signed (input_offset 0). K is blocked by 16: each row loads 16
  * activations and each 4-k step issues 16 SDOT (by element) for 256 MACs. The K tail (kc % 16)
  * loads the remaining activations of each row with fixed-size loads into a zeroed vector
- * (never reading past kc); the packing zero-pads w beyond kc, so the padding lanes contribute 0.
+ * (never reading past kc); the packing zero-pads w beyond kc, so the padding lanes contribute 0
+ * (also when the input flip has turned them into 0x80). Input flip (uint8 activations): one EOR
+ * per 16-byte activation load (neon-gemm-4x16.h).
  * Products are summed in int32 and wrap like the scalar kernels. Drivers and epilogue:
  * neon-gemm-4x16.h.
  */
@@ -36,13 +38,13 @@
 Q8NN_NEON_INLINE const int8_t* q8nn_neondot_4x16c4_k(struct q8nn_neon_acc4x16* acc,
                                                      const int8_t* a0, const int8_t* a1,
                                                      const int8_t* a2, const int8_t* a3, size_t kc,
-                                                     const int8_t* w) {
+                                                     const int8_t* w, int8x16_t vflip) {
   const int8_t* ap[4] = {a0, a1, a2, a3};
   size_t k = kc;
   for (; k >= 16; k -= 16) {
     int8x16_t va[4];
     for (int r = 0; r < 4; r++) {
-      va[r] = vld1q_s8(ap[r]);
+      va[r] = veorq_s8(vld1q_s8(ap[r]), vflip);
       ap[r] += 16;
     }
     Q8NN_NEONDOT_4X16C4_STEP(0);
@@ -52,7 +54,7 @@ Q8NN_NEON_INLINE const int8_t* q8nn_neondot_4x16c4_k(struct q8nn_neon_acc4x16* a
   }
   if (k != 0) {
     int8x16_t va[4];
-    for (int r = 0; r < 4; r++) va[r] = q8nn_neon_load_partial(ap[r], k);
+    for (int r = 0; r < 4; r++) va[r] = veorq_s8(q8nn_neon_load_partial(ap[r], k), vflip);
     Q8NN_NEONDOT_4X16C4_STEP(0);
     if (k > 4) Q8NN_NEONDOT_4X16C4_STEP(1);
     if (k > 8) Q8NN_NEONDOT_4X16C4_STEP(2);

@@ -27,6 +27,9 @@
  *   (v <= 32767: v + zp > 127; v > 32767: 32767 + zp >= 32639), symmetrically below, and in between
  *   the byte is v + zp exactly: the bytes equal clamp(v + zp, output_min, output_max). |x| < 2^39
  *   (|acc| <= 2^31, scale < 256), so x is never NaN or infinite.
+ * uint8 activations (q8nn_qs8_conv_params input_flip / output_flip, 0x80 or 0): the kernels EOR
+ *   each activation vector with the input flip right after its load (q8nn_neon_input_flip) and
+ *   q8nn_neon_pack16 EORs the clamped bytes with the output flip; for int8 both are EORs with 0.
  */
 #ifndef Q8NN_ARCH_NEON_REQUANT_H
 #define Q8NN_ARCH_NEON_REQUANT_H
@@ -99,6 +102,7 @@ struct q8nn_neon_out {
   int32x4_t zero_point;
   int16x8_t zero_point16; /* fp32 */
   int8x16_t min, max;
+  int8x16_t flip; /* output_flip in every byte: 0x80 for uint8 outputs, 0 for int8 */
 };
 
 Q8NN_NEON_INLINE struct q8nn_neon_out q8nn_neon_out_load(const struct q8nn_qs8_conv_params* p) {
@@ -107,7 +111,15 @@ Q8NN_NEON_INLINE struct q8nn_neon_out q8nn_neon_out_load(const struct q8nn_qs8_c
   o.zero_point16 = vdupq_n_s16((int16_t) p->output_zero_point);
   o.min = vdupq_n_s8((int8_t) p->output_min);
   o.max = vdupq_n_s8((int8_t) p->output_max);
+  o.flip = vdupq_n_s8((int8_t) p->output_flip);
   return o;
+}
+
+/* input_flip in every byte (0x80 for uint8 inputs, 0 for int8): an activation vector is EORed with
+   it once after its load, which makes the uint8 byte x the int8 x ^ 0x80 (and is the identity for
+   int8 inputs). Loaded once per kernel call. */
+Q8NN_NEON_INLINE int8x16_t q8nn_neon_input_flip(const struct q8nn_qs8_conv_params* p) {
+  return vdupq_n_s8((int8_t) p->input_flip);
 }
 
 /* fp32 requantization of 4 accumulators: rne((float) acc * scale), saturated to int32; the zero
@@ -117,7 +129,8 @@ Q8NN_NEON_INLINE int32x4_t q8nn_neon_requantize_fp32(int32x4_t acc, float32x4_t 
 }
 
 /* 16 requantized int32 lanes -> 16 output bytes. rounding 0/1: the zero point is added in wrapping
-   int32 (TFLite); 2 (fp32, XNNPACK's add): with saturation on int16. */
+   int32 (TFLite); 2 (fp32, XNNPACK's add): with saturation on int16. The clamped int8 bytes are
+   EORed with output_flip (uint8 outputs; the identity for int8). */
 Q8NN_NEON_INLINE int8x16_t q8nn_neon_pack16(int32x4_t v0, int32x4_t v1, int32x4_t v2, int32x4_t v3,
                                             struct q8nn_neon_out o, int rounding) {
   int16x8_t lo, hi;
@@ -134,7 +147,7 @@ Q8NN_NEON_INLINE int8x16_t q8nn_neon_pack16(int32x4_t v0, int32x4_t v1, int32x4_
   }
   int8x16_t out = vqmovn_high_s16(vqmovn_s16(lo), hi);
   out = vmaxq_s8(out, o.min);
-  return vminq_s8(out, o.max);
+  return veorq_s8(vminq_s8(out, o.max), o.flip);
 }
 
 /* Loads n (< 16) bytes into the low lanes of a zeroed vector with fixed-size loads (8/4/2/1):

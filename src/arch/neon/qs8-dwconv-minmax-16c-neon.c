@@ -10,8 +10,10 @@
  * into int32 (wrapping like the scalar kernels), and the block is requantized in registers
  * (neon-requant.h) and stored. The channel tail (channels % 16) loads each tap's remaining
  * inputs with fixed-size loads into a zeroed vector, so no input byte past `channels` is read;
- * packed weights are zero-padded to 16 channels. Params: output_zero_point/min/max;
- * multiplier/shift per channel.
+ * packed weights are zero-padded to 16 channels (lanes past `channels` are never stored). Params:
+ * output_zero_point/min/max, input_flip/output_flip (uint8 activations: one EOR per 16-input load,
+ * the zero row's included, and one in q8nn_neon_pack16 before the store); multiplier/shift per
+ * channel.
  */
 #include <string.h>
 
@@ -59,6 +61,7 @@ Q8NN_NEON_INLINE void q8nn_neon_dwconv_16c(size_t TAPS, int rounding, size_t cha
                                            const int8_t* zero,
                                            const struct q8nn_qs8_conv_params* params) {
   const struct q8nn_neon_out o = q8nn_neon_out_load(params);
+  const int8x16_t vflip = q8nn_neon_input_flip(params);
   if (TAPS != 0) taps = TAPS;
   const size_t block_bytes = Q8NN_PACKED_HEADER_BYTES(16) + 16 * taps;
   do {
@@ -78,7 +81,7 @@ Q8NN_NEON_INLINE void q8nn_neon_dwconv_16c(size_t TAPS, int rounding, size_t cha
       const int8_t* wk = w + Q8NN_PACKED_HEADER_BYTES(16);
       if (TAPS != 0) {
         for (size_t t = 0; t < TAPS; t++) {
-          q8nn_neon_dw_tap(acc, vld1q_s8(rows[t]), vld1q_s8(wk + 16 * t));
+          q8nn_neon_dw_tap(acc, veorq_s8(vld1q_s8(rows[t]), vflip), vld1q_s8(wk + 16 * t));
           rows[t] += 16;
         }
       } else {
@@ -86,7 +89,7 @@ Q8NN_NEON_INLINE void q8nn_neon_dwconv_16c(size_t TAPS, int rounding, size_t cha
         for (size_t t = 0; t < taps; t++) {
           const int8_t* row = input[t];
           row = (row == zero ? row : (const int8_t*) ((uintptr_t) row + input_offset)) + off;
-          q8nn_neon_dw_tap(acc, vld1q_s8(row), vld1q_s8(wk + 16 * t));
+          q8nn_neon_dw_tap(acc, veorq_s8(vld1q_s8(row), vflip), vld1q_s8(wk + 16 * t));
         }
       }
       vst1q_s8(output, q8nn_neon_dw_finish(acc, header, rounding, o));
@@ -107,7 +110,8 @@ Q8NN_NEON_INLINE void q8nn_neon_dwconv_16c(size_t TAPS, int rounding, size_t cha
           row = input[t];
           row = (row == zero ? row : (const int8_t*) ((uintptr_t) row + input_offset)) + off;
         }
-        q8nn_neon_dw_tap(acc, q8nn_neon_load_partial(row, c), vld1q_s8(wk + 16 * t));
+        const int8x16_t vi = veorq_s8(q8nn_neon_load_partial(row, c), vflip);
+        q8nn_neon_dw_tap(acc, vi, vld1q_s8(wk + 16 * t));
       }
       q8nn_neon_store_partial(output, q8nn_neon_dw_finish(acc, header, rounding, o), c);
       output += c;

@@ -12,6 +12,8 @@
  * vl inputs and weights, VWMUL to int16 (int8 x int8 fits) and VWADD.WV into int32 (wrapping like
  * the scalar kernels). Tails need no copy: vl covers exactly the remaining channels, so no byte
  * past `channels` is read. Requantization and clamp in registers (rvv-requant.h), one VSE8.
+ * uint8 activations (input_flip / output_flip, 0x80 or 0): one VXOR.VX per input load (the zero
+ * row's included) and one before the store; for int8 both XOR with 0.
  */
 #include "kernel-decls.h"
 #include "arch/rvv/rvv-requant.h"
@@ -27,6 +29,7 @@ Q8NN_RVV_INLINE void q8nn_rvv_dwconv_8v(size_t TAPS, int rounding, size_t channe
                                         const struct q8nn_qs8_conv_params* params) {
   if (TAPS != 0) taps = TAPS;
   const float hi = (float) (params->output_max - params->output_zero_point); /* fp32 */
+  const int8_t iflip = (int8_t) params->input_flip, oflip = (int8_t) params->output_flip;
   const size_t block_bytes = Q8NN_PACKED_HEADER_BYTES(Q8NN_RVV_DW_CT) + Q8NN_RVV_DW_CT * taps;
   do {
     const int8_t* rows[Q8NN_RVV_DW_MAX_FIXED_TAPS];
@@ -53,21 +56,23 @@ Q8NN_RVV_INLINE void q8nn_rvv_dwconv_8v(size_t TAPS, int rounding, size_t channe
             row = input[t];
             row = row == zero ? row : (const int8_t*) ((uintptr_t) row + input_offset);
           }
-          const vint8m2_t vi = __riscv_vle8_v_i8m2(row + off, vl);
+          const vint8m2_t vi = __riscv_vxor_vx_i8m2(__riscv_vle8_v_i8m2(row + off, vl), iflip, vl);
           const vint8m2_t vk = __riscv_vle8_v_i8m2(wk, vl);
           wk += Q8NN_RVV_DW_CT;
           acc = __riscv_vwadd_wv_i32m8(acc, __riscv_vwmul_vv_i16m4(vi, vk, vl), vl);
         }
         const vint32m8_t vmult = __riscv_vle32_v_i32m8(header + Q8NN_RVV_DW_CT + j, vl);
+        vint8m2_t out;
         if (rounding == 2) {
           acc = q8nn_rvv_fp32_m8(acc, vmult, hi, vl);
-          __riscv_vse8_v_i8m2(output + j, q8nn_rvv_output_sat_m8(acc, params->output_zero_point,
-                                                                 params->output_min, params->output_max, vl), vl);
+          out = q8nn_rvv_output_sat_m8(acc, params->output_zero_point, params->output_min,
+                                       params->output_max, vl);
         } else {
           const vint32m8_t vshift = __riscv_vle32_v_i32m8(header + 2 * Q8NN_RVV_DW_CT + j, vl);
           acc = q8nn_rvv_requantize_m8(acc, vmult, vshift, rounding, vl);
-          __riscv_vse8_v_i8m2(output + j, q8nn_rvv_output_m8(acc, params, vl), vl);
+          out = q8nn_rvv_output_m8(acc, params, vl);
         }
+        __riscv_vse8_v_i8m2(output + j, __riscv_vxor_vx_i8m2(out, oflip, vl), vl);
         j += vl;
       }
       output += cn;

@@ -12,6 +12,9 @@
  * Epilogue per chunk: multiplier and shift loaded from the block header, requantization and
  * output clamp in registers (rvv-requant.h: both TFLite roundings, or XNNPACK's fp32 with the scale
  * in the multiplier slot), one VSE8 of vl bytes per row.
+ * uint8 activations (input_flip / output_flip): each scalar activation is XORed with the
+ * sign-extended input flip after its LB (one scalar XOR per activation byte, the zero row's
+ * included), and each row's output bytes get one VXOR.VX with the output flip before the VSE8.
  * Rows >= mr alias the last valid row (computed, stored to the same bytes).
  */
 #ifndef Q8NN_ARCH_RVV_GEMM_4X4V_H
@@ -24,15 +27,18 @@
 Q8NN_RVV_INLINE void q8nn_rvv_4x4v_store_row(int8_t* c, vint32m4_t acc, vint32m4_t vmult,
                                              vint32m4_t vshift, int rounding,
                                              const struct q8nn_qs8_conv_params* params, size_t vl) {
+  vint8m1_t out;
   if (rounding == 2) {
     const float hi = (float) (params->output_max - params->output_zero_point);
     const vint32m4_t v = q8nn_rvv_fp32_m4(acc, vmult, hi, vl);
-    __riscv_vse8_v_i8m1(c, q8nn_rvv_output_sat_m4(v, params->output_zero_point, params->output_min,
-                                                  params->output_max, vl), vl);
-    return;
+    out = q8nn_rvv_output_sat_m4(v, params->output_zero_point, params->output_min,
+                                 params->output_max, vl);
+  } else {
+    const vint32m4_t v = q8nn_rvv_requantize_m4(acc, vmult, vshift, rounding, vl);
+    out = q8nn_rvv_output_m4(v, params, vl);
   }
-  const vint32m4_t v = q8nn_rvv_requantize_m4(acc, vmult, vshift, rounding, vl);
-  __riscv_vse8_v_i8m1(c, q8nn_rvv_output_m4(v, params, vl), vl);
+  /* uint8 outputs: the clamped int8 bytes ^ 0x80 (the identity for int8) */
+  __riscv_vse8_v_i8m1(c, __riscv_vxor_vx_i8m1(out, (int8_t) params->output_flip, vl), vl);
 }
 
 /* One chunk of vl channels starting at channel n0 of the block at `block`, over ks taps. */
@@ -44,6 +50,9 @@ Q8NN_RVV_INLINE void q8nn_rvv_4x4v_chunk(int rounding, size_t ks, const int8_t* 
   const vint32m4_t vbias = __riscv_vle32_v_i32m4(header + n0, vl);
   vint32m4_t acc0 = vbias, acc1 = vbias, acc2 = vbias, acc3 = vbias;
   const int8_t* w = block + Q8NN_PACKED_HEADER_BYTES(Q8NN_RVV_GEMM_NR) + n0;
+  /* The input flip sign-extended (0 or -128): an int8 x sign-extended, XOR sflip, is
+     (int8_t) (x ^ input_flip) sign-extended, so one XOR per activation byte. */
+  const int32_t sflip = (int8_t) params->input_flip;
   for (size_t p = 0; p < ks; p++) {
     const int8_t* ar[4];
     for (size_t r = 0; r < 4; r++) {
@@ -58,10 +67,10 @@ Q8NN_RVV_INLINE void q8nn_rvv_4x4v_chunk(int rounding, size_t ks, const int8_t* 
   do {                                                                                             \
     const vint16m2_t vw =                                                                          \
         __riscv_vsext_vf2_i16m2(__riscv_vle8_v_i8m1(w + (j) * Q8NN_RVV_GEMM_NR, vl), vl);          \
-    acc0 = __riscv_vwmacc_vx_i32m4(acc0, (int16_t) a0[j], vw, vl);                                 \
-    acc1 = __riscv_vwmacc_vx_i32m4(acc1, (int16_t) a1[j], vw, vl);                                 \
-    acc2 = __riscv_vwmacc_vx_i32m4(acc2, (int16_t) a2[j], vw, vl);                                 \
-    acc3 = __riscv_vwmacc_vx_i32m4(acc3, (int16_t) a3[j], vw, vl);                                 \
+    acc0 = __riscv_vwmacc_vx_i32m4(acc0, (int16_t) (a0[j] ^ sflip), vw, vl);                       \
+    acc1 = __riscv_vwmacc_vx_i32m4(acc1, (int16_t) (a1[j] ^ sflip), vw, vl);                       \
+    acc2 = __riscv_vwmacc_vx_i32m4(acc2, (int16_t) (a2[j] ^ sflip), vw, vl);                       \
+    acc3 = __riscv_vwmacc_vx_i32m4(acc3, (int16_t) (a3[j] ^ sflip), vw, vl);                       \
   } while (0)
     /* Unrolled by 4 so the pointer increments and the branch are shared by 4 k. */
     size_t k = kc;

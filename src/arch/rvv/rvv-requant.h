@@ -23,6 +23,8 @@
  *   point (saturating), VNCLIP to int8, min/max: a value below output_min stays below it through
  *   every saturating step, so the bytes equal clamp(rne(x), lo, hi) + zp.
  * Types: accumulators int32 at LMUL 4 (gemm) or 8 (dwconv); the helpers are instantiated per LMUL.
+ * The output stages return the clamped int8 bytes; the conv kernels XOR them with output_flip
+ *   (uint8 outputs) before their store.
  */
 #ifndef Q8NN_ARCH_RVV_REQUANT_H
 #define Q8NN_ARCH_RVV_REQUANT_H
