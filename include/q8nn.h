@@ -436,11 +436,11 @@ Q8NN_API enum q8nn_status q8nn_vta_reset_stats(q8nn_backend_t vta);
  * are those of the int8 operator on x - 128 with zero points z - 128 and clamp [min - 128,
  * max - 128], plus 128: uint8 x with zero point z is the same real number as int8 x - 128 with zero
  * point z - 128, so every numerics, reference and golden vector of the int8 family carries over.
- * The kernels read and write the uint8 bytes directly (no conversion pass): the AVX-512 VNNI line
- * (VPDPBUSD's unsigned operand is the uint8 byte) and the portable kernels. A uint8 convolution
- * runs on the AVX-512 VNNI line where the active ISAs have it and on the portable kernels
- * otherwise: the AMX, AVX-VNNI, AVX2, NEON and RVV lines have no uint8 kernels yet. The VTA backend
- * declines uint8 operators (q8nn_backend_supports is false; they stay on the CPU).
+ * The kernels read and write the uint8 bytes directly (no conversion pass): on the AVX-512 VNNI
+ * line the uint8 byte is VPDPBUSD's unsigned operand as it is; the AVX-VNNI, AVX2, NEON, RVV and
+ * portable lines flip it (^ 0x80) where they load it; every line flips its output where it packs
+ * it. The AMX line has none: uint8 convolutions run the AVX-512 VNNI line where AMX is active. The
+ * VTA backend declines uint8 operators (q8nn_backend_supports is false; they stay on the CPU).
  */
 struct q8nn_conv_quantization_u8 {
   int32_t input_zero_point;       /**< [0, 255] */

@@ -83,6 +83,12 @@ static void* checked_malloc(size_t size) {
   return p;
 }
 
+/* Alternates 0, 1, 0, ...: the conv testers run every other case with uint8 activations. */
+static int flip_next(void) {
+  static int calls;
+  return calls++ & 1;
+}
+
 int gemm_tester_run(const struct gemm_tester* t, const struct q8nn_gemm_entry* gemm,
                     const struct q8nn_igemm_entry* igemm) {
   const char* name = gemm != NULL ? gemm->name : igemm->name;
@@ -128,12 +134,22 @@ int gemm_tester_run(const struct gemm_tester* t, const struct q8nn_gemm_entry* g
   const size_t c_size = (m - 1) * cm_stride + n + 64;
   int8_t* c = checked_malloc(c_size);
   memset(c, GUARD, c_size);
-  const struct q8nn_qs8_conv_params params = {t->output_zero_point, t->output_min, t->output_max, 0, 0};
+  /* every other call as a uint8 operator's (ukernel.h: input and output bytes flipped); the AMX
+     lines take no uint8 operators */
+  const int FL = flip_next() && ((gemm != NULL ? gemm->isa : igemm->isa) & Q8NN_ISA_X86_AMX) == 0 ? 0x80 : 0;
+  const struct q8nn_qs8_conv_params params = {t->output_zero_point, t->output_min, t->output_max, FL, FL};
+  int8_t* af = checked_malloc(a_size);
+  for (size_t q = 0; q < a_size; q++) af[q] = (int8_t) (a[q] ^ FL);
+  int8_t* zf = checked_malloc(k);
+  for (size_t q = 0; q < k; q++) zf[q] = (int8_t) (zero[q] ^ FL);
+  const int8_t** indf = checked_malloc(ks * mr_max * sizeof(void*));
+  for (size_t q = 0; q < ks * mr_max; q++) indf[q] = indirection[q] == zero ? zf : af + (indirection[q] - a);
   if (gemm != NULL) {
-    gemm->fn[t->rounding](m, n, k, a + t->a_offset, a_stride, packed, c, cm_stride, nr, &params);
+    gemm->fn[t->rounding](m, n, k, af + t->a_offset, a_stride, packed, c, cm_stride, nr, &params);
   } else {
-    igemm->fn[t->rounding](m, n, k, ks, indirection, packed, c, cm_stride, nr, t->a_offset, zero, &params);
+    igemm->fn[t->rounding](m, n, k, ks, indf, packed, c, cm_stride, nr, t->a_offset, zf, &params);
   }
+  free(af), free(zf), free(indf);
 
   int failures = 0;
   for (size_t i = 0; i < m && failures < 5; i++) {
@@ -147,7 +163,7 @@ int gemm_tester_run(const struct gemm_tester* t, const struct q8nn_gemm_entry* g
       }
       const int8_t expected = requantize_ref(acc, multiplier[j], shift[j], t->rounding, t->output_zero_point,
                                              t->output_min, t->output_max);
-      const int8_t got = c[i * cm_stride + j];
+      const int8_t got = (int8_t) (c[i * cm_stride + j] ^ FL);
       if (got != expected) {
         fprintf(stderr,
                 "%s: m=%zu n=%zu k=%zu ks=%zu zp=%d/%d clamp=[%d,%d] rounding=%d: out[%zu][%zu] = %d, expected %d "
@@ -223,9 +239,17 @@ int dwconv_tester_run(const struct dwconv_tester* t, const struct q8nn_dwconv_en
   const size_t out_size = width * out_stride + 32;
   int8_t* out = checked_malloc(out_size);
   memset(out, GUARD, out_size);
-  const struct q8nn_qs8_conv_params params = {t->output_zero_point, t->output_min, t->output_max, 0, 0};
-  e->fn[t->rounding](channels, width, taps, indirection, input_stride, packed, out, t->output_increment,
-                     t->input_offset, zero, &params);
+  const int FL = flip_next() ? 0x80 : 0; /* every other call as a uint8 operator's */
+  const struct q8nn_qs8_conv_params params = {t->output_zero_point, t->output_min, t->output_max, FL, FL};
+  int8_t* inf = checked_malloc(in_size);
+  for (size_t q = 0; q < in_size; q++) inf[q] = (int8_t) (in[q] ^ FL);
+  int8_t* zf = checked_malloc(channels);
+  for (size_t q = 0; q < channels; q++) zf[q] = (int8_t) (zero[q] ^ FL);
+  const int8_t** indf = checked_malloc((width * input_stride) * sizeof(void*));
+  for (size_t q = 0; q < width * input_stride; q++) indf[q] = indirection[q] == zero ? zf : inf + (indirection[q] - in);
+  e->fn[t->rounding](channels, width, taps, indf, input_stride, packed, out, t->output_increment,
+                     t->input_offset, zf, &params);
+  free(inf), free(zf), free(indf);
   int failures = 0;
   for (size_t x = 0; x < width && failures < 5; x++) {
     for (size_t ch = 0; ch < channels && failures < 5; ch++) {
@@ -237,7 +261,7 @@ int dwconv_tester_run(const struct dwconv_tester* t, const struct q8nn_dwconv_en
       }
       const int8_t expected = requantize_ref(acc, multiplier[ch], shift[ch], t->rounding, t->output_zero_point,
                                              t->output_min, t->output_max);
-      const int8_t got = out[x * out_stride + ch];
+      const int8_t got = (int8_t) (out[x * out_stride + ch] ^ FL);
       if (got != expected) {
         fprintf(stderr,
                 "%s: channels=%zu width=%zu taps=%zu zp=%d/%d rounding=%d: out[%zu][%zu] = %d, expected %d "
