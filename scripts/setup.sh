@@ -9,7 +9,10 @@ packages=(build-essential cmake pkg-config libcpuinfo-dev libpthreadpool-dev lib
           ocl-icd-opencl-dev
           # SIMDe: the AVX-512 VNNI kernels are also tested under emulation on x86 hosts
           # without AVX-512 (tests/ukernels/CMakeLists.txt)
-          libsimde-dev)
+          libsimde-dev
+          # the PyTorch package (integrations/pytorch): Debian's PyTorch 1.13 for /usr/bin/python3
+          # and its C++ library and CMake package for the extension
+          python3-torch python3-torchvision libtorch-dev)
 packages+=("$@")
 missing=()
 for p in "${packages[@]}"; do

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # README command 2: install what is missing, build (Release) and run the whole test suite with
-# ctest. Options:
+# ctest, then the PyTorch package's build and tests. Options:
 #   --sanitize   also build in build-asan with AddressSanitizer + UndefinedBehaviorSanitizer and
 #                run the suite there; and in build-tsan with ThreadSanitizer, test_run_operators
 #                (the parallel region's barriers and share waits, src/run-sequence.c) and
@@ -22,6 +22,11 @@ jobs=$(nproc)
 cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$root/build" -j"$jobs"
 (cd "$root/build" && ctest --output-on-failure -j"$jobs")
+# the PyTorch package: its extension (which builds q8nn again, as a user's build would) and its
+# tests against PyTorch's qnnpack engine (integrations/pytorch/README.md)
+cmake -S "$root/integrations/pytorch" -B "$root/build-pytorch" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$root/build-pytorch" -j"$jobs"
+ctest --test-dir "$root/build-pytorch" --output-on-failure
 if [ "$sanitize" -eq 1 ]; then
   cmake -S "$root" -B "$root/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQ8NN_SANITIZE=ON \
         -DQ8NN_BUILD_BENCHMARKS=OFF >/dev/null
