@@ -3,7 +3,8 @@
  * layers and 10 adds, seeded random weights, TFLite double rounding):
  *   1. the whole network with uint8 activations against int8, 1 and 2 threads (alternating
  *      passes, medians), on the ISA mask Q8NN_ISA_MASK gives;
- *   2. setup cost per layer: a re-setup with new pointers (the kept indirection) against a setup
+ *   2. the same per layer kind, each layer run alone on one thread;
+ *   3. setup cost per layer: a re-setup with new pointers (the kept indirection) against a setup
  *      that rebuilds it (a new shape in between), the largest layer of each kind.
  * Usage: bench_hosting [passes]   (default 41; alternating int8 and uint8 passes)
  */
@@ -185,6 +186,27 @@ int main(int argc, char** argv) {
     printf("| %zu | %.0f | %.0f | %.3f |\n", threads, s8, u8, u8 / s8);
     free(t[0]), free(t[1]);
     if (pool != NULL) pthreadpool_destroy(pool);
+  }
+
+  /* per layer kind, one thread: each layer run alone, int8 and uint8 alternating, medians summed */
+  {
+    static const char* kinds[4] = {"1x1 conv", "3x3 conv (stem, im2col)", "3x3 depthwise", "add"};
+    double sum[2][4] = {{0}};
+    const int reps = passes < 5 ? 5 : passes;
+    double* t[2] = {malloc(reps * sizeof(double)), malloc(reps * sizeof(double))};
+    for (size_t i = 0; i < net.count; i++) {
+      for (int r = -2; r < reps; r++) {
+        for (int f = 0; f < 2; f++) {
+          const double t0 = now_us();
+          q8nn_run_operator(ops[f][i], NULL);
+          if (r >= 0) t[f][r] = now_us() - t0;
+        }
+      }
+      for (int f = 0; f < 2; f++) sum[f][net.layers[i].kind] += median(t[f], reps);
+    }
+    printf("\n| layer kind, 1 thread | int8 (us) | uint8 (us) | uint8 / int8 time |\n|---|---:|---:|---:|\n");
+    for (int k = 0; k < 4; k++) printf("| %s | %.0f | %.0f | %.3f |\n", kinds[k], sum[0][k], sum[1][k], sum[1][k] / sum[0][k]);
+    free(t[0]), free(t[1]);
   }
 
   /* setup cost: the same shape with the other set of buffers (kept indirection) against a setup
