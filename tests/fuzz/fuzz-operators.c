@@ -426,8 +426,9 @@ static void fuzz_add(struct fuzz_reader* r, pthreadpool_t threadpool, uint8_t op
   q.output_zero_point = fuzz_zero_point(r);
   read_clamp(r, &q.output_min, &q.output_max);
   const uint8_t fb = fuzz_u8(r);
-  const uint32_t flags = fb < 0xF0 ? (fb & 1 ? Q8NN_FLAG_XNNPACK_ADD : 0) : fuzz_u32(r);
-  const bool xnn = (flags & Q8NN_FLAG_XNNPACK_ADD) != 0;
+  static const uint32_t arithmetic_flags[3] = {0, Q8NN_FLAG_XNNPACK_ADD, Q8NN_FLAG_QNNPACK_ADD};
+  const uint32_t flags = fb < 0xF0 ? arithmetic_flags[fb % 3] : fuzz_u32(r);
+  const bool xnn = flags == Q8NN_FLAG_XNNPACK_ADD, qnn = flags == Q8NN_FLAG_QNNPACK_ADD;
   const uint8_t qmode = fuzz_u8(r);
   struct q8nn_add_fixed fixed;
   if ((qmode & 3) == 0) {
@@ -455,7 +456,7 @@ static void fuzz_add(struct fuzz_reader* r, pthreadpool_t threadpool, uint8_t op
 
   /* expected create status */
   uint32_t create_expect = 0;
-  if ((flags & ~Q8NN_FLAG_XNNPACK_ADD) != 0) create_expect |= INVALID;
+  if (flags != 0 && !xnn && !qnn) create_expect |= INVALID; /* unknown bits, or both arithmetics */
   if (!fuzz_valid_zero_point(q.a_zero_point) || !fuzz_valid_zero_point(q.b_zero_point) ||
       !fuzz_valid_zero_point(q.output_zero_point) || q.output_min > q.output_max) {
     create_expect |= INVALID;
@@ -464,11 +465,11 @@ static void fuzz_add(struct fuzz_reader* r, pthreadpool_t threadpool, uint8_t op
   memset(&rp, 0, sizeof(rp));
   struct ref_xnn_add_params xp;
   memset(&xp, 0, sizeof(xp));
-  if (xnn) {
+  if (xnn || qnn) {
     if (q.fixed != NULL) {
-      create_expect |= INVALID; /* XNNPACK's add is defined from the scales only */
+      create_expect |= INVALID; /* XNNPACK's and pytorch_qnnpack's adds are defined from the scales only */
     } else if (create_expect == 0) { /* the reference takes zero points in range only */
-      const int r_status = ref_xnn_add_params_from_scales(
+      const int r_status = (qnn ? ref_qnnpack_add_params_from_scales : ref_xnn_add_params_from_scales)(
           q.a_scale, q.a_zero_point, q.b_scale, q.b_zero_point, q.output_scale,
           q.output_zero_point, q.output_min, q.output_max, &xp);
       if (r_status == 1) create_expect |= INVALID;
@@ -630,7 +631,7 @@ static void fuzz_add(struct fuzz_reader* r, pthreadpool_t threadpool, uint8_t op
                "failed add setup / run wrote an operand");
   } else {
     int8_t* expected = xmalloc(out_total);
-    if (xnn)
+    if (xnn || qnn)
       ref_xnn_add(&xp, a_rank, a_shape, a_copy, b_rank, b_shape, b_data, expected);
     else
       ref_add(&rp, a_rank, a_shape, a_copy, b_rank, b_shape, b_data, expected);

@@ -14,7 +14,6 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
-#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -263,22 +262,6 @@ static void test_u8_add_equals_s8(void** state) {
 
 /* ---- pytorch_qnnpack's add (Q8NN_FLAG_QNNPACK_ADD) --------------------------------------------- */
 
-/* pytorch_qnnpack's add on uint8 values, written from its definition (q8nn.h), in int64. */
-static uint8_t qnnpack_add_ref(uint8_t a, uint8_t b, int32_t za, int32_t zb, int32_t zo, float ra, float rb,
-                               int32_t lo, int32_t hi) {
-  const float max_ratio = ra > rb ? ra : rb;
-  int exponent;
-  (void) frexpf(max_ratio, &exponent); /* max_ratio = m 2^exponent, m in [0.5, 1) */
-  const int shift = 21 - (exponent - 1);
-  const int64_t ma = lrintf(ldexpf(ra, shift)), mb = lrintf(ldexpf(rb, shift));
-  const int64_t acc = ma * ((int64_t) a - za) + mb * ((int64_t) b - zb);
-  /* RoundingDivideByPOT: ties away from zero */
-  const int64_t mask = (INT64_C(1) << shift) - 1, rem = acc & mask, threshold = (mask >> 1) + (acc < 0 ? 1 : 0);
-  int64_t out = (acc >> shift) + (rem > threshold ? 1 : 0) + zo;
-  out = out < lo ? lo : out > hi ? hi : out;
-  return (uint8_t) out;
-}
-
 static void test_qnnpack_add(void** state) {
   (void) state;
   uint32_t masks[16];
@@ -296,7 +279,11 @@ static void test_qnnpack_add(void** state) {
     const int32_t za = t == 0 ? 128 : test_rand_range(0, 255), zb = t == 0 ? 128 : test_rand_range(0, 255);
     const int32_t zo = test_rand_range(0, 255);
     const int32_t lo = t % 3 == 1 ? (zo < 199 ? zo : 199) : test_rand_range(0, 40), hi = test_rand_range(200, 255);
-    volatile float ra = sa / so, rb = sb / so;
+    /* the reference in the int8 domain: uint8 z is int8 z - 128 */
+    struct ref_xnn_add_params rp;
+    assert_int_equal(ref_qnnpack_add_params_from_scales(sa, za - 128, sb, zb - 128, so, zo - 128, lo - 128, hi - 128,
+                                                        &rp),
+                     0);
     const struct q8nn_add_quantization_u8 q = {za, sa, zb, sb, zo, so, (uint8_t) lo, (uint8_t) hi, NULL};
     const struct q8nn_add_quantization qs = {za - 128, sa, zb - 128, sb, zo - 128, so, (int8_t) (lo - 128),
                                              (int8_t) (hi - 128), NULL};
@@ -315,7 +302,7 @@ static void test_qnnpack_add(void** state) {
       assert_int_equal(q8nn_run_operator(op, test_threadpool(m % 3)), q8nn_status_success);
       assert_int_equal(q8nn_run_operator(op_s8, test_threadpool(m % 3)), q8nn_status_success);
       for (size_t i = 0; i < 65536; i++) {
-        const uint8_t want = qnnpack_add_ref(a[i], b[i], za, zb, zo, ra, rb, lo, hi);
+        const uint8_t want = (uint8_t) (ref_xnn_add_element(&rp, (int8_t) (a[i] ^ 0x80), (int8_t) (b[i] ^ 0x80)) ^ 0x80);
         if (y[i] != want || (uint8_t) (ys[i] ^ 0x80) != want) {
           fail_msg("case %d (%s, %s): a %d b %d gives %d (int8 operator %d), pytorch_qnnpack %d", t,
                    test_isa_name(masks[m]), q8nn_operator_kernel_name(op), a[i], b[i], y[i],

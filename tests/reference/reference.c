@@ -346,13 +346,46 @@ int ref_xnn_add_params_from_scales(float a_scale, int32_t a_zp, float b_scale, i
   p->out_zp = out_zp;
   p->out_min = out_min;
   p->out_max = out_max;
+  p->qnnpack = 0;
+  return 0;
+}
+
+int ref_qnnpack_add_params_from_scales(float a_scale, int32_t a_zp, float b_scale, int32_t b_zp, float out_scale,
+                                       int32_t out_zp, int32_t out_min, int32_t out_max,
+                                       struct ref_xnn_add_params* p) {
+  if (!ref_normal_positive(a_scale) || !ref_normal_positive(b_scale) || !ref_normal_positive(out_scale)) return 1;
+  volatile float a_ratio = a_scale / out_scale;
+  volatile float b_ratio = b_scale / out_scale;
+  if (!(a_ratio >= 0x1.0p-14f && a_ratio < 0x1.0p+8f)) return 2;
+  if (!(b_ratio >= 0x1.0p-14f && b_ratio < 0x1.0p+8f)) return 2;
+  const float max_ratio = a_ratio > b_ratio ? a_ratio : b_ratio;
+  int e = 0;
+  frexpf(max_ratio, &e); /* max_ratio = m * 2^e, m in [0.5, 1): binary exponent e - 1 */
+  const int shift = 21 - (e - 1);
+  if (shift > 30) return 2;
+  p->shift = (uint32_t) shift;
+  p->a_multiplier = (int32_t) rintf(ldexpf(a_ratio, shift));
+  p->b_multiplier = (int32_t) rintf(ldexpf(b_ratio, shift));
+  p->bias = (INT32_C(1) << (shift - 1)) - p->a_multiplier * a_zp - p->b_multiplier * b_zp;
+  p->out_zp = out_zp;
+  p->out_min = out_min;
+  p->out_max = out_max;
+  p->qnnpack = 1;
   return 0;
 }
 
 int8_t ref_xnn_add_element(const struct ref_xnn_add_params* p, int8_t a, int8_t b) {
   const int64_t sum = (int64_t) a * p->a_multiplier + (int64_t) b * p->b_multiplier + p->bias;
-  assert(sum >= INT32_MIN && sum <= INT32_MAX); /* XNNPACK's int32 never overflows here */
-  int32_t v = (int32_t) floor_shift(sum, (int) p->shift);
+  int32_t v;
+  if (p->qnnpack) {
+    /* |acc| / 2^shift rounded half up, with acc's sign: half away from zero */
+    const int64_t acc = sum - (INT64_C(1) << (p->shift - 1));
+    const int64_t magnitude = ((acc < 0 ? -acc : acc) + (INT64_C(1) << (p->shift - 1))) >> p->shift;
+    v = (int32_t) (acc < 0 ? -magnitude : magnitude);
+  } else {
+    assert(sum >= INT32_MIN && sum <= INT32_MAX); /* XNNPACK's int32 never overflows here */
+    v = (int32_t) floor_shift(sum, (int) p->shift);
+  }
   if (v < p->out_min - p->out_zp) v = p->out_min - p->out_zp;
   if (v > p->out_max - p->out_zp) v = p->out_max - p->out_zp;
   return (int8_t) (v + p->out_zp);

@@ -132,6 +132,9 @@ struct ref_xnn_add_params {
   int32_t a_multiplier, b_multiplier, bias; /* bias = 2^(shift-1) - a_mult*a_zp - b_mult*b_zp */
   uint32_t shift;                           /* [13, 30] */
   int32_t out_zp, out_min, out_max;
+  /* 1: pytorch_qnnpack's add (ref_qnnpack_add_params_from_scales): the accumulator sum - 2^(shift-1)
+     is divided by 2^shift rounding half away from zero, not half up */
+  int qnnpack;
 };
 
 /**
@@ -143,6 +146,15 @@ struct ref_xnn_add_params {
  */
 int ref_xnn_add_params_from_scales(float a_scale, int32_t a_zp, float b_scale, int32_t b_zp, float out_scale,
                                    int32_t out_zp, int32_t out_min, int32_t out_max, struct ref_xnn_add_params* p);
+
+/** pytorch_qnnpack's add (pytorch_qnnp_compute_add_quantization_params, its x86 and scalar kernels):
+    ratios a_scale / out_scale, b_scale / out_scale in float, each in [2^-14, 2^8); shift = 21 -
+    binary exponent of the larger; multipliers rintf(ratio * 2^shift). Returns 0 (p set, qnnpack = 1),
+    1 (a scale not a normal positive float), 2 (a ratio out of range, or a shift above 30: the larger
+    ratio below 2^-9, which q8nn does not take). */
+int ref_qnnpack_add_params_from_scales(float a_scale, int32_t a_zp, float b_scale, int32_t b_zp, float out_scale,
+                                       int32_t out_zp, int32_t out_min, int32_t out_max,
+                                       struct ref_xnn_add_params* p);
 
 /** XNNPACK's qs8 add of one pair: (a*a_mult + b*b_mult + bias) (exact: below 2^31 in magnitude),
     arithmetic shift right by shift, clamped to [out_min - zp, out_max - zp], plus zp. */
