@@ -61,6 +61,7 @@ def main():
     parser.add_argument("--size", type=int, default=224)
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--models", nargs="+", default=["mobilenet_v2", "resnet18"])
+    parser.add_argument("--script", action="store_true", help="also every model through torch.jit.script")
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.iters = 3, 2
@@ -68,28 +69,36 @@ def main():
     x = torch.randn(1, 3, args.size, args.size, generator=torch.Generator().manual_seed(1))
 
     rows = []
-    for name in args.models:
-        u8 = build(name, torch.quint8, "qnnpack", args.size)
-        s8 = build(name, torch.qint8, "qnnpack", args.size)
-        dnnl = build(name, torch.quint8, "onednn", args.size)
-        configs = [
-            ("PyTorch qnnpack, quint8", u8, "qnnpack", False),
-            ("PyTorch qnnpack, qint8", s8, "qnnpack", False),
-            ("PyTorch onednn, quint8", dnnl, "onednn", False),
-        ]
-        for label, model in (("quint8", u8), ("qint8", s8)):
-            report = []
-            converted = q8nn_torch.convert(model, report=report)
-            taken = sum(e.taken for e in report)
-            configs.append((f"q8nn, {label} ({taken}/{len(report)} layers)", converted, "qnnpack", True))
-            torch.backends.quantized.engine = "qnnpack"
-            with torch.no_grad():
-                same = torch.equal(model(x), converted(x))
-            print(f"{name} {label}: q8nn logits {'identical to' if same else 'DIFFER from'} PyTorch qnnpack's",
-                  file=sys.stderr)
+    # PyTorch 1.13's onednn engine fails ("could not create a primitive descriptor for a reorder
+    # primitive") when a model prepacked at one thread count runs at another: every thread count
+    # builds its models after torch.set_num_threads.
+    for threads in args.threads:
+        torch.set_num_threads(threads)
+        for name in args.models:
+            u8 = build(name, torch.quint8, "qnnpack", args.size)
+            s8 = build(name, torch.qint8, "qnnpack", args.size)
+            dnnl = build(name, torch.quint8, "onednn", args.size)
+            configs = [
+                ("PyTorch qnnpack, quint8", u8, "qnnpack", False),
+                ("PyTorch qnnpack, qint8", s8, "qnnpack", False),
+                ("PyTorch onednn, quint8", dnnl, "onednn", False),
+            ]
+            for label, model in (("quint8", u8), ("qint8", s8)):
+                report = []
+                converted = q8nn_torch.convert(model, report=report)
+                taken = sum(e.taken for e in report)
+                configs.append((f"q8nn, {label} ({taken}/{len(report)} layers)", converted, "qnnpack", True))
+                torch.backends.quantized.engine = "qnnpack"
+                with torch.no_grad():
+                    same = torch.equal(model(x), converted(x))
+                print(f"{name} {label}, {threads} threads: q8nn logits "
+                      f"{'identical to' if same else 'DIFFER from'} PyTorch qnnpack's", file=sys.stderr)
+            if args.script:
+                # TorchScript: the same models without Python's per-module cost
+                for label, model, engine, is_q8nn in list(configs):
+                    torch.backends.quantized.engine = engine
+                    configs.append((label + ", TorchScript", torch.jit.script(model), engine, is_q8nn))
 
-        for threads in args.threads:
-            torch.set_num_threads(threads)
             times = {c[0]: [] for c in configs}
             in_ops = {c[0]: [] for c in configs}
             in_run = {c[0]: [] for c in configs}
@@ -104,6 +113,10 @@ def main():
                         torch.backends.quantized.engine = engine
                         if is_q8nn:
                             q8nn_torch.reset_stats()
+                        # the previous configuration's pool (OpenMP's, or pytorch_qnnpack's and
+                        # XNNPACK's pthreadpool) stops spinning before this one is timed: on 2
+                        # cores a spinning pool takes a core from the next one
+                        time.sleep(0.05)
                         start = time.perf_counter()
                         for _ in range(args.iters):
                             model(x)
