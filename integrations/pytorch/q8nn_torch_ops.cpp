@@ -12,6 +12,9 @@
 // while the input and output quantization stay the same, and set up again with the new tensors'
 // pointers on every call (O(1) in q8nn). It runs on PyTorch's intra-op threads (at::parallel_for),
 // so torch.set_num_threads applies.
+// Also max pooling (q8nn::max_pool2d), computed here on the same threads: PyTorch's quint8 max pool
+// runs on pytorch_qnnpack's own thread pool, whose workers keep spinning after it and take cores
+// from the next layer's intra-op threads.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <torch/custom_class.h>
@@ -20,10 +23,12 @@
 #include <q8nn.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -568,6 +573,183 @@ struct AddPacked : torch::CustomClassHolder {
   AddKey key_{};
 };
 
+// ---- max pooling -----------------------------------------------------------------------------
+
+// PyTorch's pooling_output_shape (ATen/native/Pool.h): floor division (div_rtn), ceil_mode adds
+// stride - 1, and in ceil mode the last window must start inside the input or the left padding.
+int64_t pooling_output_size(int64_t input, int64_t kernel, int64_t pad, int64_t stride, int64_t dilation,
+                            bool ceil_mode) {
+  const int64_t num = input + 2 * pad - dilation * (kernel - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+  int64_t out = num / stride;
+  if (num % stride != 0 && num < 0) {
+    out -= 1;  // round toward -infinity
+  }
+  out += 1;
+  if (ceil_mode && (out - 1) * stride >= input + pad) {
+    out -= 1;
+  }
+  return out;
+}
+
+// The input positions (rows or columns) each output position reads, as PyTorch reads them:
+//  - valid taps only (PyTorch's generic kernel, also with the onednn engine): padding ignored, a
+//    window with no valid tap gives the type's lowest value;
+//  - clamped taps (pytorch_qnnpack, which PyTorch 1.13's qnnpack engine runs quint8 max pooling
+//    without ceil_mode on): a tap's position is clamped to [0, input - 1]
+//    (pytorch_qnnp_indirection_init_maxpool2d), so with dilation a padded tap can read an edge
+//    pixel outside the window.
+// taps[first[o] .. first[o + 1]) are output position o's.
+struct PoolTaps {
+  std::vector<int64_t> first;
+  std::vector<int64_t> taps;
+};
+
+PoolTaps pool_taps(int64_t input, int64_t output, int64_t kernel, int64_t pad, int64_t stride, int64_t dilation,
+                   bool clamp) {
+  PoolTaps t;
+  t.first.reserve(output + 1);
+  t.taps.reserve(output * kernel);
+  for (int64_t o = 0; o < output; o++) {
+    t.first.push_back(static_cast<int64_t>(t.taps.size()));
+    for (int64_t k = 0; k < kernel; k++) {
+      int64_t i = o * stride + k * dilation - pad;
+      if (clamp) {
+        i = std::min(std::max<int64_t>(i, 0), input - 1);
+      } else if (i < 0 || i >= input) {
+        continue;
+      }
+      t.taps.push_back(i);
+    }
+  }
+  t.first.push_back(static_cast<int64_t>(t.taps.size()));
+  return t;
+}
+
+// out[c] = max(out[c], in[c]) over contiguous channels: the compiler vectorizes it.
+// Inlined into the row loops below, so compiled with their target.
+template <typename T>
+inline __attribute__((always_inline)) void max_into(T* __restrict__ out, const T* __restrict__ in,
+                                                    int64_t channels) {
+  for (int64_t c = 0; c < channels; c++) {
+    out[c] = in[c] > out[c] ? in[c] : out[c];
+  }
+}
+
+// Output rows [begin, end) of N * OH, NHWC in and out.
+template <typename T>
+inline __attribute__((always_inline)) void max_pool_rows(const T* x, T* y, int64_t channels, int64_t h, int64_t w,
+                                                         int64_t oh, int64_t ow, const PoolTaps& rows,
+                                                         const PoolTaps& cols, int64_t begin, int64_t end) {
+  const T lowest = std::numeric_limits<T>::lowest();
+  for (int64_t r = begin; r < end; r++) {
+    const int64_t n = r / oh, oy = r % oh;
+    const T* image = x + n * h * w * channels;
+    T* out = y + r * ow * channels;
+    const int64_t* ys = rows.taps.data() + rows.first[oy];
+    const int64_t ny = rows.first[oy + 1] - rows.first[oy];
+    for (int64_t ox = 0; ox < ow; ox++, out += channels) {
+      const int64_t* xs = cols.taps.data() + cols.first[ox];
+      const int64_t nx = cols.first[ox + 1] - cols.first[ox];
+      // A window without taps (only possible with valid taps) gives the lowest value, as PyTorch's.
+      for (int64_t c = 0; c < channels; c++) {
+        out[c] = lowest;
+      }
+      for (int64_t i = 0; i < ny; i++) {
+        for (int64_t j = 0; j < nx; j++) {
+          max_into(out, image + (ys[i] * w + xs[j]) * channels, channels);
+        }
+      }
+    }
+  }
+}
+
+// The row loop for each type, compiled for AVX2 too where the compiler makes clones (x86-64 GCC
+// and Clang), picked at load time by the CPU: 32-byte maxima, and signed byte maxima, which the
+// x86-64 baseline (SSE2) lacks.
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define Q8NN_TORCH_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef Q8NN_TORCH_CLONES
+#define Q8NN_TORCH_CLONES
+#endif
+
+Q8NN_TORCH_CLONES void max_pool_rows_u8(const uint8_t* x, uint8_t* y, int64_t channels, int64_t h, int64_t w,
+                                         int64_t oh, int64_t ow, const PoolTaps& rows, const PoolTaps& cols,
+                                         int64_t begin, int64_t end) {
+  max_pool_rows(x, y, channels, h, w, oh, ow, rows, cols, begin, end);
+}
+
+Q8NN_TORCH_CLONES void max_pool_rows_s8(const int8_t* x, int8_t* y, int64_t channels, int64_t h, int64_t w,
+                                         int64_t oh, int64_t ow, const PoolTaps& rows, const PoolTaps& cols,
+                                         int64_t begin, int64_t end) {
+  max_pool_rows(x, y, channels, h, w, oh, ow, rows, cols, begin, end);
+}
+
+// Two values (height, width) from one or two, as PyTorch's max_pool2d takes them.
+std::array<int64_t, 2> pair_arg(const std::vector<int64_t>& v, const char* name) {
+  TORCH_CHECK(v.size() == 1 || v.size() == 2, "q8nn::max_pool2d: ", name, " must have 1 or 2 values, got ",
+              v.size());
+  return {v[0], v.back()};
+}
+
+at::Tensor max_pool2d(const at::Tensor& qx, std::vector<int64_t> kernel_size, std::vector<int64_t> stride,
+                      std::vector<int64_t> padding, std::vector<int64_t> dilation, bool ceil_mode) {
+  OpTimer timer;
+  const char* op = "q8nn::max_pool2d";
+  check_activation(qx, op, "input");
+  TORCH_CHECK(qx.dim() == 4, op, ": input must be 4-d (N, C, H, W), got ", qx.dim(), "-d");
+  const auto k = pair_arg(kernel_size, "kernel_size");
+  const auto s = stride.empty() ? k : pair_arg(stride, "stride");  // PyTorch: no stride = kernel_size
+  const auto p = pair_arg(padding, "padding");
+  const auto d = pair_arg(dilation, "dilation");
+  constexpr int64_t kLimit = int64_t{1} << 30;  // keeps the size arithmetic far from overflow
+  for (int i = 0; i < 2; i++) {
+    TORCH_CHECK(k[i] > 0 && k[i] <= kLimit, op, ": kernel_size must be in [1, 2^30], got ", k[i]);
+    TORCH_CHECK(s[i] > 0 && s[i] <= kLimit, op, ": stride must be in [1, 2^30], got ", s[i]);
+    TORCH_CHECK(d[i] > 0 && d[i] <= kLimit, op, ": dilation must be in [1, 2^30], got ", d[i]);
+    TORCH_CHECK(p[i] >= 0, op, ": padding must be >= 0, got ", p[i]);
+    TORCH_CHECK(p[i] <= k[i] / 2, op, ": padding must be at most half of kernel_size, got padding ", p[i],
+                " and kernel_size ", k[i]);
+  }
+  const int64_t n = qx.size(0), channels = qx.size(1), h = qx.size(2), w = qx.size(3);
+  TORCH_CHECK(h > 0 && w > 0 && h <= kLimit && w <= kLimit, op,
+              ": input height and width must be in [1, 2^30], got ", h, "x", w);
+  const int64_t oh = pooling_output_size(h, k[0], p[0], s[0], d[0], ceil_mode);
+  const int64_t ow = pooling_output_size(w, k[1], p[1], s[1], d[1], ceil_mode);
+  TORCH_CHECK(oh > 0 && ow > 0, op, ": the output would be empty (", oh, "x", ow, ") for a ", h, "x", w,
+              " input");
+  const at::ScalarType dtype = qx.scalar_type();
+  const at::Tensor x = qx.contiguous(at::MemoryFormat::ChannelsLast);
+  at::Tensor y = at::_empty_affine_quantized(
+      {n, channels, oh, ow}, at::device(at::kCPU).dtype(dtype).memory_format(at::MemoryFormat::ChannelsLast),
+      qx.q_scale(), qx.q_zero_point(), c10::nullopt);
+  if (y.numel() == 0) {
+    return y;
+  }
+  // Where PyTorch runs it: pytorch_qnnpack (clamped taps) for quint8 without ceil_mode on the
+  // qnnpack engine, its generic kernel (valid taps) otherwise. Both agree unless a dilated window
+  // reaches into the padding.
+  const bool clamp =
+      dtype == at::kQUInt8 && !ceil_mode && at::globalContext().qEngine() == at::QEngine::QNNPACK;
+  const PoolTaps rows = pool_taps(h, oh, k[0], p[0], s[0], d[0], clamp);
+  const PoolTaps cols = pool_taps(w, ow, k[1], p[1], s[1], d[1], clamp);
+  // Pieces of whole output rows, about 32 KiB of maxima or more each.
+  const int64_t row_work = std::max<int64_t>(ow * k[0] * k[1] * channels, 1);
+  const int64_t grain = std::max<int64_t>((int64_t{1} << 15) / row_work, 1);
+  at::parallel_for(0, n * oh, grain, [&](int64_t begin, int64_t end) {
+    if (dtype == at::kQUInt8) {
+      max_pool_rows_u8(static_cast<const uint8_t*>(x.data_ptr()), static_cast<uint8_t*>(y.data_ptr()), channels,
+                       h, w, oh, ow, rows, cols, begin, end);
+    } else {
+      max_pool_rows_s8(static_cast<const int8_t*>(x.data_ptr()), static_cast<int8_t*>(y.data_ptr()), channels,
+                       h, w, oh, ow, rows, cols, begin, end);
+    }
+  });
+  return y;
+}
+
 // ---- registration ----------------------------------------------------------------------------
 
 using ConvState = std::tuple<int64_t, at::Tensor, c10::optional<at::Tensor>, std::vector<int64_t>,
@@ -697,6 +879,9 @@ TORCH_LIBRARY(q8nn, m) {
   m.def("add_relu(Tensor qa, Tensor qb, __torch__.torch.classes.q8nn.AddPacked packed, float output_scale, "
         "int output_zero_point) -> Tensor",
         add_relu);
+  m.def("max_pool2d(Tensor qx, int[] kernel_size, int[] stride, int[] padding, int[] dilation, bool ceil_mode) "
+        "-> Tensor",
+        max_pool2d);
   m.def("stats() -> int[]", stats);
   m.def("reset_stats() -> ()", reset_stats);
   m.def("version() -> str", version);

@@ -1,4 +1,5 @@
-"""q8nn_torch: run an eager-mode quantized PyTorch model's conv, linear and add layers on q8nn.
+"""q8nn_torch: run an eager-mode quantized PyTorch model's conv, linear, add and max pooling layers
+on q8nn.
 
     import q8nn_torch
     model = q8nn_torch.convert(qmodel)          # qmodel: after torch.quantization.convert
@@ -15,6 +16,7 @@ import logging
 import os
 
 import torch
+import torch.nn.functional as F
 
 try:  # PyTorch 1.13 keeps the quantized modules under torch.ao.nn; torch.nn.quantized re-exports them.
     import torch.ao.nn.quantized as nnq
@@ -24,7 +26,7 @@ except ImportError:  # pragma: no cover
     import torch.nn.intrinsic.quantized as nniq
 
 __all__ = [
-    "KINDS", "Conv2d", "Linear", "QFunctional", "ReportEntry", "convert", "format_report",
+    "KINDS", "Conv2d", "Linear", "MaxPool2d", "QFunctional", "ReportEntry", "convert", "format_report",
     "last_report", "library_path", "load", "Stats", "stats", "reset_stats",
 ]
 
@@ -68,7 +70,8 @@ def load(path=None):
 Stats = collections.namedtuple("Stats", "calls op_seconds run_seconds max_threads")
 Stats.__doc__ = """Since reset_stats(): calls of the q8nn ops, seconds in them (the whole op: checks,
 output allocation, setup, run), seconds in q8nn_run_operator_on alone, and the most PyTorch threads
-that ran pieces of one parallel-for."""
+that ran pieces of one parallel-for. max_pool2d (computed in the extension) counts in calls and
+op_seconds only."""
 
 
 def stats():
@@ -241,9 +244,60 @@ class QFunctional(nnq.QFunctional):
         return "Q8nnQFunctional"
 
 
+def _pair(v, name):
+    v = [int(i) for i in v] if isinstance(v, (tuple, list)) else [int(v)]
+    if len(v) == 1:
+        v = v * 2
+    if len(v) != 2:
+        raise ValueError(f"q8nn_torch.MaxPool2d: {name} must have 1 or 2 values, got {len(v)}")
+    return v
+
+
+class MaxPool2d(torch.nn.Module):
+    """torch.nn.MaxPool2d (without return_indices) whose quantized 4-d inputs (quint8 or qint8, per
+    tensor) are pooled by q8nn::max_pool2d on PyTorch's intra-op threads, with PyTorch's bytes;
+    output channels-last with the input's scale and zero point. Other inputs (float, 3-d) go to
+    torch.nn.functional.max_pool2d.
+
+    Why: PyTorch 1.13's qnnpack engine pools quint8 tensors on pytorch_qnnpack, on its own thread
+    pool, whose workers keep spinning a few ms after it and share the cores with the next q8nn
+    layer's intra-op threads."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+        super().__init__()
+        load()
+        self.kernel_size = _pair(kernel_size, "kernel_size")
+        empty = stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0)
+        self.stride = list(self.kernel_size) if empty else _pair(stride, "stride")  # PyTorch's default
+        self.padding = _pair(padding, "padding")
+        self.dilation = _pair(dilation, "dilation")
+        self.ceil_mode = bool(ceil_mode)
+
+    @classmethod
+    def from_float(cls, mod):
+        """From a torch.nn.MaxPool2d with return_indices=False."""
+        if mod.return_indices:
+            raise ValueError("q8nn_torch.MaxPool2d: return_indices=True is not supported")
+        return cls(mod.kernel_size, mod.stride, mod.padding, mod.dilation, mod.ceil_mode)
+
+    def forward(self, x):
+        if x.is_quantized and x.dim() == 4:
+            return torch.ops.q8nn.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+                                             self.ceil_mode)
+        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=False)
+
+    def _get_name(self):
+        return "Q8nnMaxPool2d"
+
+    def extra_repr(self):
+        return (f"kernel_size={tuple(self.kernel_size)}, stride={tuple(self.stride)}, "
+                f"padding={tuple(self.padding)}, dilation={tuple(self.dilation)}, ceil_mode={self.ceil_mode}")
+
+
 # ---- convert ------------------------------------------------------------------------------------
 
-KINDS = ("conv", "depthwise", "linear", "add")
+KINDS = ("conv", "depthwise", "linear", "add", "maxpool")
 
 ReportEntry = collections.namedtuple("ReportEntry", "name kind module taken reason")
 ReportEntry.__doc__ = """One layer convert() looked at: its qualified name, kind (one of KINDS or
@@ -298,7 +352,7 @@ def _plan(mod, kinds):
     """(kind, factory or None, reason) for one module; kind None for modules convert() ignores
     (q8nn_torch's own among them: converting twice changes nothing)."""
     t = type(mod)
-    if isinstance(mod, (Conv2d, Linear, QFunctional)):
+    if isinstance(mod, (Conv2d, Linear, QFunctional, MaxPool2d)):
         return None, None, None
     if t in (nnq.Conv2d, nniq.ConvReLU2d):
         weight = mod.weight()
@@ -328,10 +382,16 @@ def _plan(mod, kinds):
         if "add" not in kinds:
             return "add", None, "kind not selected"
         return "add", lambda: QFunctional.from_quantized(mod), None
+    if t is torch.nn.MaxPool2d:
+        if "maxpool" not in kinds:
+            return "maxpool", None, "kind not selected"
+        if mod.return_indices:
+            return "maxpool", None, "return_indices=True (q8nn returns no indices)"
+        return "maxpool", lambda: MaxPool2d.from_float(mod), None
     if isinstance(mod, _OTHER_QUANTIZED) or t.__module__.startswith(("torch.ao.nn.quantized.dynamic",
                                                                        "torch.nn.quantized.dynamic")):
         return "other", None, "no q8nn counterpart"
-    if isinstance(mod, (nnq.Conv2d, nnq.Linear, nnq.QFunctional)):
+    if isinstance(mod, (nnq.Conv2d, nnq.Linear, nnq.QFunctional, torch.nn.MaxPool2d)):
         return "other", None, f"subclass {t.__name__} of a supported layer: not taken"
     return None, None, None
 
@@ -344,9 +404,11 @@ def convert(model, inplace=False, kinds=KINDS, report=None):
     and "depthwise" for one input channel per group), torch.nn.quantized.Linear and
     torch.nn.intrinsic.quantized.LinearReLU ("linear"), the add and add_relu of
     torch.nn.quantized.QFunctional ("add"; quint8 adds of different sizes still run on PyTorch, as
-    PyTorch runs them with its generic kernel). Left to PyTorch, with the reason in the report:
+    PyTorch runs them with its generic kernel), torch.nn.MaxPool2d ("maxpool"; quantized 4-d inputs
+    on q8nn, others on PyTorch). Left to PyTorch, with the reason in the report:
     layers of kinds not in `kinds`, weights with a nonzero zero point, padding modes other than
-    zeros, layers whose q8nn prepack fails, other quantized compute layers.
+    zeros, layers whose q8nn prepack fails, max pools with return_indices=True, other quantized
+    compute layers.
 
     report: optional list to which the ReportEntry items are appended (last_report() has them too).
     """
@@ -372,7 +434,7 @@ def convert(model, inplace=False, kinds=KINDS, report=None):
         if factory is not None:
             try:
                 new = factory()
-            except RuntimeError as e:
+            except (RuntimeError, ValueError) as e:
                 reason = f"q8nn refused it: {str(e).splitlines()[0]}"
         entries.append(ReportEntry(name, kind, type(mod).__name__, new is not None, reason))
         if new is None:

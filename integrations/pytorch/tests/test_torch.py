@@ -4,6 +4,7 @@ Run from the repository root (after building the extension, see ../README.md):
     /usr/bin/python3 -m unittest discover -s integrations/pytorch/tests -v
 """
 import io
+import itertools
 import os
 import struct
 import sys
@@ -108,8 +109,9 @@ class ModelTest(unittest.TestCase):
         self.assertEqual([e for e in report if not e.taken], [])
         self.assertGreater(len(taken), 10)
         kinds = {e.kind for e in report}
+        # ResNet-18's max pool too: its bytes are checked with the other layers' below.
         self.assertEqual(kinds, {"conv", "depthwise", "linear", "add"} if name == "mobilenet_v2"
-                         else {"conv", "linear", "add"})
+                         else {"conv", "linear", "add", "maxpool"})
         for swapped in taken:
             self.assertTrue(type(converted.get_submodule(swapped)).__module__.startswith("q8nn_torch"), swapped)
         # The original is untouched (convert copies).
@@ -161,9 +163,10 @@ class ModelTest(unittest.TestCase):
         self.check_model("resnet18", torch.qint8, per_channel=True)
 
     def test_script_save_load(self):
-        for dtype in (torch.quint8, torch.qint8):
-            with self.subTest(dtype=dtype):
-                model = quantized_model("mobilenet_v2", dtype)
+        # ResNet-18 for its max pool (q8nn_torch.MaxPool2d), MobileNetV2 for depthwise layers.
+        for name, dtype in (("resnet18", torch.quint8), ("mobilenet_v2", torch.qint8)):
+            with self.subTest(model=name, dtype=dtype):
+                model = quantized_model(name, dtype)
                 converted = q8nn_torch.convert(model)
                 x = torch.randn(1, 3, SIZE, SIZE, generator=torch.Generator().manual_seed(7))
                 ref = model(x)
@@ -201,13 +204,13 @@ class ModelTest(unittest.TestCase):
         self.assertEqual({e.kind for e in report if e.taken}, {"linear"})
         self.assertTrue(all(e.reason == "kind not selected" for e in report if not e.taken))
         self.assertEqual(q8nn_torch.last_report(), report)
-        self.assertIn("1 of 29 layers on q8nn", q8nn_torch.format_report(report))
+        self.assertIn("1 of 30 layers on q8nn", q8nn_torch.format_report(report))
         with self.assertRaises(ValueError):
             q8nn_torch.convert(model, kinds=("pooling",))
         # Converting again takes the rest and leaves the q8nn layers alone.
         report = []
         q8nn_torch.convert(model, inplace=True, report=report)
-        self.assertEqual(len(report), 28)
+        self.assertEqual(len(report), 29)
         self.assertTrue(all(e.taken for e in report))
         self.assertIsInstance(model.fc, q8nn_torch.Linear)
 
@@ -380,6 +383,127 @@ class LayerTest(unittest.TestCase):
             self.assertTrue(torch.equal(outs[0], ref(x).int_repr()))
         finally:
             torch.set_num_threads(old)
+
+
+def valid_taps_max_pool(x, kernel, stride, padding, dilation, ceil_mode):
+    """Max pooling over the taps inside the input (PyTorch's generic quantized kernel), on the
+    integers of x: a float max pool of int_repr, whose padding is -inf (windows must have a tap)."""
+    return torch.nn.functional.max_pool2d(x.int_repr().float(), kernel, stride, padding, dilation,
+                                          ceil_mode=ceil_mode).to(x.int_repr().dtype)
+
+
+class MaxPoolTest(unittest.TestCase):
+    def check(self, x, q, r):
+        self.assertEqual((q.shape, q.dtype, q.q_scale(), q.q_zero_point()), (r.shape, x.dtype, x.q_scale(),
+                                                                             x.q_zero_point()))
+        self.assertTrue(q.is_contiguous(memory_format=torch.channels_last))
+        self.assertTrue(torch.equal(q.int_repr(), r.int_repr() if r.is_quantized else r))
+
+    def test_bytes(self):
+        # PyTorch 1.13, qnnpack engine: quint8 without ceil_mode on pytorch_qnnpack (taps clamped
+        # to the input, which differs from the valid taps' max when a dilated window reaches into
+        # the padding), the rest on its generic kernel (a window without valid taps: the lowest
+        # value; 1xW inputs have such windows). Not 1x1 inputs: there PyTorch's generic kernel
+        # writes NHWC results into an NCHW output.
+        seed = 300
+        shapes = (((2, 5, 9, 7), "nchw"), ((2, 5, 9, 7), "channels_last"), ((2, 19, 6, 11), "channels_last"),
+                  ((2, 3, 1, 2), "nchw"))
+        for dtype in (torch.quint8, torch.qint8):
+            for k, s, p, d, ceil_mode in itertools.product((1, 2, 3), (1, 2, 3), (0, 1), (1, 2), (False, True)):
+                if p > k // 2:
+                    continue
+                for shape, layout in shapes:
+                    seed += 1
+                    x = random_input(shape, dtype, seed)
+                    if layout == "channels_last":
+                        x = x.contiguous(memory_format=torch.channels_last)
+                    args = ([k, k], [s, s], [p, p], [d, d], ceil_mode)
+                    with self.subTest(dtype=dtype, pool=args, shape=shape, layout=layout):
+                        if dtype == torch.quint8 and k == 1 and not ceil_mode:
+                            # pytorch_qnnpack refuses 1x1 pooling; 1x1 windows have no padding.
+                            self.check(x, torch.ops.q8nn.max_pool2d(x, *args), valid_taps_max_pool(x, *args))
+                            continue
+                        try:
+                            r = torch.nn.functional.max_pool2d(x, *args[:4], ceil_mode=ceil_mode)
+                        except RuntimeError:  # an empty output: both refuse it
+                            self.assertRaises(RuntimeError, torch.ops.q8nn.max_pool2d, x, *args)
+                            continue
+                        self.check(x, torch.ops.q8nn.max_pool2d(x, *args), r)
+
+    def test_engines(self):
+        # Dilated windows over the padding: the clamped and the valid taps' maxima differ; q8nn
+        # follows the engine PyTorch is set to, as PyTorch does.
+        x = random_input((1, 16, 7, 8), torch.quint8, 5)
+        args = ([2, 3], [1, 2], [1, 1], [2, 2], False)
+        self.assertFalse(torch.equal(torch.nn.functional.max_pool2d(x, *args[:4]).int_repr(),
+                                     valid_taps_max_pool(x, *args)))
+        try:
+            for engine in torch.backends.quantized.supported_engines:
+                if engine == "none":
+                    continue
+                torch.backends.quantized.engine = engine
+                with self.subTest(engine=engine):
+                    self.check(x, torch.ops.q8nn.max_pool2d(x, *args), torch.nn.functional.max_pool2d(x, *args[:4]))
+        finally:
+            torch.backends.quantized.engine = "qnnpack"
+
+    def test_module(self):
+        pools = torch.nn.Sequential(torch.nn.MaxPool2d(3, 2, 1), torch.nn.MaxPool2d((2, 3), ceil_mode=True),
+                                    torch.nn.MaxPool2d(2, return_indices=True))
+        report = []
+        converted = q8nn_torch.convert(pools, report=report)
+        self.assertEqual([(e.kind, e.taken) for e in report], [("maxpool", True), ("maxpool", True),
+                                                                ("maxpool", False)])
+        self.assertIn("return_indices", report[2].reason)
+        self.assertIsInstance(converted[0], q8nn_torch.MaxPool2d)
+        self.assertEqual((converted[1].kernel_size, converted[1].stride), ([2, 3], [2, 3]))
+        self.assertEqual(q8nn_torch.convert(pools, kinds=("conv",), report=[])[0].__class__, torch.nn.MaxPool2d)
+        model, converted = pools[:2], converted[:2]
+        scripted = torch.jit.script(converted)
+        buffer = io.BytesIO()
+        torch.jit.save(scripted, buffer)
+        buffer.seek(0)
+        loaded = torch.jit.load(buffer)
+        q8nn_torch.reset_stats()
+        for x in (random_input((2, 8, 17, 19), torch.quint8, 1), random_input((1, 8, 17, 19), torch.qint8, 2),
+                  random_input((8, 17, 19), torch.qint8, 3),  # 3-d: PyTorch's
+                  torch.randn(1, 8, 17, 19)):  # float: PyTorch's
+            ref = model(x)
+            for m in (converted, scripted, loaded):
+                out = m(x)
+                if x.is_quantized:
+                    out, ref_bytes = out.int_repr(), ref.int_repr()
+                else:
+                    ref_bytes = ref
+                self.assertTrue(torch.equal(out, ref_bytes))
+        self.assertEqual(q8nn_torch.stats().calls, 2 * 2 * 3)
+
+    def test_bad_inputs(self):
+        x = random_input((1, 3, 5, 5), torch.quint8, 1)
+        pool = torch.ops.q8nn.max_pool2d
+        cases = [
+            (lambda: pool(x.dequantize(), [2], [2], [0], [1], False), "must be a quantized tensor"),
+            (lambda: pool(x[0], [2], [2], [0], [1], False), "must be 4-d"),
+            (lambda: pool(x.reshape(1, 1, 3, 5, 5), [2], [2], [0], [1], False), "must be 4-d"),
+            (lambda: pool(torch.quantize_per_channel(torch.randn(1, 3, 5, 5), torch.ones(3, dtype=torch.double),
+                                                     torch.zeros(3, dtype=torch.long), 1, torch.quint8),
+                          [2], [2], [0], [1], False), "quantized per tensor"),
+            (lambda: pool(x, [3], [1], [2], [1], False), "at most half of kernel_size"),
+            (lambda: pool(x, [0], [1], [0], [1], False), "kernel_size must be"),
+            (lambda: pool(x, [2], [0], [0], [1], False), "stride must be"),
+            (lambda: pool(x, [2], [1], [0], [0], False), "dilation must be"),
+            (lambda: pool(x, [2], [1], [-1], [1], False), "padding must be >= 0"),
+            (lambda: pool(x, [2, 2, 2], [1], [0], [1], False), "1 or 2 values"),
+            (lambda: pool(x, [6], [1], [0], [1], False), "output would be empty"),
+            (lambda: pool(x, [2 ** 40], [1], [0], [1], False), "kernel_size must be"),
+        ]
+        for fn, text in cases:
+            with self.subTest(text=text):
+                with self.assertRaises(RuntimeError) as ctx:
+                    fn()
+                self.assertIn(text, str(ctx.exception))
+        # No stride: the kernel size, as PyTorch's.
+        self.assertEqual(pool(x, [2], [], [0], [1], False).shape, (1, 3, 2, 2))
 
 
 def pytorch_qnnpack_add(a, b, a_scale, a_zero_point, b_scale, b_zero_point, scale, zero_point, relu):
