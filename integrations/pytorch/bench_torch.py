@@ -8,7 +8,9 @@ BatchNorm statistics, calibrated on random inputs.
 
 Every configuration runs once per round, in a rotating order, `--iters` forwards per turn; the
 table shows the median over rounds of the mean forward time, and for the q8nn models the part
-spent inside the q8nn ops (q8nn_torch.stats(): the whole op, and q8nn_run_operator_on alone).
+spent inside the q8nn ops (q8nn_torch.stats(): the whole op, and q8nn_run_operator_on alone), and
+the same q8nn operators run by q8nn alone (q8nn_torch.replay_seconds: one q8nn_run_operators list on
+a pthreadpool, no PyTorch).
 """
 import argparse
 import os
@@ -125,16 +127,22 @@ def main():
                             s = q8nn_torch.stats()
                             in_ops[label].append(s.op_seconds / args.iters)
                             in_run[label].append(s.run_seconds / args.iters)
-            for label, _, _, is_q8nn in configs:
+            for label, model, engine, is_q8nn in configs:
                 ms = statistics.median(times[label]) * 1e3
                 ops = f"{statistics.median(in_ops[label]) * 1e3:.2f}" if is_q8nn else ""
                 run = f"{statistics.median(in_run[label]) * 1e3:.2f}" if is_q8nn else ""
-                rows.append((name, threads, label, f"{ms:.2f}", ops, run))
+                alone = ""
+                if is_q8nn:
+                    torch.backends.quantized.engine = engine
+                    time.sleep(0.05)
+                    alone = f"{q8nn_torch.replay_seconds(model, x, iters=args.rounds * args.iters) * 1e3:.2f}"
+                rows.append((name, threads, label, f"{ms:.2f}", ops, run, alone))
 
     print(f"\n{args.size}x{args.size}, batch 1, median of {args.rounds} rounds x {args.iters} forwards "
           f"(torch {torch.__version__})\n")
-    print("| model | threads | configuration | forward ms | in q8nn ops ms | in q8nn run ms |")
-    print("|---|---:|---|---:|---:|---:|")
+    print("| model | threads | configuration | forward ms | in q8nn ops ms | in q8nn run ms | "
+          "same ops, q8nn alone ms |")
+    print("|---|---:|---|---:|---:|---:|---:|")
     for row in rows:
         print("| " + " | ".join(str(v) for v in row) + " |")
 

@@ -20,6 +20,7 @@
 #include <torch/custom_class.h>
 #include <torch/library.h>
 
+#include <pthreadpool.h>
 #include <q8nn.h>
 
 #include <algorithm>
@@ -51,7 +52,8 @@ void ensure_initialized() {
 struct OperatorDeleter {
   void operator()(q8nn_operator* op) const { q8nn_delete_operator(op); }
 };
-using Operator = std::unique_ptr<q8nn_operator, OperatorDeleter>;
+// Shared: a recorded forward (below) keeps the operators it ran alive.
+using Operator = std::shared_ptr<q8nn_operator>;
 
 // Time spent in the ops (whole call) and in q8nn_run_operator_on alone, for benchmarks, and the
 // most threads that ran pieces of one parallel-for (tests check torch.set_num_threads applies).
@@ -93,9 +95,29 @@ int64_t now_ns() {
              std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-void run(q8nn_operator_t op) {
+// A forward recorded for q8nn::replay: the q8nn operators it ran, in order, with the tensors they
+// read and wrote (kept alive, so the operators' last setups stay valid), until the next run.
+struct Recording {
+  std::mutex mutex;
+  bool on = false;
+  std::vector<Operator> ops;
+  std::vector<at::Tensor> tensors;
+  uint64_t runs = 0;         // q8nn operator runs so far
+  uint64_t runs_at_end = 0;  // runs when the recording stopped
+};
+Recording recording;
+
+void run(const Operator& op, std::initializer_list<at::Tensor> tensors) {
+  {
+    std::lock_guard<std::mutex> lock(recording.mutex);
+    recording.runs++;
+    if (recording.on) {
+      recording.ops.push_back(op);
+      recording.tensors.insert(recording.tensors.end(), tensors.begin(), tensors.end());
+    }
+  }
   const int64_t start = now_ns();
-  check_status(q8nn_run_operator_on(op, &host_pool), "q8nn_run_operator_on");
+  check_status(q8nn_run_operator_on(op.get(), &host_pool), "q8nn_run_operator_on");
   stat_run_ns += now_ns() - start;
 }
 
@@ -245,7 +267,7 @@ class ConvCore {
     std::lock_guard<std::mutex> lock(mutex_);
     prepare(ConvKey{act.scalar_type(), act.q_scale(), act.q_zero_point(), output_scale, output_zero_point, relu});
     setup(n, h, w, x.data_ptr(), in_channels_, y.data_ptr(), out_channels_);
-    run(op_.get());
+    run(op_, {x, y});
     return y;
   }
 
@@ -271,7 +293,7 @@ class ConvCore {
     std::lock_guard<std::mutex> lock(mutex_);
     prepare(ConvKey{act.scalar_type(), act.q_scale(), act.q_zero_point(), output_scale, output_zero_point, relu});
     setup(1, 1, rows, x.data_ptr(), in_channels_, y.data_ptr(), out_channels_);
-    run(op_.get());
+    run(op_, {x, y});
     return y;
   }
 
@@ -357,7 +379,7 @@ class ConvCore {
       }
     }
     check_status(status, depthwise_ ? "create depthwise convolution" : "create convolution");
-    op_.reset(created);
+    op_.reset(created, OperatorDeleter{});
     key_ = key;
   }
 
@@ -542,7 +564,7 @@ struct AddPacked : torch::CustomClassHolder {
         status = q8nn_create_add_nd_s8(&quant, Q8NN_FLAG_XNNPACK_ADD, &created);
       }
       check_status(status, "create add");
-      op_.reset(created);
+      op_.reset(created, OperatorDeleter{});
       key_ = key;
     }
     const q8nn_status status =
@@ -553,7 +575,7 @@ struct AddPacked : torch::CustomClassHolder {
                                   static_cast<const int8_t*>(ac.data_ptr()), static_cast<const int8_t*>(bc.data_ptr()),
                                   static_cast<int8_t*>(y.data_ptr()));
     check_status(status, "setup add");
-    run(op_.get());
+    run(op_, {ac, bc, y});
     return y;
   }
 
@@ -811,6 +833,47 @@ void reset_stats() {
   stat_max_threads = 0;
 }
 
+// Starts (on) or stops recording the q8nn operators the next forward runs (see Recording).
+int64_t record(bool on) {
+  std::lock_guard<std::mutex> lock(recording.mutex);
+  if (on) {
+    recording.ops.clear();
+    recording.tensors.clear();
+  } else {
+    recording.runs_at_end = recording.runs;
+  }
+  recording.on = on;
+  return static_cast<int64_t>(recording.ops.size());
+}
+
+// The recorded operators run by q8nn alone, as a program that owns its threads would run them:
+// one q8nn_run_operators list on a pthreadpool of at::get_num_threads() threads (none for one),
+// `iters` times. Returns the median seconds per list (after two unmeasured lists). The operators
+// keep the setups of the recorded forward: valid only while no q8nn op has run since.
+double replay(int64_t iters) {
+  std::lock_guard<std::mutex> lock(recording.mutex);
+  TORCH_CHECK(!recording.on, "q8nn::replay: stop the recording first (record(False))");
+  TORCH_CHECK(!recording.ops.empty(), "q8nn::replay: nothing recorded");
+  TORCH_CHECK(recording.runs == recording.runs_at_end,
+              "q8nn::replay: q8nn ops ran after the recording; record the forward again");
+  TORCH_CHECK(iters >= 1, "q8nn::replay: iters must be >= 1");
+  const int threads = std::max(at::get_num_threads(), 1);
+  pthreadpool_t pool = threads > 1 ? pthreadpool_create(static_cast<size_t>(threads)) : nullptr;
+  std::vector<q8nn_operator_t> list;
+  for (const Operator& op : recording.ops) list.push_back(op.get());
+  std::vector<double> seconds;
+  q8nn_status status = q8nn_status_success;
+  for (int64_t i = -2; i < iters && status == q8nn_status_success; i++) {
+    const int64_t start = now_ns();
+    status = q8nn_run_operators(list.size(), list.data(), pool);
+    if (i >= 0) seconds.push_back(static_cast<double>(now_ns() - start) * 1e-9);
+  }
+  if (pool != nullptr) pthreadpool_destroy(pool);
+  check_status(status, "q8nn_run_operators");
+  std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
+  return seconds[seconds.size() / 2];
+}
+
 std::string version() { return q8nn_version_string(); }
 
 }  // namespace
@@ -884,5 +947,7 @@ TORCH_LIBRARY(q8nn, m) {
         max_pool2d);
   m.def("stats() -> int[]", stats);
   m.def("reset_stats() -> ()", reset_stats);
+  m.def("record(bool on) -> int", record);
+  m.def("replay(int iters) -> float", replay);
   m.def("version() -> str", version);
 }

@@ -27,7 +27,7 @@ except ImportError:  # pragma: no cover
 
 __all__ = [
     "KINDS", "Conv2d", "Linear", "MaxPool2d", "QFunctional", "ReportEntry", "convert", "format_report",
-    "last_report", "library_path", "load", "Stats", "stats", "reset_stats",
+    "last_report", "library_path", "load", "Stats", "stats", "reset_stats", "replay_seconds",
 ]
 
 _log = logging.getLogger("q8nn_torch")
@@ -84,6 +84,21 @@ def stats():
 def reset_stats():
     load()
     torch.ops.q8nn.reset_stats()
+
+
+def replay_seconds(model, *inputs, iters=20):
+    """The q8nn operators of one forward of `model`, run by q8nn alone: the forward is recorded, then
+    its q8nn operators (with that forward's setups and tensors) run as one q8nn_run_operators list on
+    a pthreadpool of torch.get_num_threads() threads, `iters` times. Returns the median seconds per
+    list: the same layers as stats().run_seconds measures inside PyTorch, without PyTorch."""
+    load()
+    torch.ops.q8nn.record(True)
+    try:
+        with torch.no_grad():
+            model(*inputs)
+    finally:
+        torch.ops.q8nn.record(False)
+    return torch.ops.q8nn.replay(iters)
 
 
 # ---- modules ------------------------------------------------------------------------------------

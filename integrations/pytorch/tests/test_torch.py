@@ -145,7 +145,13 @@ class ModelTest(unittest.TestCase):
         return model, converted, x
 
     def test_mobilenet_v2_quint8(self):
-        self.check_model("mobilenet_v2", torch.quint8)
+        _, converted, x = self.check_model("mobilenet_v2", torch.quint8)
+        # the same q8nn operators run by q8nn alone (bench_torch.py's comparison)
+        self.assertGreater(q8nn_torch.replay_seconds(converted, x, iters=2), 0.0)
+        torch.ops.q8nn.replay(1)  # again: nothing ran since the recording
+        converted(x)
+        with self.assertRaisesRegex(RuntimeError, "ran after the recording"):
+            torch.ops.q8nn.replay(1)
 
     def test_mobilenet_v2_qint8(self):
         self.check_model("mobilenet_v2", torch.qint8)
