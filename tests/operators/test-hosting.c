@@ -188,6 +188,34 @@ static void test_u8_conv_equals_s8(void** state) {
     }
   }
   q8nn_set_isa_mask(Q8NN_ISA_ALL);
+  /* statuses of the uint8 family: zero points outside [0, 255], an inverted clamp, NULL */
+  const struct conv_case* c = &conv_cases[0];
+  make_conv_data(c, &d);
+  const float one = 1.0f;
+  const struct q8nn_convolution2d_desc desc = {0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, c->in_c, c->out_c};
+  const struct q8nn_depthwise_convolution2d_desc ddesc = {0, 0, 0, 0, 1, 1, 1, 1, 1, 1, c->in_c, 1};
+  struct q8nn_conv_quantization_u8 bad[4] = {
+      {.input_zero_point = 256, .input_scale = 1.0f, .kernel_scale = &one, .output_scale = 1.0f, .output_max = 255},
+      {.input_zero_point = 0, .input_scale = 1.0f, .kernel_scale = &one, .output_zero_point = -1, .output_scale = 1.0f,
+       .output_max = 255},
+      {.input_scale = 1.0f, .kernel_scale = &one, .output_scale = 1.0f, .output_min = 200, .output_max = 100},
+      {.input_scale = 1.0f, .kernel_scale = &one, .output_scale = 1.0f, .output_max = 255,
+       .rounding = q8nn_rounding_double, .requantization_scale = &one},
+  };
+  for (size_t i = 0; i < 4; i++) {
+    q8nn_operator_t op = NULL;
+    assert_int_equal(q8nn_create_convolution2d_nhwc_u8(&desc, &bad[i], d.kernel, NULL, Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE, &op),
+                     q8nn_status_invalid_parameter);
+    assert_int_equal(q8nn_create_depthwise_convolution2d_nhwc_u8(&ddesc, &bad[i], d.kernel, NULL,
+                                                                 Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE, &op),
+                     q8nn_status_invalid_parameter);
+    assert_null(op);
+  }
+  q8nn_operator_t op = NULL;
+  assert_int_equal(q8nn_create_convolution2d_nhwc_u8(&desc, NULL, d.kernel, NULL, 0, &op), q8nn_status_invalid_parameter);
+  assert_int_equal(q8nn_create_convolution2d_nhwc_u8(NULL, &bad[0], d.kernel, NULL, 0, &op),
+                   q8nn_status_invalid_parameter);
+  assert_null(op);
 }
 
 static void test_u8_add_equals_s8(void** state) {
