@@ -671,9 +671,10 @@ static void flip_bytes(int8_t* dst, const int8_t* src, size_t n) {
   for (size_t i = 0; i < n; i++) dst[i] = (int8_t) (src[i] ^ 0x80);
 }
 
-/* A uint8 add, n elements from a and b (a run, or one broadcast byte as add_inner_mode says): the
-   int8 kernel on chunks flipped into L1-resident stack buffers and flipped back into y, so the
-   bytes are the int8 add's on x - 128, plus 128, on every ISA. */
+/* A uint8 add on a line whose kernels do not flip (NEON, RVV, portable; add_kernel_flips), n
+   elements from a and b (a run, or one broadcast byte as add_inner_mode says): the int8 kernel on
+   chunks flipped into L1-resident stack buffers and flipped back into y, so the bytes are the int8
+   add's on x - 128, plus 128. */
 #define Q8NN_ADD_U8_CHUNK 512
 static void add_u8(const struct q8nn_operator* op, size_t n, const int8_t* a, const int8_t* b, int8_t* y) {
   int8_t ta[Q8NN_ADD_U8_CHUNK], tb[Q8NN_ADD_U8_CHUNK], ty[Q8NN_ADD_U8_CHUNK];
@@ -714,7 +715,7 @@ static void add_task(void* context, size_t row, size_t i0, size_t count) {
   }
   int8_t* y = op->add_y + y_off + i0;
   const int8_t *a = op->add_a + a_off, *b = op->add_b + b_off;
-  if (op->u8) {
+  if (op->u8 && !op->add_kernel_flips) {
     add_u8(op, count, a + (op->add_inner_mode == 2 ? 0 : i0), b + (op->add_inner_mode == 1 ? 0 : i0), y);
     return;
   }

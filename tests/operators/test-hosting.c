@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -222,7 +223,7 @@ static void test_u8_add_equals_s8(void** state) {
   (void) state;
   uint32_t masks[16];
   const size_t nmasks = test_isa_masks(masks, 16);
-  static int8_t a[MAX_BYTES], b[MAX_BYTES], au[MAX_BYTES], bu[MAX_BYTES], ys[MAX_BYTES], yu[MAX_BYTES];
+  static int8_t a[MAX_BYTES], b[MAX_BYTES], au[MAX_BYTES], bu[MAX_BYTES], ys[65536], yu[65536];
   const size_t out_shape[4] = {2, 13, 11, 37}, row_shape[1] = {37}, one[1] = {1};
   const size_t total = 2 * 13 * 11 * 37;
   for (size_t m = 0; m < nmasks; m++) {
@@ -230,8 +231,13 @@ static void test_u8_add_equals_s8(void** state) {
     for (int xnn = 0; xnn <= 1; xnn++) {
       for (int bshape = 0; bshape < 3; bshape++) {
         const int32_t za = test_rand_range(-128, 127), zb = test_rand_range(-128, 127), zo = test_rand_range(-128, 127);
-        const float sa = test_rand_float(0.01f, 0.1f), sb = test_rand_float(0.01f, 0.1f);
-        const float so = test_rand_float(0.02f, 0.2f);
+        /* random scales (TFLite: its linear, guarded or exact form), and scale sets with an affine
+           form (equal scales; power-of-two ratios) */
+        const int form = (int) (test_rand() % 3);
+        float sa = test_rand_float(0.01f, 0.1f), sb = test_rand_float(0.01f, 0.1f);
+        float so = test_rand_float(0.02f, 0.2f);
+        if (form == 1) sb = sa, so = sa;
+        if (form == 2) sb = sa * 0.5f, so = sa * 2.0f;
         const int32_t lo = test_rand_range(-128, -40), hi = test_rand_range(40, 127);
         const struct q8nn_add_quantization q = {za, sa, zb, sb, zo, so, (int8_t) lo, (int8_t) hi, NULL};
         const struct q8nn_add_quantization_u8 qu = {za + 128, sa, zb + 128, sb, zo + 128, so,
@@ -273,10 +279,42 @@ static void test_u8_add_equals_s8(void** state) {
             }
           }
         }
+        if (getenv("Q8NN_TEST_VERBOSE") != NULL) fprintf(stderr, "%s\n", q8nn_operator_kernel_name(u8));
         q8nn_delete_operator(s8);
         q8nn_delete_operator(u8);
       }
     }
+  }
+  /* a TFLite add with no exact linear form (MLCommons' CIFAR-10 ResNet's first add): the guarded
+     form on x86, whose flagged chunks run the exact kernel; every pair, uint8 against int8 */
+  static int8_t pa[65536], pb[65536], pau[65536], pbu[65536];
+  for (size_t i = 0; i < 65536; i++) {
+    pa[i] = (int8_t) (i >> 8), pb[i] = (int8_t) i;
+    pau[i] = (int8_t) (pa[i] ^ 0x80), pbu[i] = (int8_t) (pb[i] ^ 0x80);
+  }
+  const size_t pairs[1] = {65536};
+  for (size_t m = 0; m < nmasks; m++) {
+    assert_int_equal(q8nn_set_isa_mask(masks[m]), q8nn_status_success);
+    const struct q8nn_add_quantization gq = {-128, 0.0393935516f, 4, 0.104194961f, -128, 0.0509456731f, -128, 127, NULL};
+    const struct q8nn_add_quantization_u8 gqu = {0, 0.0393935516f, 132, 0.104194961f, 0, 0.0509456731f, 0, 255, NULL};
+    q8nn_operator_t s8 = NULL, u8 = NULL;
+    assert_int_equal(q8nn_create_add_nd_s8(&gq, 0, &s8), q8nn_status_success);
+    assert_int_equal(q8nn_create_add_nd_u8(&gqu, 0, &u8), q8nn_status_success);
+    assert_int_equal(q8nn_setup_add_nd_s8(s8, 1, pairs, 1, pairs, pa, pb, ys), q8nn_status_success);
+    assert_int_equal(q8nn_setup_add_nd_u8(u8, 1, pairs, 1, pairs, (const uint8_t*) pau, (const uint8_t*) pbu,
+                                          (uint8_t*) yu),
+                     q8nn_status_success);
+    assert_int_equal(q8nn_run_operator(s8, NULL), q8nn_status_success);
+    assert_int_equal(q8nn_run_operator(u8, NULL), q8nn_status_success);
+    if (getenv("Q8NN_TEST_VERBOSE") != NULL) fprintf(stderr, "%s\n", q8nn_operator_kernel_name(u8));
+    for (size_t i = 0; i < 65536; i++) {
+      if ((int8_t) (yu[i] ^ 0x80) != ys[i]) {
+        fail_msg("guarded add, %s (%s): pair %zu is %d, int8 gives %d + 128", test_isa_name(masks[m]),
+                 q8nn_operator_kernel_name(u8), i, (uint8_t) yu[i], ys[i]);
+      }
+    }
+    q8nn_delete_operator(s8);
+    q8nn_delete_operator(u8);
   }
   q8nn_set_isa_mask(Q8NN_ISA_ALL);
   /* statuses of the uint8 family */

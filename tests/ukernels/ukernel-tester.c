@@ -335,16 +335,23 @@ int vadd_tester_run(const struct vadd_tester* t, const struct q8nn_vadd_entry* e
     p.xnn_shift = xp.shift;
   }
   q8nn_add_affine_params(&p, xnn);
+  /* the x86 lines flip uint8 operands and outputs themselves: every other case as a uint8 add's */
+  const int FL = (e->isa & (Q8NN_ISA_X86_AVX2 | Q8NN_ISA_X86_AVX512VNNI)) != 0 && flip_next() ? 0x80 : 0;
+  p.input_flip = p.output_flip = FL;
+  int8_t* b_s8 = checked_malloc(t->broadcast_b ? 1 : n);
+  memcpy(b_s8, b, t->broadcast_b ? 1 : n);
+  for (size_t i = 0; i < n; i++) a[i] = (int8_t) (a[i] ^ FL);
+  for (size_t i = 0; i < (t->broadcast_b ? 1 : n); i++) b[i] = (int8_t) (b[i] ^ FL);
   int8_t* dst = t->in_place ? a : y;
   (t->broadcast_b ? e->vaddc : e->vadd)(n, a, b, dst, &p);
   int failures = 0;
   for (size_t i = 0; i < n && failures < 5; i++) {
-    const int8_t bi = t->broadcast_b ? b[0] : b[i];
+    const int8_t bi = t->broadcast_b ? b_s8[0] : b_s8[i];
     const int8_t expected = xnn ? ref_xnn_add_element(&xp, a_copy[i], bi) : ref_add_element(&rp, a_copy[i], bi);
-    if (dst[i] != expected) {
+    if ((int8_t) (dst[i] ^ FL) != expected) {
       fprintf(stderr,
               "%s: n=%zu broadcast=%d in_place=%d: y[%zu] = %d, expected %d (a %d b %d, shifts %d/%d/%d) seed %" PRIu64 "\n",
-              e->name, n, t->broadcast_b, t->in_place, i, dst[i], expected, a_copy[i], t->broadcast_b ? b[0] : b[i],
+              e->name, n, t->broadcast_b, t->in_place, i, (int8_t) (dst[i] ^ FL), expected, a_copy[i], bi,
               (int) p.a_shift, (int) p.b_shift, (int) p.output_shift, test_seed());
       failures++;
     }
@@ -357,6 +364,6 @@ int vadd_tester_run(const struct vadd_tester* t, const struct q8nn_vadd_entry* e
       }
     }
   }
-  free(a), free(b), free(y), free(a_copy);
+  free(a), free(b), free(y), free(a_copy), free(b_s8);
   return failures;
 }

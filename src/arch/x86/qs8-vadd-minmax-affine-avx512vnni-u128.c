@@ -18,14 +18,20 @@
 #include "arch/x86/x86-avx512.h"
 
 struct q8nn_x86_affine_consts {
-  __m512i sign, coef, bias, min8, max8;
+  __m512i sign, coef, bias, min8, max8, flip, oflip;
   __m128i shift;
 };
 
+/* FLIP: uint8 operands and output (ukernel.h): the unsigned-data form's XOR is then by 0 (sign), the
+   signed-data form flips the bytes first, and the output is flipped. */
 Q8NN_X86_INLINE __m512i q8nn_x86_affine64(__m512i va, __m512i vb, const struct q8nn_x86_affine_consts* c,
-                                          const int SIGNED) {
+                                          const int SIGNED, const int FLIP) {
   __m512i lo, hi;
   if (SIGNED) {
+    if (FLIP) {
+      va = _mm512_xor_si512(va, c->flip);
+      vb = _mm512_xor_si512(vb, c->flip);
+    }
     lo = _mm512_maddubs_epi16(c->coef, _mm512_unpacklo_epi8(va, vb));
     hi = _mm512_maddubs_epi16(c->coef, _mm512_unpackhi_epi8(va, vb));
   } else {
@@ -36,24 +42,27 @@ Q8NN_X86_INLINE __m512i q8nn_x86_affine64(__m512i va, __m512i vb, const struct q
   }
   lo = _mm512_sra_epi16(_mm512_adds_epi16(lo, c->bias), c->shift);
   hi = _mm512_sra_epi16(_mm512_adds_epi16(hi, c->bias), c->shift);
-  return _mm512_min_epi8(_mm512_max_epi8(_mm512_packs_epi16(lo, hi), c->min8), c->max8);
+  const __m512i v = _mm512_min_epi8(_mm512_max_epi8(_mm512_packs_epi16(lo, hi), c->min8), c->max8);
+  return FLIP ? _mm512_xor_si512(v, c->oflip) : v;
 }
 
 /* One masked chunk of len <= 64 bytes (vbc: b's byte when broadcast_b). */
 Q8NN_X86_INLINE void q8nn_x86_affine_chunk(size_t len, const int8_t* a, const int8_t* b, int8_t* y, __m512i vbc,
                                            int broadcast_b, const struct q8nn_x86_affine_consts* c,
-                                           const int SIGNED) {
+                                           const int SIGNED, const int FLIP) {
   const __mmask64 k = q8nn_x86_mask64(len);
   const __m512i va = _mm512_maskz_loadu_epi8(k, a);
   const __m512i vb = broadcast_b ? vbc : _mm512_maskz_loadu_epi8(k, b);
-  _mm512_mask_storeu_epi8(y, k, q8nn_x86_affine64(va, vb, c, SIGNED));
+  _mm512_mask_storeu_epi8(y, k, q8nn_x86_affine64(va, vb, c, SIGNED, FLIP));
 }
 
 Q8NN_X86_INLINE void q8nn_x86_vadd_affine_form(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
                                                const struct q8nn_qs8_add_params* p, int broadcast_b,
-                                               const int SIGNED) {
+                                               const int SIGNED, const int FLIP) {
   struct q8nn_x86_affine_consts c;
-  c.sign = _mm512_set1_epi8((char) 0x80);
+  c.sign = _mm512_set1_epi8((char) (0x80 ^ p->input_flip));
+  c.flip = _mm512_set1_epi8((char) p->input_flip);
+  c.oflip = _mm512_set1_epi8((char) p->output_flip);
   c.coef = _mm512_set1_epi16(q8nn_x86_affine_coef(p));
   c.bias = _mm512_set1_epi16((int16_t) p->affine_bias);
   c.shift = _mm_cvtsi32_si128(p->affine_shift);
@@ -66,7 +75,7 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_affine_form(size_t n, const int8_t* a, const 
      arithmetic (bench/README.md, round ten) */
   const size_t head = (size_t) (0 - (uintptr_t) y) & 63;
   if (head != 0 && n >= 128 + head) {
-    q8nn_x86_affine_chunk(head, a, b, y, vbc, broadcast_b, &c, SIGNED);
+    q8nn_x86_affine_chunk(head, a, b, y, vbc, broadcast_b, &c, SIGNED, FLIP);
     a += head;
     if (!broadcast_b) b += head;
     y += head;
@@ -76,15 +85,15 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_affine_form(size_t n, const int8_t* a, const 
     const __m512i va0 = _mm512_loadu_si512(a), va1 = _mm512_loadu_si512(a + 64);
     const __m512i vb0 = broadcast_b ? vbc : _mm512_loadu_si512(b);
     const __m512i vb1 = broadcast_b ? vbc : _mm512_loadu_si512(b + 64);
-    _mm512_storeu_si512(y, q8nn_x86_affine64(va0, vb0, &c, SIGNED));
-    _mm512_storeu_si512(y + 64, q8nn_x86_affine64(va1, vb1, &c, SIGNED));
+    _mm512_storeu_si512(y, q8nn_x86_affine64(va0, vb0, &c, SIGNED, FLIP));
+    _mm512_storeu_si512(y + 64, q8nn_x86_affine64(va1, vb1, &c, SIGNED, FLIP));
     a += 128;
     if (!broadcast_b) b += 128;
     y += 128;
   }
   while (n != 0) {
     const size_t chunk = n < 64 ? n : 64;
-    q8nn_x86_affine_chunk(chunk, a, b, y, vbc, broadcast_b, &c, SIGNED);
+    q8nn_x86_affine_chunk(chunk, a, b, y, vbc, broadcast_b, &c, SIGNED, FLIP);
     a += chunk;
     if (!broadcast_b) b += chunk;
     y += chunk;
@@ -94,10 +103,13 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_affine_form(size_t n, const int8_t* a, const 
 
 Q8NN_X86_INLINE void q8nn_x86_vadd_affine(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
                                           const struct q8nn_qs8_add_params* p, int broadcast_b) {
+  const int flip = p->input_flip != 0;
   if (p->affine_signed) {
-    q8nn_x86_vadd_affine_form(n, a, b, y, p, broadcast_b, 1);
+    if (flip) q8nn_x86_vadd_affine_form(n, a, b, y, p, broadcast_b, 1, 1);
+    else q8nn_x86_vadd_affine_form(n, a, b, y, p, broadcast_b, 1, 0);
   } else {
-    q8nn_x86_vadd_affine_form(n, a, b, y, p, broadcast_b, 0);
+    if (flip) q8nn_x86_vadd_affine_form(n, a, b, y, p, broadcast_b, 0, 1);
+    else q8nn_x86_vadd_affine_form(n, a, b, y, p, broadcast_b, 0, 0);
   }
 }
 

@@ -41,7 +41,7 @@ Q8NN_X86_INLINE __m256i q8nn_x86_add8_input(__m128i x8, __m256i vzp, const struc
 Q8NN_X86_INLINE void q8nn_x86_vadd_store32(int8_t* y, __m256i v, size_t chunk,
                                            const struct q8nn_x86_out32* out) {
   v = _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
-  v = _mm256_min_epi8(_mm256_max_epi8(v, out->min8), out->max8);
+  v = _mm256_xor_si256(_mm256_min_epi8(_mm256_max_epi8(v, out->min8), out->max8), out->flip8);
   if (chunk == 32) {
     _mm256_storeu_si256((__m256i*) y, v);
   } else {
@@ -62,12 +62,15 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_avx2(size_t n, const int8_t* a, const int8_t*
   c.ro = q8nn_x86_rq8_init_rdouble(_mm256_set1_epi32(p->output_multiplier), _mm256_set1_epi32(p->output_shift),
                                    p->output_zero_point);
   c.out = q8nn_x86_out32_init(p->output_zero_point, p->output_min, p->output_max);
+  c.out.flip8 = _mm256_set1_epi8((char) p->output_flip);
+  /* uint8 operands: each byte ^ 0x80 (ukernel.h) */
+  const __m256i vflip = _mm256_set1_epi8((char) p->input_flip);
   __m256i vbterm = _mm256_setzero_si256();
-  if (broadcast_b) vbterm = q8nn_x86_add8_input(_mm_set1_epi8(b[0]), c.zb, &c, &c.rb);
+  if (broadcast_b) vbterm = q8nn_x86_add8_input(_mm_set1_epi8((char) (b[0] ^ p->input_flip)), c.zb, &c, &c.rb);
   while (n != 0) {
     const size_t chunk = n < 32 ? n : 32;
-    const __m256i va = q8nn_x86_load_tail32(a, chunk);
-    const __m256i vb = broadcast_b ? _mm256_setzero_si256() : q8nn_x86_load_tail32(b, chunk);
+    const __m256i va = _mm256_xor_si256(q8nn_x86_load_tail32(a, chunk), vflip);
+    const __m256i vb = broadcast_b ? _mm256_setzero_si256() : _mm256_xor_si256(q8nn_x86_load_tail32(b, chunk), vflip);
     __m256i vsum[4];
 #pragma GCC unroll 4
     for (size_t j = 0; j < 4; j++) {
@@ -91,14 +94,28 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_avx2(size_t n, const int8_t* a, const int8_t*
 /* GUARD: TFLite's arithmetic through the guarded linear form (ukernel.h, linear_guard): a whole
    chunk with a lane whose sum has (acc & linear_guard) == 0, and the last partial chunk, go through
    q8nn_x86_vadd_avx2 instead (before anything of the chunk is stored: y may alias a or b). */
+/* 8 operand bytes at p as int32, extended straight from memory: int8 sign-extended, or (FLIP, uint8
+   operands) zero-extended, the int8 value plus 128 (the loop's bias takes the 128s out, as the
+   AVX-512 kernel's). */
+Q8NN_X86_INLINE __m256i q8nn_x86_add_load8(const int8_t* p, const int FLIP) {
+  const __m128i x = _mm_loadl_epi64((const __m128i*) p);
+  return FLIP ? _mm256_cvtepu8_epi32(x) : _mm256_cvtepi8_epi32(x);
+}
+
 Q8NN_X86_INLINE void q8nn_x86_vadd_xnn_avx2(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
-                                            const struct q8nn_qs8_add_params* p, int broadcast_b, const int GUARD) {
+                                            const struct q8nn_qs8_add_params* p, int broadcast_b, const int GUARD,
+                                            const int FLIP) {
   const __m256i vma = _mm256_set1_epi32(p->xnn_a_multiplier);
   const __m256i vmb = _mm256_set1_epi32(p->xnn_b_multiplier);
-  const __m256i vbias =
-      _mm256_set1_epi32(broadcast_b ? p->xnn_bias + (int32_t) b[0] * p->xnn_b_multiplier : p->xnn_bias);
+  const int32_t b0 = broadcast_b ? (int8_t) (b[0] ^ p->input_flip) : 0;
+  const __m256i vbias = _mm256_set1_epi32(broadcast_b ? p->xnn_bias + b0 * p->xnn_b_multiplier : p->xnn_bias);
+  /* FLIP: the whole-chunk loop's bias without the zero-extended operands' 128s (exact modulo 2^32) */
+  const uint32_t extended = 128u * ((uint32_t) p->xnn_a_multiplier + (broadcast_b ? 0u : (uint32_t) p->xnn_b_multiplier));
+  const __m256i vbias_u8 = _mm256_sub_epi32(vbias, _mm256_set1_epi32((int32_t) extended));
   const __m128i vshift = _mm_cvtsi32_si128((int) p->xnn_shift);
-  const struct q8nn_x86_out32 out = q8nn_x86_out32_init(p->output_zero_point, p->output_min, p->output_max);
+  const __m256i vflip = _mm256_set1_epi8((char) p->input_flip);
+  struct q8nn_x86_out32 out = q8nn_x86_out32_init(p->output_zero_point, p->output_min, p->output_max);
+  out.flip8 = _mm256_set1_epi8((char) p->output_flip);
   const __m256i vguard = _mm256_set1_epi32((int32_t) p->linear_guard);
   /* whole chunks: each 8 bytes sign-extended straight from memory (VPMOVSXBD m64), as the AVX-512
      kernel does, instead of extracts and shuffles of a 32-byte load */
@@ -107,11 +124,9 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_xnn_avx2(size_t n, const int8_t* a, const int
     __m256i vguarded = _mm256_setzero_si256();
 #pragma GCC unroll 4
     for (size_t j = 0; j < 4; j++) {
-      vacc[j] = _mm256_add_epi32(
-          vbias, _mm256_mullo_epi32(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i*) (a + 8 * j))), vma));
+      vacc[j] = _mm256_add_epi32(FLIP ? vbias_u8 : vbias, _mm256_mullo_epi32(q8nn_x86_add_load8(a + 8 * j, FLIP), vma));
       if (!broadcast_b) {
-        vacc[j] = _mm256_add_epi32(
-            vacc[j], _mm256_mullo_epi32(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i*) (b + 8 * j))), vmb));
+        vacc[j] = _mm256_add_epi32(vacc[j], _mm256_mullo_epi32(q8nn_x86_add_load8(b + 8 * j, FLIP), vmb));
       }
       if (GUARD) {
         vguarded = _mm256_or_si256(
@@ -135,8 +150,8 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_xnn_avx2(size_t n, const int8_t* a, const int
   }
   while (n != 0) {
     const size_t chunk = n < 32 ? n : 32;
-    const __m256i va = q8nn_x86_load_tail32(a, chunk);
-    const __m256i vb = broadcast_b ? _mm256_setzero_si256() : q8nn_x86_load_tail32(b, chunk);
+    const __m256i va = _mm256_xor_si256(q8nn_x86_load_tail32(a, chunk), vflip);
+    const __m256i vb = broadcast_b ? _mm256_setzero_si256() : _mm256_xor_si256(q8nn_x86_load_tail32(b, chunk), vflip);
     __m256i vacc[4];
 #pragma GCC unroll 4
     for (size_t j = 0; j < 4; j++) {
@@ -160,12 +175,20 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_xnn_avx2(size_t n, const int8_t* a, const int
 
 void q8nn_qs8_vadd_minmax_xnn_ukernel__avx2_u32(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
                                                 const struct q8nn_qs8_add_params* params) {
-  q8nn_x86_vadd_xnn_avx2(n, a, b, y, params, 0, 0);
+  if (params->input_flip != 0) {
+    q8nn_x86_vadd_xnn_avx2(n, a, b, y, params, 0, 0, 1);
+  } else {
+    q8nn_x86_vadd_xnn_avx2(n, a, b, y, params, 0, 0, 0);
+  }
 }
 
 void q8nn_qs8_vaddc_minmax_xnn_ukernel__avx2_u32(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
                                                  const struct q8nn_qs8_add_params* params) {
-  q8nn_x86_vadd_xnn_avx2(n, a, b, y, params, 1, 0);
+  if (params->input_flip != 0) {
+    q8nn_x86_vadd_xnn_avx2(n, a, b, y, params, 1, 0, 1);
+  } else {
+    q8nn_x86_vadd_xnn_avx2(n, a, b, y, params, 1, 0, 0);
+  }
 }
 
 /* TFLite's arithmetic: the guarded linear form where the operator found one, else the exact path. */

@@ -38,7 +38,7 @@ Q8NN_X86_INLINE struct q8nn_x86_add_consts q8nn_x86_add_init(const struct q8nn_q
   c.rb = q8nn_x86_rq16_init_rdouble(_mm512_set1_epi32(p->b_multiplier), _mm512_set1_epi32(p->b_shift));
   c.ro = q8nn_x86_rq16_init_rdouble(_mm512_set1_epi32(p->output_multiplier), _mm512_set1_epi32(p->output_shift));
   c.out.zp32 = _mm512_set1_epi32(p->output_zero_point);
-  c.out.flip8 = _mm512_setzero_si512();
+  c.out.flip8 = _mm512_set1_epi8((char) p->output_flip);
   c.out.zp16 = _mm512_setzero_si512();
   c.out.fhi = _mm512_setzero_ps();
   c.out.min8 = _mm512_set1_epi8((int8_t) p->output_min);
@@ -68,15 +68,17 @@ Q8NN_X86_INLINE __m128i q8nn_x86_extract128(__m512i v, size_t j) {
 Q8NN_X86_INLINE void q8nn_x86_vadd(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
                                    const struct q8nn_qs8_add_params* params, int broadcast_b) {
   const struct q8nn_x86_add_consts c = q8nn_x86_add_init(params);
+  /* uint8 operands: each byte ^ 0x80 (ukernel.h); one XOR per 64 bytes beside three rescales */
+  const __m512i vflip = _mm512_set1_epi8((char) params->input_flip);
   __m512i vbterm = _mm512_setzero_si512();
   if (broadcast_b) {
-    vbterm = q8nn_x86_add_input(_mm_set1_epi8(b[0]), c.zb, &c, &c.rb);
+    vbterm = q8nn_x86_add_input(_mm_set1_epi8((char) (b[0] ^ params->input_flip)), c.zb, &c, &c.rb);
   }
   while (n != 0) {
     const size_t chunk = n < 64 ? n : 64;
     const __mmask64 k = q8nn_x86_mask64(chunk);
-    const __m512i va = _mm512_maskz_loadu_epi8(k, a);
-    const __m512i vb = broadcast_b ? _mm512_setzero_si512() : _mm512_maskz_loadu_epi8(k, b);
+    const __m512i va = _mm512_xor_si512(_mm512_maskz_loadu_epi8(k, a), vflip);
+    const __m512i vb = broadcast_b ? _mm512_setzero_si512() : _mm512_xor_si512(_mm512_maskz_loadu_epi8(k, b), vflip);
     __m512i vsum[4];
 #pragma GCC unroll 4
     for (size_t j = 0; j < 4; j++) {
@@ -92,22 +94,37 @@ Q8NN_X86_INLINE void q8nn_x86_vadd(size_t n, const int8_t* a, const int8_t* b, i
   }
 }
 
+/* 16 operand bytes at p as int32, extended straight from memory: int8 sign-extended, or (FLIP,
+   uint8 operands) zero-extended, which is the int8 value x - 128 plus 128: the whole-chunk loop
+   takes those 128s out of its bias instead of flipping the bytes. */
+Q8NN_X86_INLINE __m512i q8nn_x86_add_load16(const int8_t* p, const int FLIP) {
+  const __m128i x = _mm_loadu_si128((const __m128i*) p);
+  return FLIP ? _mm512_cvtepu8_epi32(x) : _mm512_cvtepi8_epi32(x);
+}
+
 /* GUARD: TFLite's arithmetic through the guarded linear form (ukernel.h, linear_guard): a chunk with
    a lane whose sum has (acc & linear_guard) == 0 is computed by q8nn_x86_vadd instead (before
-   anything of it is stored, so y may still alias a or b). */
+   anything of it is stored, so y may still alias a or b). FLIP: uint8 operands and output. */
 Q8NN_X86_INLINE void q8nn_x86_vadd_xnn(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
-                                       const struct q8nn_qs8_add_params* p, int broadcast_b, const int GUARD) {
+                                       const struct q8nn_qs8_add_params* p, int broadcast_b, const int GUARD,
+                                       const int FLIP) {
   const __m512i vma = _mm512_set1_epi32(p->xnn_a_multiplier);
   const __m512i vmb = _mm512_set1_epi32(p->xnn_b_multiplier);
+  const __m512i vflip = _mm512_set1_epi8((char) p->input_flip);
   /* vaddc: b's term is the same for every element (the sum is exact in int32, see ukernel.h) */
-  const __m512i vbias = _mm512_set1_epi32(broadcast_b ? p->xnn_bias + (int32_t) b[0] * p->xnn_b_multiplier : p->xnn_bias);
+  const int32_t b0 = broadcast_b ? (int8_t) (b[0] ^ p->input_flip) : 0;
+  const __m512i vbias = _mm512_set1_epi32(broadcast_b ? p->xnn_bias + b0 * p->xnn_b_multiplier : p->xnn_bias);
+  /* FLIP: the whole-chunk loop's bias without the zero-extended operands' 128s; its sums equal the
+     int8 ones modulo 2^32, and those fit int32 (ukernel.h), so the wrapped partial sums are exact */
+  const uint32_t extended = 128u * ((uint32_t) p->xnn_a_multiplier + (broadcast_b ? 0u : (uint32_t) p->xnn_b_multiplier));
+  const __m512i vbias_u8 = _mm512_sub_epi32(vbias, _mm512_set1_epi32((int32_t) extended));
   const __m128i vshift = _mm_cvtsi32_si128((int) p->xnn_shift);
   const __m512i vguard = _mm512_set1_epi32((int32_t) p->linear_guard);
   struct q8nn_x86_out64 out;
   out.zp16 = _mm512_set1_epi16((int16_t) p->output_zero_point);
   out.min8 = _mm512_set1_epi8((int8_t) p->output_min);
   out.max8 = _mm512_set1_epi8((int8_t) p->output_max);
-  out.flip8 = _mm512_setzero_si512();
+  out.flip8 = _mm512_set1_epi8((char) p->output_flip);
   /* Whole chunks: each 16 bytes sign-extended straight from memory (VPMOVSXBD m128), no 128-bit
      extracts: the extracts, sign extensions, VPMULLDs, shifts and packs all issue at two per cycle
      on the AVX-512 host, and the extracts were 6 of 30 such instructions per 64 elements. */
@@ -116,11 +133,9 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_xnn(size_t n, const int8_t* a, const int8_t* 
     __mmask16 guarded = 0;
 #pragma GCC unroll 4
     for (size_t j = 0; j < 4; j++) {
-      vacc[j] = _mm512_add_epi32(
-          vbias, _mm512_mullo_epi32(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*) (a + 16 * j))), vma));
+      vacc[j] = _mm512_add_epi32(FLIP ? vbias_u8 : vbias, _mm512_mullo_epi32(q8nn_x86_add_load16(a + 16 * j, FLIP), vma));
       if (!broadcast_b) {
-        vacc[j] = _mm512_add_epi32(
-            vacc[j], _mm512_mullo_epi32(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*) (b + 16 * j))), vmb));
+        vacc[j] = _mm512_add_epi32(vacc[j], _mm512_mullo_epi32(q8nn_x86_add_load16(b + 16 * j, FLIP), vmb));
       }
       if (GUARD) guarded |= _mm512_testn_epi32_mask(vacc[j], vguard);
       vacc[j] = _mm512_sra_epi32(vacc[j], vshift);
@@ -137,8 +152,8 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_xnn(size_t n, const int8_t* a, const int8_t* 
   while (n != 0) {
     const size_t chunk = n < 64 ? n : 64;
     const __mmask64 k = q8nn_x86_mask64(chunk);
-    const __m512i va = _mm512_maskz_loadu_epi8(k, a);
-    const __m512i vb = broadcast_b ? _mm512_setzero_si512() : _mm512_maskz_loadu_epi8(k, b);
+    const __m512i va = _mm512_xor_si512(_mm512_maskz_loadu_epi8(k, a), vflip);
+    const __m512i vb = broadcast_b ? _mm512_setzero_si512() : _mm512_xor_si512(_mm512_maskz_loadu_epi8(k, b), vflip);
     __m512i vacc[4];
     __mmask16 guarded = 0;
 #pragma GCC unroll 4
@@ -165,12 +180,20 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_xnn(size_t n, const int8_t* a, const int8_t* 
 
 void q8nn_qs8_vadd_minmax_xnn_ukernel__avx512vnni_u64(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
                                                       const struct q8nn_qs8_add_params* params) {
-  q8nn_x86_vadd_xnn(n, a, b, y, params, 0, 0);
+  if (params->input_flip != 0) {
+    q8nn_x86_vadd_xnn(n, a, b, y, params, 0, 0, 1);
+  } else {
+    q8nn_x86_vadd_xnn(n, a, b, y, params, 0, 0, 0);
+  }
 }
 
 void q8nn_qs8_vaddc_minmax_xnn_ukernel__avx512vnni_u64(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
                                                        const struct q8nn_qs8_add_params* params) {
-  q8nn_x86_vadd_xnn(n, a, b, y, params, 1, 0);
+  if (params->input_flip != 0) {
+    q8nn_x86_vadd_xnn(n, a, b, y, params, 1, 0, 1);
+  } else {
+    q8nn_x86_vadd_xnn(n, a, b, y, params, 1, 0, 0);
+  }
 }
 
 /* TFLite's arithmetic: the guarded linear form where the operator found one, else the exact path. */

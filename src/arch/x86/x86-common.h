@@ -24,7 +24,11 @@
 #define Q8NN_X86_DEFINE_VADD_TFLITE(name, linear, exact, broadcast_b)                             \
   void name(size_t n, const int8_t* a, const int8_t* b, int8_t* y, const struct q8nn_qs8_add_params* p) { \
     if (p->linear_guard != 0) {                                                                   \
-      linear(n, a, b, y, p, broadcast_b, 1);                                                      \
+      if (p->input_flip != 0) {                                                                   \
+        linear(n, a, b, y, p, broadcast_b, 1, 1);                                                 \
+      } else {                                                                                    \
+        linear(n, a, b, y, p, broadcast_b, 1, 0);                                                 \
+      }                                                                                           \
     } else {                                                                                      \
       exact(n, a, b, y, p, broadcast_b);                                                          \
     }                                                                                             \
