@@ -40,4 +40,26 @@ Q8NN_INTERNAL enum q8nn_status q8nn_log_error(enum q8nn_status status, const cha
 
 Q8NN_INTERNAL int q8nn_is_initialized(void);
 
+/* A thread pool that is not built with ThreadSanitizer (pthreadpool, a host's OpenMP) orders the
+   caller's writes before its tasks and the tasks' before its return; in a TSan build (scripts/
+   test.sh --sanitize) q8nn tells TSan so where it wraps the tasks: a release by the caller before
+   the call and by each task at its end, an acquire by each task at its start and by the caller
+   after the call, on one address. */
+#if defined(__SANITIZE_THREAD__)
+#define Q8NN_TSAN_ANNOTATE 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define Q8NN_TSAN_ANNOTATE 1
+#endif
+#endif
+#ifdef Q8NN_TSAN_ANNOTATE
+void __tsan_acquire(void* addr);
+void __tsan_release(void* addr);
+#define Q8NN_TSAN_RELEASE(p) __tsan_release(p)
+#define Q8NN_TSAN_ACQUIRE(p) __tsan_acquire(p)
+#else
+#define Q8NN_TSAN_RELEASE(p) ((void) (p))
+#define Q8NN_TSAN_ACQUIRE(p) ((void) (p))
+#endif
+
 #endif

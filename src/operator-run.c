@@ -25,7 +25,8 @@ struct host_loop {
 };
 
 static void host_piece(void* task_context, size_t start, size_t count) {
-  const struct host_loop* loop = task_context;
+  struct host_loop* loop = task_context;
+  Q8NN_TSAN_ACQUIRE(loop);
   for (size_t i = start; i < start + count; i++) {
     if (loop->work != NULL) {
       q8nn_work_run_tile(loop->work, i);
@@ -33,12 +34,20 @@ static void host_piece(void* task_context, size_t start, size_t count) {
       loop->fn(loop->context, i);
     }
   }
+  Q8NN_TSAN_RELEASE(loop);
+}
+
+/* The host's parallel-for over the loop's indices [0, range) (common.h: the TSan annotations). */
+static void host_parallelize(const struct q8nn_threadpool* host, struct host_loop* loop, size_t range) {
+  Q8NN_TSAN_RELEASE(loop);
+  host->parallelize_1d_tile_1d(host->context, host_piece, loop, range, 1);
+  Q8NN_TSAN_ACQUIRE(loop);
 }
 
 void q8nn_exec_parallelize_1d(const struct q8nn_exec* exec, void (*fn)(void*, size_t), void* context, size_t range) {
   if (exec->host != NULL) {
     struct host_loop loop = {fn, context, NULL};
-    exec->host->parallelize_1d_tile_1d(exec->host->context, host_piece, &loop, range, 1);
+    host_parallelize(exec->host, &loop, range);
   } else {
     pthreadpool_parallelize_1d(exec->pool, (pthreadpool_task_1d_t) fn, context, range, 0);
   }
@@ -601,7 +610,7 @@ static void parallelize_work(const struct q8nn_work* w, const struct q8nn_exec* 
       for (size_t i = 0; i < tiles; i++) q8nn_work_run_tile(w, i);
     } else {
       struct host_loop loop = {NULL, NULL, w};
-      exec->host->parallelize_1d_tile_1d(exec->host->context, host_piece, &loop, tiles, 1);
+      host_parallelize(exec->host, &loop, tiles);
     }
     return;
   }

@@ -54,25 +54,10 @@
 
 #include <sched.h>
 
-/* pthreadpool is not built with ThreadSanitizer, so a TSan build (scripts/test.sh --sanitize) is
-   told what its call orders: the caller's writes before the region's items, the items' after the
-   call returns. The orders inside the region (counters, share waits) are this file's atomics. */
-#if defined(__SANITIZE_THREAD__)
-#define Q8NN_TSAN_ANNOTATE 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define Q8NN_TSAN_ANNOTATE 1
-#endif
-#endif
-#ifdef Q8NN_TSAN_ANNOTATE
-void __tsan_acquire(void* addr);
-void __tsan_release(void* addr);
-#define Q8NN_TSAN_RELEASE(p) __tsan_release(p)
-#define Q8NN_TSAN_ACQUIRE(p) __tsan_acquire(p)
-#else
-#define Q8NN_TSAN_RELEASE(p) ((void) (p))
-#define Q8NN_TSAN_ACQUIRE(p) ((void) (p))
-#endif
+/* pthreadpool is not built with ThreadSanitizer: the region tells a TSan build what its call orders
+   (Q8NN_TSAN_RELEASE / _ACQUIRE, common.h): the caller's writes before the region's items, the
+   items' after the call returns. The orders inside the region (counters, share waits) are this
+   file's atomics. */
 
 #define Q8NN_CACHE_LINE 64
 
