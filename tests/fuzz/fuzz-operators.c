@@ -288,6 +288,25 @@ static void fuzz_conv(struct fuzz_reader* r, int depthwise, pthreadpool_t thread
   FUZZ_CHECK(fuzz_status_in(status, create_expect != 0 ? create_expect : create_allowed),
              "create %s returned %s (expected set 0x%x)", depthwise ? "depthwise" : "conv",
              q8nn_status_string(status), create_expect != 0 ? create_expect : create_allowed);
+  /* options & 16: the same operator with uint8 activations (zero points and clamp + 128), whose
+     bytes must be the int8 one's + 128 on the same input ^ 0x80 */
+  q8nn_operator_t op_u8 = NULL;
+  if (status == q8nn_status_success && (options & 16)) {
+    const struct q8nn_conv_quantization_u8 qu = {
+        q.input_zero_point + 128, q.input_scale, q.kernel_scale, q.output_zero_point + 128, q.output_scale,
+        (uint8_t) (q.output_min + 128), (uint8_t) (q.output_max + 128), q.rounding, q.output_multiplier,
+        q.output_shift, q.requantization_scale};
+    enum q8nn_status status_u8;
+    if (depthwise) {
+      const struct q8nn_depthwise_convolution2d_desc desc = {pt, pr, pb, pl, kh, kw, sh, sw, dh, dw, groups, goc};
+      status_u8 = q8nn_create_depthwise_convolution2d_nhwc_u8(&desc, &qu, kernel, bias, flags, &op_u8);
+    } else {
+      const struct q8nn_convolution2d_desc desc = {pt, pr, pb, pl, kh, kw, sh, sw, dh, dw, (uint32_t)groups, gic, goc};
+      status_u8 = q8nn_create_convolution2d_nhwc_u8(&desc, &qu, kernel, bias, flags, &op_u8);
+    }
+    FUZZ_CHECK(status_u8 == q8nn_status_success, "create of the uint8 twin returned %s",
+               q8nn_status_string(status_u8));
+  }
   /* The caller's arrays may be freed right after create; ASan catches a kept pointer. */
   free(kscale);
   free(mult);
@@ -325,6 +344,7 @@ static void fuzz_conv(struct fuzz_reader* r, int depthwise, pthreadpool_t thread
       oh > MAX_OUTPUT_PIXELS || ow > MAX_OUTPUT_PIXELS || batch * oh * ow > MAX_OUTPUT_PIXELS;
   if (too_big) {
     q8nn_delete_operator(op);
+    q8nn_delete_operator(op_u8);
     free(kernel), free(bias), free(ref_mult), free(ref_shift), free(ref_scale);
     return;
   }
@@ -404,8 +424,31 @@ static void fuzz_conv(struct fuzz_reader* r, int depthwise, pthreadpool_t thread
                    expected[i], run, q8nn_operator_kernel_name(op));
       }
     }
+    if (op_u8 != NULL) {
+      /* the uint8 twin on the flipped input, on the 2-thread pool: written bytes are the reference's
+         ^ 0x80, the others keep the canary */
+      int8_t* input_u8 = xmalloc(in_bytes);
+      int8_t* output_u8 = xmalloc(out_bytes);
+      for (size_t i = 0; i < in_bytes; i++) input_u8[i] = (int8_t) (input[i] ^ 0x80);
+      fuzz_fill_canary(output_u8, out_bytes);
+      status = depthwise ? q8nn_setup_depthwise_convolution2d_nhwc_u8(op_u8, batch, in_h, in_w, (const uint8_t*) input_u8,
+                                                                       in_stride, (uint8_t*) output_u8, out_stride, NULL, NULL)
+                         : q8nn_setup_convolution2d_nhwc_u8(op_u8, batch, in_h, in_w, (const uint8_t*) input_u8,
+                                                            in_stride, (uint8_t*) output_u8, out_stride, NULL, NULL);
+      FUZZ_CHECK(status == q8nn_status_success, "setup of the uint8 twin returned %s", q8nn_status_string(status));
+      status = q8nn_run_operator(op_u8, pool);
+      FUZZ_CHECK(status == q8nn_status_success, "run of the uint8 twin returned %s", q8nn_status_string(status));
+      for (size_t i = 0; i < out_bytes; i++) {
+        const int written = i / out_stride < out_pixels && i % out_stride < channels_out;
+        const int8_t want = written ? (int8_t) (expected[i] ^ 0x80) : expected[i];
+        FUZZ_CHECK(output_u8[i] == want, "uint8 %s byte %zu: got %d, want %d (kernel %s)",
+                   depthwise ? "depthwise" : "conv", i, output_u8[i], want, q8nn_operator_kernel_name(op_u8));
+      }
+      free(input_u8), free(output_u8);
+    }
     free(expected);
   }
+  FUZZ_CHECK(q8nn_delete_operator(op_u8) == q8nn_status_success, "delete failed");
   FUZZ_CHECK(q8nn_delete_operator(op) == q8nn_status_success, "delete failed");
   free(input), free(output), free(kernel), free(bias), free(ref_mult), free(ref_shift), free(ref_scale);
 }
