@@ -358,10 +358,10 @@ class ConvCore {
       desc.channels = static_cast<size_t>(in_channels_);
       desc.depth_multiplier = static_cast<size_t>(out_channels_ / in_channels_);
       if (u8) {
-        const q8nn_conv_quantization_u8 quant = u8_quantization(key, scale, limits);
+        const auto quant = quantization<q8nn_conv_quantization_u8, uint8_t>(key, scale, limits);
         status = q8nn_create_depthwise_convolution2d_nhwc_u8(&desc, &quant, kernel, bias, 0, &created);
       } else {
-        const q8nn_conv_quantization quant = s8_quantization(key, scale, limits);
+        const auto quant = quantization<q8nn_conv_quantization, int8_t>(key, scale, limits);
         status = q8nn_create_depthwise_convolution2d_nhwc_s8(&desc, &quant, kernel, bias, 0, &created);
       }
     } else {
@@ -371,10 +371,10 @@ class ConvCore {
       desc.group_input_channels = static_cast<size_t>(group_in_);
       desc.group_output_channels = static_cast<size_t>(out_channels_ / groups_);
       if (u8) {
-        const q8nn_conv_quantization_u8 quant = u8_quantization(key, scale, limits);
+        const auto quant = quantization<q8nn_conv_quantization_u8, uint8_t>(key, scale, limits);
         status = q8nn_create_convolution2d_nhwc_u8(&desc, &quant, kernel, bias, 0, &created);
       } else {
-        const q8nn_conv_quantization quant = s8_quantization(key, scale, limits);
+        const auto quant = quantization<q8nn_conv_quantization, int8_t>(key, scale, limits);
         status = q8nn_create_convolution2d_nhwc_s8(&desc, &quant, kernel, bias, 0, &created);
       }
     }
@@ -395,31 +395,19 @@ class ConvCore {
     desc.dilation_width = static_cast<uint32_t>(dilation_[1]);
   }
 
-  q8nn_conv_quantization_u8 u8_quantization(const ConvKey& key, const std::vector<float>& scale,
-                                            std::pair<int32_t, int32_t> limits) const {
-    q8nn_conv_quantization_u8 quant = {};
+  // q8nn's quantization (q8nn_conv_quantization or its _u8 twin, Clamp the type of its clamp) in fp32
+  // numerics with PyTorch's requantization scales.
+  template <typename Quantization, typename Clamp>
+  Quantization quantization(const ConvKey& key, const std::vector<float>& scale,
+                            std::pair<int32_t, int32_t> limits) const {
+    Quantization quant = {};
     quant.input_zero_point = static_cast<int32_t>(key.input_zero_point);
     quant.input_scale = static_cast<float>(key.input_scale);
     quant.kernel_scale = weight_scale_.data();
     quant.output_zero_point = static_cast<int32_t>(key.output_zero_point);
     quant.output_scale = static_cast<float>(key.output_scale);
-    quant.output_min = static_cast<uint8_t>(limits.first);
-    quant.output_max = static_cast<uint8_t>(limits.second);
-    quant.rounding = q8nn_rounding_fp32;
-    quant.requantization_scale = scale.data();
-    return quant;
-  }
-
-  q8nn_conv_quantization s8_quantization(const ConvKey& key, const std::vector<float>& scale,
-                                         std::pair<int32_t, int32_t> limits) const {
-    q8nn_conv_quantization quant = {};
-    quant.input_zero_point = static_cast<int32_t>(key.input_zero_point);
-    quant.input_scale = static_cast<float>(key.input_scale);
-    quant.kernel_scale = weight_scale_.data();
-    quant.output_zero_point = static_cast<int32_t>(key.output_zero_point);
-    quant.output_scale = static_cast<float>(key.output_scale);
-    quant.output_min = static_cast<int8_t>(limits.first);
-    quant.output_max = static_cast<int8_t>(limits.second);
+    quant.output_min = static_cast<Clamp>(limits.first);
+    quant.output_max = static_cast<Clamp>(limits.second);
     quant.rounding = q8nn_rounding_fp32;
     quant.requantization_scale = scale.data();
     return quant;

@@ -30,23 +30,29 @@ int q8nn_quantize_multiplier(double real, int32_t* multiplier, int32_t* shift) {
   return 1;
 }
 
-void q8nn_xnn_add_params(float a_output_scale, float b_output_scale, int32_t a_zero_point, int32_t b_zero_point,
-                         struct q8nn_qs8_add_params* p) {
+/* XNNPACK's and pytorch_qnnpack's add parameters in the xnn_ fields: shift = top - the binary
+   exponent of the larger ratio (top 20: XNNPACK, 21: pytorch_qnnpack), multipliers lrintf(ratio *
+   2^shift) (the scaling is exact, the rounding to nearest even), bias 2^(shift-1) - the zero
+   points' terms (|multiplier * zero point| < 2^22 * 128: no overflow). */
+static void add_params_from_ratios(float a_output_scale, float b_output_scale, int32_t a_zero_point,
+                                   int32_t b_zero_point, int32_t top, struct q8nn_qs8_add_params* p) {
   const float max_scale = a_output_scale > b_output_scale ? a_output_scale : b_output_scale;
   uint32_t bits;
   memcpy(&bits, &max_scale, sizeof(bits));
-  /* biased exponent of a normal float in [2^-10, 2^8): the shift lands in [13, 30], and the larger
-     multiplier in [2^20, 2^21] */
   const int32_t exponent = (int32_t) (bits >> 23) - 127;
-  const uint32_t shift = (uint32_t) (20 - exponent);
-  /* lrintf in XNNPACK: scaling by 2^shift is exact, the rounding is to nearest even */
+  const uint32_t shift = (uint32_t) (top - exponent);
   const int32_t a_multiplier = (int32_t) lrintf(ldexpf(a_output_scale, (int) shift));
   const int32_t b_multiplier = (int32_t) lrintf(ldexpf(b_output_scale, (int) shift));
   p->xnn_a_multiplier = a_multiplier;
   p->xnn_b_multiplier = b_multiplier;
   p->xnn_shift = shift;
-  /* |multiplier * zero point| <= 2^22 * 128: no overflow */
   p->xnn_bias = (INT32_C(1) << (shift - 1)) - a_multiplier * a_zero_point - b_multiplier * b_zero_point;
+}
+
+void q8nn_xnn_add_params(float a_output_scale, float b_output_scale, int32_t a_zero_point, int32_t b_zero_point,
+                         struct q8nn_qs8_add_params* p) {
+  /* ratios in [2^-10, 2^8): the shift lands in [13, 30], the larger multiplier in [2^20, 2^21] */
+  add_params_from_ratios(a_output_scale, b_output_scale, a_zero_point, b_zero_point, 20, p);
 }
 
 /* 1 when cand's affine form equals p's arithmetic on every input pair (ta, tb: TFLite's terms). */
@@ -264,19 +270,9 @@ int q8nn_add_linear_params(struct q8nn_qs8_add_params* p) {
 
 int q8nn_qnn_add_params(float a_output_scale, float b_output_scale, int32_t a_zero_point, int32_t b_zero_point,
                         struct q8nn_qs8_add_params* p) {
-  const float max_scale = a_output_scale > b_output_scale ? a_output_scale : b_output_scale;
-  uint32_t bits;
-  memcpy(&bits, &max_scale, sizeof(bits));
-  const int32_t exponent = (int32_t) (bits >> 23) - 127;
-  const uint32_t shift = (uint32_t) (21 - exponent);
-  /* pytorch_qnnpack multiplies by the float 2^shift (exact) and rounds with lrintf */
-  const int32_t a_multiplier = (int32_t) lrintf(ldexpf(a_output_scale, (int) shift));
-  const int32_t b_multiplier = (int32_t) lrintf(ldexpf(b_output_scale, (int) shift));
-  p->xnn_a_multiplier = a_multiplier;
-  p->xnn_b_multiplier = b_multiplier;
-  p->xnn_shift = shift;
-  /* |multiplier * zero point| < 2^22 * 128: no overflow */
-  p->xnn_bias = (INT32_C(1) << (shift - 1)) - a_multiplier * a_zero_point - b_multiplier * b_zero_point;
+  add_params_from_ratios(a_output_scale, b_output_scale, a_zero_point, b_zero_point, 21, p);
+  const uint32_t shift = p->xnn_shift;
+  const int32_t a_multiplier = p->xnn_a_multiplier, b_multiplier = p->xnn_b_multiplier;
   /* ties (acc = pytorch_qnnpack's accumulator, exactly halfway between two outputs) of each sign */
   const uint32_t mask = (UINT32_C(1) << shift) - 1, half = UINT32_C(1) << (shift - 1);
   int negative = 0, positive = 0;

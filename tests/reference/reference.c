@@ -328,40 +328,22 @@ int8_t ref_requantize_fp32(int32_t acc, float scale, int32_t zp, int32_t out_min
 
 static int ref_normal_positive(float s) { return s > 0.0f && isnormal(s); }
 
-int ref_xnn_add_params_from_scales(float a_scale, int32_t a_zp, float b_scale, int32_t b_zp, float out_scale,
-                                   int32_t out_zp, int32_t out_min, int32_t out_max, struct ref_xnn_add_params* p) {
+/* XNNPACK's (top 20, ratios from 2^-10) and pytorch_qnnpack's (top 21, ratios from 2^-14, shift at
+   most 30) add parameters: shift = top - binary exponent of the larger ratio, multipliers
+   rintf(ratio * 2^shift) (exact scaling, ties to even). */
+static int add_params_from_scales(float a_scale, int32_t a_zp, float b_scale, int32_t b_zp, float out_scale,
+                                  int32_t out_zp, int32_t out_min, int32_t out_max, int qnnpack,
+                                  struct ref_xnn_add_params* p) {
   if (!ref_normal_positive(a_scale) || !ref_normal_positive(b_scale) || !ref_normal_positive(out_scale)) return 1;
   volatile float a_ratio = a_scale / out_scale;
   volatile float b_ratio = b_scale / out_scale;
-  if (!(a_ratio >= 0x1.0p-10f && a_ratio < 0x1.0p+8f)) return 2;
-  if (!(b_ratio >= 0x1.0p-10f && b_ratio < 0x1.0p+8f)) return 2;
-  const float max_ratio = a_ratio > b_ratio ? a_ratio : b_ratio;
-  int e = 0;
-  frexpf(max_ratio, &e);            /* max_ratio = m * 2^e, m in [0.5, 1): binary exponent e - 1 */
-  const int shift = 20 - (e - 1);   /* [13, 30] for ratios in [2^-10, 2^8) */
-  p->shift = (uint32_t) shift;
-  p->a_multiplier = (int32_t) rintf(ldexpf(a_ratio, shift)); /* exact scaling, ties to even */
-  p->b_multiplier = (int32_t) rintf(ldexpf(b_ratio, shift));
-  p->bias = (INT32_C(1) << (shift - 1)) - p->a_multiplier * a_zp - p->b_multiplier * b_zp;
-  p->out_zp = out_zp;
-  p->out_min = out_min;
-  p->out_max = out_max;
-  p->qnnpack = 0;
-  return 0;
-}
-
-int ref_qnnpack_add_params_from_scales(float a_scale, int32_t a_zp, float b_scale, int32_t b_zp, float out_scale,
-                                       int32_t out_zp, int32_t out_min, int32_t out_max,
-                                       struct ref_xnn_add_params* p) {
-  if (!ref_normal_positive(a_scale) || !ref_normal_positive(b_scale) || !ref_normal_positive(out_scale)) return 1;
-  volatile float a_ratio = a_scale / out_scale;
-  volatile float b_ratio = b_scale / out_scale;
-  if (!(a_ratio >= 0x1.0p-14f && a_ratio < 0x1.0p+8f)) return 2;
-  if (!(b_ratio >= 0x1.0p-14f && b_ratio < 0x1.0p+8f)) return 2;
+  const float lowest = qnnpack ? 0x1.0p-14f : 0x1.0p-10f;
+  if (!(a_ratio >= lowest && a_ratio < 0x1.0p+8f)) return 2;
+  if (!(b_ratio >= lowest && b_ratio < 0x1.0p+8f)) return 2;
   const float max_ratio = a_ratio > b_ratio ? a_ratio : b_ratio;
   int e = 0;
   frexpf(max_ratio, &e); /* max_ratio = m * 2^e, m in [0.5, 1): binary exponent e - 1 */
-  const int shift = 21 - (e - 1);
+  const int shift = (qnnpack ? 21 : 20) - (e - 1); /* XNNPACK: [13, 30] for ratios in [2^-10, 2^8) */
   if (shift > 30) return 2;
   p->shift = (uint32_t) shift;
   p->a_multiplier = (int32_t) rintf(ldexpf(a_ratio, shift));
@@ -370,8 +352,19 @@ int ref_qnnpack_add_params_from_scales(float a_scale, int32_t a_zp, float b_scal
   p->out_zp = out_zp;
   p->out_min = out_min;
   p->out_max = out_max;
-  p->qnnpack = 1;
+  p->qnnpack = qnnpack;
   return 0;
+}
+
+int ref_xnn_add_params_from_scales(float a_scale, int32_t a_zp, float b_scale, int32_t b_zp, float out_scale,
+                                   int32_t out_zp, int32_t out_min, int32_t out_max, struct ref_xnn_add_params* p) {
+  return add_params_from_scales(a_scale, a_zp, b_scale, b_zp, out_scale, out_zp, out_min, out_max, 0, p);
+}
+
+int ref_qnnpack_add_params_from_scales(float a_scale, int32_t a_zp, float b_scale, int32_t b_zp, float out_scale,
+                                       int32_t out_zp, int32_t out_min, int32_t out_max,
+                                       struct ref_xnn_add_params* p) {
+  return add_params_from_scales(a_scale, a_zp, b_scale, b_zp, out_scale, out_zp, out_min, out_max, 1, p);
 }
 
 int8_t ref_xnn_add_element(const struct ref_xnn_add_params* p, int8_t a, int8_t b) {
