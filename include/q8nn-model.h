@@ -144,6 +144,11 @@ Q8NN_API const void* q8nn_model_output_data(q8nn_model_t model, size_t index);
     @return invalid_parameter for NULL; a q8nn run status (e.g. backend_error). */
 Q8NN_API enum q8nn_status q8nn_model_run(q8nn_model_t model, pthreadpool_t threadpool);
 
+/** q8nn_model_run on the host's threads (struct q8nn_threadpool, q8nn.h): the same bytes. pool
+    NULL = the calling thread. @return invalid_parameter for a NULL model or a pool with a NULL
+    function; as q8nn_model_run otherwise. */
+Q8NN_API enum q8nn_status q8nn_model_run_on(q8nn_model_t model, const struct q8nn_threadpool* pool);
+
 /** Bytes of the activation arena planned at load time. */
 Q8NN_API size_t q8nn_model_arena_size(q8nn_model_t model);
 

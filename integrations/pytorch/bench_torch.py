@@ -19,40 +19,10 @@ import sys
 import time
 
 import torch
-import torchvision
-from torch.ao.quantization import HistogramObserver, MinMaxObserver, QConfig
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import q8nn_torch  # noqa: E402
-
-
-def build(name, dtype, engine, size, seed=0):
-    torch.backends.quantized.engine = engine
-    torch.manual_seed(seed)
-    model = getattr(torchvision.models.quantization, name)(weights=None, quantize=False)
-    for m in model.modules():
-        if isinstance(m, torch.nn.BatchNorm2d):
-            m.running_mean.uniform_(-0.5, 0.5)
-            m.running_var.uniform_(0.5, 2.0)
-            m.weight.data.uniform_(0.5, 1.5)
-            m.bias.data.uniform_(-0.5, 0.5)
-    model.eval()
-    model.fuse_model()
-    if engine == "onednn":
-        model.qconfig = torch.quantization.get_default_qconfig("onednn")
-    elif dtype == torch.quint8:
-        model.qconfig = torch.quantization.get_default_qconfig("qnnpack")
-    else:
-        model.qconfig = QConfig(
-            activation=HistogramObserver.with_args(dtype=torch.qint8, qscheme=torch.per_tensor_affine,
-                                                   quant_min=-128, quant_max=127),
-            weight=MinMaxObserver.with_args(dtype=torch.qint8, qscheme=torch.per_tensor_symmetric))
-    torch.quantization.prepare(model, inplace=True)
-    with torch.no_grad():
-        for _ in range(2):
-            model(torch.randn(1, 3, size, size))
-    torch.quantization.convert(model, inplace=True)
-    return model
+import torch_models  # noqa: E402
 
 
 def main():
@@ -77,9 +47,9 @@ def main():
     for threads in args.threads:
         torch.set_num_threads(threads)
         for name in args.models:
-            u8 = build(name, torch.quint8, "qnnpack", args.size)
-            s8 = build(name, torch.qint8, "qnnpack", args.size)
-            dnnl = build(name, torch.quint8, "onednn", args.size)
+            u8 = torch_models.quantized_model(name, torch.quint8, args.size)
+            s8 = torch_models.quantized_model(name, torch.qint8, args.size)
+            dnnl = torch_models.quantized_model(name, torch.quint8, args.size, engine="onednn")
             configs = [
                 ("PyTorch qnnpack, quint8", u8, "qnnpack", False),
                 ("PyTorch qnnpack, qint8", s8, "qnnpack", False),

@@ -1451,25 +1451,49 @@ static void lookup_tile(void* context, size_t start, size_t rows) {
 
 #define LOOKUP_TILE_BYTES 16384
 
-static void run_lookup(const struct q8nn_model* m, const struct op* op, pthreadpool_t threadpool) {
+/* The threads a run uses: the caller's pthreadpool, the host's parallel-for, or (both NULL) the
+   calling thread. */
+struct run_threads {
+  pthreadpool_t pool;
+  const struct q8nn_threadpool* host;
+};
+
+static size_t threads_of(const struct run_threads* t) {
+  if (t->host != NULL) {
+    const size_t n = t->host->threads_count(t->host->context);
+    return n != 0 ? n : 1;
+  }
+  return t->pool != NULL ? pthreadpool_get_threads_count(t->pool) : 1;
+}
+
+static enum q8nn_status run_operator(const struct run_threads* t, q8nn_operator_t op) {
+  return t->host != NULL ? q8nn_run_operator_on(op, t->host) : q8nn_run_operator(op, t->pool);
+}
+
+static void run_lookup(const struct q8nn_model* m, const struct op* op, const struct run_threads* t) {
   const struct tensor* out = &m->tensors[op->output];
   struct lookup_context context = {op, (const int8_t*) m->tensors[op->table_input].data, (int8_t*) out->data};
   const size_t rows = out->elements / op->table_values;
   const size_t tile = LOOKUP_TILE_BYTES / op->table_values + 1;
-  if (rows > tile && pthreadpool_get_threads_count(threadpool) > 1) {
-    pthreadpool_parallelize_1d_tile_1d(threadpool, lookup_tile, &context, rows, tile, 0);
+  if (rows > tile && threads_of(t) > 1) {
+    /* lookup_tile takes any number of rows: a host may merge tiles */
+    if (t->host != NULL) {
+      t->host->parallelize_1d_tile_1d(t->host->context, lookup_tile, &context, rows, tile);
+    } else {
+      pthreadpool_parallelize_1d_tile_1d(t->pool, lookup_tile, &context, rows, tile, 0);
+    }
   } else {
     lookup_tile(&context, 0, rows);
   }
 }
 
-static enum q8nn_status run_op(struct q8nn_model* m, struct op* op, pthreadpool_t threadpool) {
+static enum q8nn_status run_op(struct q8nn_model* m, struct op* op, const struct run_threads* t) {
   struct tensor* out = &m->tensors[op->output];
   const struct tensor* in = &m->tensors[op->inputs[0]];
   switch (op->kind) {
     case K_CONV:
     case K_FC:
-    case K_ADD: return q8nn_run_operator(op->qop, threadpool);
+    case K_ADD: return run_operator(t, op->qop);
     case K_AVERAGE_POOL: q8nn_model_average_pool_s8(&op->pool, (const int8_t*) in->data, (int8_t*) out->data); break;
     case K_MAX_POOL: q8nn_model_max_pool_s8(&op->pool, (const int8_t*) in->data, (int8_t*) out->data); break;
     case K_COPY: memmove(out->data, in->data, op->copy_bytes); break;
@@ -1481,7 +1505,7 @@ static enum q8nn_status run_op(struct q8nn_model* m, struct op* op, pthreadpool_
     case K_MUL:
     case K_SUB:
       if (op->table != NULL) {
-        run_lookup(m, op, threadpool);
+        run_lookup(m, op, t);
       } else if (op->kind == K_MUL) {
         q8nn_model_mul_s8(&op->binary, (const int8_t*) in->data, (const int8_t*) m->tensors[op->inputs[1]].data,
                         (int8_t*) out->data);
@@ -1520,14 +1544,16 @@ static enum q8nn_status run_op(struct q8nn_model* m, struct op* op, pthreadpool_
 #define RUN_LIST_MAX 64
 
 /* Runs the `listed` operators collected by q8nn_model_run (if any) as one list and empties it. */
-static enum q8nn_status run_list(q8nn_operator_t* list, size_t* listed, pthreadpool_t threadpool) {
-  const enum q8nn_status status = *listed != 0 ? q8nn_run_operators(*listed, list, threadpool) : q8nn_status_success;
+static enum q8nn_status run_list(q8nn_operator_t* list, size_t* listed, const struct run_threads* t) {
+  enum q8nn_status status = q8nn_status_success;
+  if (*listed != 0) {
+    status = t->host != NULL ? q8nn_run_operators_on(*listed, list, t->host) : q8nn_run_operators(*listed, list, t->pool);
+  }
   *listed = 0;
   return status;
 }
 
-enum q8nn_status q8nn_model_run(q8nn_model_t m, pthreadpool_t threadpool) {
-  if (m == NULL) return q8nn_status_invalid_parameter;
+static enum q8nn_status model_run(q8nn_model_t m, const struct run_threads* t) {
   for (size_t i = 0; i < m->num_inputs; i++) {
     const struct tensor* t = &m->tensors[m->inputs[i]];
     if (m->bound_inputs[i] != NULL && m->bound_inputs[i] != t->data) memcpy(t->data, m->bound_inputs[i], t->bytes);
@@ -1535,8 +1561,7 @@ enum q8nn_status q8nn_model_run(q8nn_model_t m, pthreadpool_t threadpool) {
   /* With several threads, consecutive q8nn operators (convolutions, fully connected, adds) run as
      one q8nn_run_operators list: one threadpool call and a barrier per operator instead of a call
      each (bench/README.md, round ten). Profiling and the debug callback keep one call per op. */
-  const int batch = !m->profile && m->debug == NULL && threadpool != NULL &&
-                    pthreadpool_get_threads_count(threadpool) > 1;
+  const int batch = !m->profile && m->debug == NULL && threads_of(t) > 1;
   q8nn_operator_t list[RUN_LIST_MAX];
   size_t listed = 0;
   for (size_t k = 0; k < m->num_ops; k++) {
@@ -1545,27 +1570,42 @@ enum q8nn_status q8nn_model_run(q8nn_model_t m, pthreadpool_t threadpool) {
       if (batch && (op->kind == K_CONV || op->kind == K_FC || op->kind == K_ADD)) {
         list[listed++] = op->qop;
         if (listed == RUN_LIST_MAX) {
-          const enum q8nn_status status = run_list(list, &listed, threadpool);
+          const enum q8nn_status status = run_list(list, &listed, t);
           if (status != q8nn_status_success) return status;
         }
         continue;
       }
-      const enum q8nn_status list_status = run_list(list, &listed, threadpool);
+      const enum q8nn_status list_status = run_list(list, &listed, t);
       if (list_status != q8nn_status_success) return list_status;
       const uint64_t start = m->profile ? now_ns() : 0;
-      const enum q8nn_status status = run_op(m, op, threadpool);
+      const enum q8nn_status status = run_op(m, op, t);
       if (status != q8nn_status_success) return status;
       if (m->profile) op->last_ns = now_ns() - start;
     }
     if (m->debug != NULL) m->debug(m->debug_context, m, k);
   }
-  const enum q8nn_status list_status = run_list(list, &listed, threadpool);
+  const enum q8nn_status list_status = run_list(list, &listed, t);
   if (list_status != q8nn_status_success) return list_status;
   for (size_t i = 0; i < m->num_outputs; i++) {
     const struct tensor* t = &m->tensors[m->outputs[i]];
     if (m->bound_outputs[i] != NULL && m->bound_outputs[i] != t->data) memcpy(m->bound_outputs[i], t->data, t->bytes);
   }
   return q8nn_status_success;
+}
+
+enum q8nn_status q8nn_model_run(q8nn_model_t m, pthreadpool_t threadpool) {
+  if (m == NULL) return q8nn_status_invalid_parameter;
+  const struct run_threads t = {threadpool, NULL};
+  return model_run(m, &t);
+}
+
+enum q8nn_status q8nn_model_run_on(q8nn_model_t m, const struct q8nn_threadpool* pool) {
+  if (m == NULL) return q8nn_status_invalid_parameter;
+  if (pool != NULL && (pool->threads_count == NULL || pool->parallelize_1d_tile_1d == NULL)) {
+    return q8nn_status_invalid_parameter;
+  }
+  const struct run_threads t = {NULL, pool};
+  return model_run(m, &t);
 }
 
 enum q8nn_status q8nn_model_set_debug_callback(q8nn_model_t m, q8nn_model_debug_callback callback, void* context) {

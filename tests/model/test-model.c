@@ -28,8 +28,19 @@ static const char* models_dir(void) {
 }
 
 /* Loads a model under the current ISA mask and runs it on input (uint8: subtract 128 first). */
+static void run_model_on(const void* model, size_t model_size, const uint8_t* input, size_t input_size,
+                         int uint8_input, pthreadpool_t pool, const struct q8nn_threadpool* host,
+                         q8nn_backend_t backend, int8_t* output, size_t output_size);
+
 static void run_model(const void* model, size_t model_size, const uint8_t* input, size_t input_size, int uint8_input,
                       pthreadpool_t pool, q8nn_backend_t backend, int8_t* output, size_t output_size) {
+  run_model_on(model, model_size, input, input_size, uint8_input, pool, NULL, backend, output, output_size);
+}
+
+/* host non-NULL: q8nn_model_run_on(host) instead of q8nn_model_run(pool) */
+static void run_model_on(const void* model, size_t model_size, const uint8_t* input, size_t input_size,
+                         int uint8_input, pthreadpool_t pool, const struct q8nn_threadpool* host,
+                         q8nn_backend_t backend, int8_t* output, size_t output_size) {
   const struct q8nn_model_options options = {.backend = backend};
   q8nn_model_t m = NULL;
   char error[256];
@@ -45,11 +56,11 @@ static void run_model(const void* model, size_t model_size, const uint8_t* input
   assert_int_equal(q8nn_model_bind_input(m, 0, x), q8nn_status_success);
   assert_int_equal(q8nn_model_bind_output(m, 0, output), q8nn_status_success);
   memset(output, 0x5A, output_size);
-  assert_int_equal(q8nn_model_run(m, pool), q8nn_status_success);
+  assert_int_equal(host != NULL ? q8nn_model_run_on(m, host) : q8nn_model_run(m, pool), q8nn_status_success);
   /* a second run gives the same bytes (no state left behind) */
   int8_t* again = (int8_t*) malloc(output_size);
   assert_int_equal(q8nn_model_bind_output(m, 0, again), q8nn_status_success);
-  assert_int_equal(q8nn_model_run(m, pool), q8nn_status_success);
+  assert_int_equal(host != NULL ? q8nn_model_run_on(m, host) : q8nn_model_run(m, pool), q8nn_status_success);
   assert_memory_equal(output, again, output_size);
   free(again);
   free(x);
@@ -143,6 +154,16 @@ static void test_models_identical_across_isas_and_threads(void** state) {
             fail_msg("%s with %s: %s, %zu threads differs from scalar, caller thread", models[k].model,
                      models[k].inputs[j], test_isa_name(masks[mi]), test_threadpool_threads(p));
           }
+        }
+      }
+      /* the host's threads (q8nn_model_run_on), on the best ISA */
+      q8nn_set_isa_mask(Q8NN_ISA_ALL);
+      for (size_t h = 0; h < TEST_NUM_HOST_POOLS; h++) {
+        run_model_on(model, model_size, input, n, models[k].uint8_input, NULL, test_host_pool(h), NULL, out,
+                     k == 3 ? 10 : k == 4 ? 12 : 2);
+        if (memcmp(first, out, k == 3 ? 10 : k == 4 ? 12 : 2) != 0) {
+          fail_msg("%s with %s: host pool %zu differs from scalar, caller thread", models[k].model,
+                   models[k].inputs[j], h);
         }
       }
       printf("%s %s:", models[k].model, models[k].inputs[j]);

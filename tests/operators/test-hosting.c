@@ -30,50 +30,6 @@
 
 /* ---- host pools ------------------------------------------------------------------------------ */
 
-struct pool_piece {
-  q8nn_task_1d_tile_1d_t task;
-  void* task_context;
-  size_t range, tile;
-};
-
-/* This host pool is built on pthreadpool, which is not built with ThreadSanitizer: in the TSan
-   build it tells TSan what its call orders, as an instrumented host pool's own synchronisation
-   would (q8nn does the same for the pieces it hands over, src/common.h). */
-#if defined(__SANITIZE_THREAD__)
-void __tsan_acquire(void* addr);
-void __tsan_release(void* addr);
-#define POOL_RELEASE(p) __tsan_release(p)
-#define POOL_ACQUIRE(p) __tsan_acquire(p)
-#else
-#define POOL_RELEASE(p) ((void) (p))
-#define POOL_ACQUIRE(p) ((void) (p))
-#endif
-
-static void pool_piece_run(void* context, size_t start, size_t count) {
-  struct pool_piece* p = context;
-  POOL_ACQUIRE(p);
-  p->task(p->task_context, start, count);
-  POOL_RELEASE(p);
-}
-
-/* A host pool on a pthreadpool's threads (test_threadpool(2): two threads). */
-static size_t pthreads_count(void* context) { return pthreadpool_get_threads_count((pthreadpool_t) context); }
-static void pthreads_parallelize(void* context, q8nn_task_1d_tile_1d_t task, void* task_context, size_t range,
-                                 size_t tile) {
-  struct pool_piece p = {task, task_context, range, tile};
-  POOL_RELEASE(&p);
-  pthreadpool_parallelize_1d_tile_1d((pthreadpool_t) context, pool_piece_run, &p, range, tile, 0);
-  POOL_ACQUIRE(&p);
-}
-
-/* A host pool that claims three threads and runs every piece on the caller, the last one first. */
-static size_t serial_count(void* context) { return 3; }
-static void serial_parallelize(void* context, q8nn_task_1d_tile_1d_t task, void* task_context, size_t range,
-                               size_t tile) {
-  const size_t pieces = (range + tile - 1) / tile;
-  for (size_t i = pieces; i-- > 0;) task(task_context, i * tile, range - i * tile < tile ? range - i * tile : tile);
-}
-
 /* ---- operators ------------------------------------------------------------------------------- */
 
 struct conv_case {
@@ -530,24 +486,20 @@ static void test_host_threads(void** state) {
   assert_int_equal(q8nn_run_operators(4, ops, NULL), q8nn_status_success);
   memcpy(out_ref, out, pixels * 8);
 
-  const struct q8nn_threadpool pools[2] = {
-      {test_threadpool(2), pthreads_count, pthreads_parallelize},
-      {NULL, serial_count, serial_parallelize},
-  };
-  for (size_t p = 0; p < 2; p++) {
+  for (size_t p = 0; p < TEST_NUM_HOST_POOLS; p++) {
     for (int round = 0; round < 3; round++) {
       memset(out, 0x33, pixels * 8);
       memset(mid, 0x33, pixels * 40);
-      assert_int_equal(q8nn_run_operators_on(4, ops, &pools[p]), q8nn_status_success);
+      assert_int_equal(q8nn_run_operators_on(4, ops, test_host_pool(p)), q8nn_status_success);
       if (memcmp(out, out_ref, pixels * 8) != 0) fail_msg("run_operators_on pool %zu, call %d differs", p, round);
       memset(out, 0x44, pixels * 8);
-      for (size_t i = 0; i < 4; i++) assert_int_equal(q8nn_run_operator_on(ops[i], &pools[p]), q8nn_status_success);
+      for (size_t i = 0; i < 4; i++) assert_int_equal(q8nn_run_operator_on(ops[i], test_host_pool(p)), q8nn_status_success);
       if (memcmp(out, out_ref, pixels * 8) != 0) fail_msg("run_operator_on pool %zu, call %d differs", p, round);
     }
   }
   assert_int_equal(q8nn_run_operators_on(4, ops, NULL), q8nn_status_success);
   assert_memory_equal(out, out_ref, pixels * 8);
-  const struct q8nn_threadpool broken = {NULL, serial_count, NULL};
+  const struct q8nn_threadpool broken = {NULL, test_host_pool(0)->threads_count, NULL};
   assert_int_equal(q8nn_run_operator_on(ops[0], &broken), q8nn_status_invalid_parameter);
   assert_int_equal(q8nn_run_operators_on(4, ops, &broken), q8nn_status_invalid_parameter);
   for (size_t i = 0; i < 4; i++) q8nn_delete_operator(ops[i]);

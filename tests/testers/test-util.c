@@ -154,6 +154,58 @@ void test_destroy_threadpools(void) {
   }
 }
 
+struct pool_piece {
+  q8nn_task_1d_tile_1d_t task;
+  void* task_context;
+  size_t range, tile;
+};
+
+/* This host pool is built on pthreadpool, which is not built with ThreadSanitizer: in the TSan
+   build it tells TSan what its call orders, as an instrumented host pool's own synchronisation
+   would (q8nn does the same for the pieces it hands over, src/common.h). */
+#if defined(__SANITIZE_THREAD__)
+void __tsan_acquire(void* addr);
+void __tsan_release(void* addr);
+#define POOL_RELEASE(p) __tsan_release(p)
+#define POOL_ACQUIRE(p) __tsan_acquire(p)
+#else
+#define POOL_RELEASE(p) ((void) (p))
+#define POOL_ACQUIRE(p) ((void) (p))
+#endif
+
+static void pool_piece_run(void* context, size_t start, size_t count) {
+  struct pool_piece* p = context;
+  POOL_ACQUIRE(p);
+  p->task(p->task_context, start, count);
+  POOL_RELEASE(p);
+}
+
+/* test_host_pool(1): on test_threadpool(2)'s two threads. */
+static size_t pthreads_count(void* context) { return pthreadpool_get_threads_count((pthreadpool_t) context); }
+static void pthreads_parallelize(void* context, q8nn_task_1d_tile_1d_t task, void* task_context, size_t range,
+                                 size_t tile) {
+  struct pool_piece p = {task, task_context, range, tile};
+  POOL_RELEASE(&p);
+  pthreadpool_parallelize_1d_tile_1d((pthreadpool_t) context, pool_piece_run, &p, range, tile, 0);
+  POOL_ACQUIRE(&p);
+}
+
+/* test_host_pool(0): claims three threads, runs every piece on the caller, the last one first. */
+static size_t serial_count(void* context) { return 3; }
+static void serial_parallelize(void* context, q8nn_task_1d_tile_1d_t task, void* task_context, size_t range,
+                               size_t tile) {
+  const size_t pieces = (range + tile - 1) / tile;
+  for (size_t i = pieces; i-- > 0;) task(task_context, i * tile, range - i * tile < tile ? range - i * tile : tile);
+}
+
+const struct q8nn_threadpool* test_host_pool(size_t index) {
+  static struct q8nn_threadpool pools[TEST_NUM_HOST_POOLS];
+  pools[0] = (struct q8nn_threadpool){NULL, serial_count, serial_parallelize};
+  pools[1] = (struct q8nn_threadpool){test_threadpool(2), pthreads_count, pthreads_parallelize};
+  return index < TEST_NUM_HOST_POOLS ? &pools[index] : NULL;
+}
+
+
 int test_group_setup(void** state) {
   (void) state;
   (void) test_seed();

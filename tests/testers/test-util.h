@@ -56,6 +56,13 @@ pthreadpool_t test_threadpool(size_t index);
 size_t test_threadpool_threads(size_t index);
 void test_destroy_threadpools(void);
 
+struct q8nn_threadpool;
+/** Host pools (struct q8nn_threadpool) the hosting tests run with: 0 = one that claims three threads
+    and runs every piece on the caller, the last one first; 1 = one on test_threadpool(2)'s two
+    threads (in a ThreadSanitizer build it tells TSan what its calls order). */
+#define TEST_NUM_HOST_POOLS 2
+const struct q8nn_threadpool* test_host_pool(size_t index);
+
 /** cmocka group setup/teardown shared by the operator tests: prints the seed, initializes q8nn;
     teardown destroys the threadpools. */
 int test_group_setup(void** state);

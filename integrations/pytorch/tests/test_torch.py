@@ -13,11 +13,10 @@ import unittest
 import numpy as np
 
 import torch
-import torchvision
-from torch.ao.quantization import HistogramObserver, MinMaxObserver, PerChannelMinMaxObserver, QConfig
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import q8nn_torch  # noqa: E402
+import torch_models  # noqa: E402
 from q8nn_torch import nnq, nniq  # noqa: E402
 
 torch.backends.quantized.engine = "qnnpack"
@@ -30,41 +29,9 @@ def setUpModule():
     q8nn_torch.load()
 
 
-def qconfig(dtype, per_channel=False):
-    weight = (PerChannelMinMaxObserver.with_args(dtype=torch.qint8, qscheme=torch.per_channel_symmetric)
-              if per_channel else MinMaxObserver.with_args(dtype=torch.qint8, qscheme=torch.per_tensor_symmetric))
-    if dtype == torch.quint8 and not per_channel:
-        return torch.quantization.get_default_qconfig("qnnpack")
-    if dtype == torch.quint8:
-        return QConfig(activation=HistogramObserver.with_args(reduce_range=False), weight=weight)
-    return QConfig(activation=HistogramObserver.with_args(dtype=torch.qint8, qscheme=torch.per_tensor_affine,
-                                                          quant_min=-128, quant_max=127), weight=weight)
-
-
 def quantized_model(name, dtype, per_channel=False, seed=0):
-    """A torchvision quantizable model with random weights and BatchNorm statistics (so the folded
-    biases are not trivial), fused, calibrated on seeded random inputs and converted."""
-    torch.manual_seed(seed)
-    model = getattr(torchvision.models.quantization, name)(weights=None, quantize=False)
-    for m in model.modules():
-        if isinstance(m, torch.nn.BatchNorm2d):
-            m.running_mean.uniform_(-0.5, 0.5)
-            m.running_var.uniform_(0.5, 2.0)
-            m.weight.data.uniform_(0.5, 1.5)
-            m.bias.data.uniform_(-0.5, 0.5)
-    model.eval()
-    model.fuse_model()
-    model.qconfig = qconfig(dtype, per_channel)
-    if dtype == torch.qint8 and per_channel:
-        # PyTorch's qint8 linear (XNNPACK fully connected) has no per-channel weights.
-        last = model.fc if hasattr(model, "fc") else model.classifier[1]
-        last.qconfig = qconfig(dtype, per_channel=False)
-    torch.quantization.prepare(model, inplace=True)
-    with torch.no_grad():
-        for _ in range(2):
-            model(torch.randn(1, 3, SIZE, SIZE))
-    torch.quantization.convert(model, inplace=True)
-    return model
+    """The model of torch_models.quantized_model at the tests' size, on the qnnpack engine."""
+    return torch_models.quantized_model(name, dtype, SIZE, per_channel, seed)
 
 
 class Recorder:
