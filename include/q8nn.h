@@ -478,8 +478,7 @@ Q8NN_API enum q8nn_status q8nn_setup_depthwise_convolution2d_nhwc_u8(
 /** Quantization of an add with uint8 operands and output: as struct q8nn_add_quantization with
     zero points in [0, 255] and a uint8 clamp; the bytes are the int8 add's on the operands - 128,
     plus 128, in every arithmetic (TFLite's, the caller's fixed parameters, Q8NN_FLAG_XNNPACK_ADD).
-    The x86 add kernels read and write the uint8 bytes themselves; on the NEON, RVV and portable
-    lines the int8 kernels run on 512-byte chunks flipped in stack buffers. */
+    The add kernels of every line read and write the uint8 bytes themselves. */
 struct q8nn_add_quantization_u8 {
   int32_t a_zero_point; float a_scale;
   int32_t b_zero_point; float b_scale;

@@ -675,42 +675,6 @@ enum q8nn_status q8nn_run_conv_cpu(struct q8nn_operator* op, const struct q8nn_e
   return q8nn_status_success;
 }
 
-/* Bytes ^ 0x80: uint8 <-> int8 of the same real value (ukernel.h). */
-static void flip_bytes(int8_t* dst, const int8_t* src, size_t n) {
-  for (size_t i = 0; i < n; i++) dst[i] = (int8_t) (src[i] ^ 0x80);
-}
-
-/* A uint8 add on a line whose kernels do not flip (NEON, RVV, portable; add_kernel_flips), n
-   elements from a and b (a run, or one broadcast byte as add_inner_mode says): the int8 kernel on
-   chunks flipped into L1-resident stack buffers and flipped back into y, so the bytes are the int8
-   add's on x - 128, plus 128. */
-#define Q8NN_ADD_U8_CHUNK 512
-static void add_u8(const struct q8nn_operator* op, size_t n, const int8_t* a, const int8_t* b, int8_t* y) {
-  int8_t ta[Q8NN_ADD_U8_CHUNK], tb[Q8NN_ADD_U8_CHUNK], ty[Q8NN_ADD_U8_CHUNK];
-  const int mode = op->add_inner_mode;
-  if (mode == 1) flip_bytes(tb, b, 1);
-  if (mode == 2) flip_bytes(ta, a, 1);
-  for (size_t done = 0; done < n; done += Q8NN_ADD_U8_CHUNK) {
-    const size_t k = n - done < Q8NN_ADD_U8_CHUNK ? n - done : Q8NN_ADD_U8_CHUNK;
-    switch (mode) {
-      case 0:
-        flip_bytes(ta, a + done, k);
-        flip_bytes(tb, b + done, k);
-        op->vadd(k, ta, tb, ty, &op->add_params);
-        break;
-      case 1:
-        flip_bytes(ta, a + done, k);
-        op->vaddc(k, ta, tb, ty, &op->add_params);
-        break;
-      default:
-        flip_bytes(tb, b + done, k);
-        op->vaddc(k, tb, ta, ty, &op->add_params_swapped);
-        break;
-    }
-    flip_bytes(y + done, ty, k);
-  }
-}
-
 static void add_task(void* context, size_t row, size_t i0, size_t count) {
   const struct q8nn_operator* op = context;
   size_t a_off = 0, b_off = 0, y_off = 0, r = row;
@@ -724,10 +688,6 @@ static void add_task(void* context, size_t row, size_t i0, size_t count) {
   }
   int8_t* y = op->add_y + y_off + i0;
   const int8_t *a = op->add_a + a_off, *b = op->add_b + b_off;
-  if (op->u8 && !op->add_kernel_flips) {
-    add_u8(op, count, a + (op->add_inner_mode == 2 ? 0 : i0), b + (op->add_inner_mode == 1 ? 0 : i0), y);
-    return;
-  }
   switch (op->add_inner_mode) {
     case 0: op->vadd(count, a + i0, b + i0, y, &op->add_params); break;
     case 1: op->vaddc(count, a + i0, b, y, &op->add_params); break;

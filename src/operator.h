@@ -150,9 +150,6 @@ struct q8nn_operator {
   /* pytorch_qnnpack's arithmetic where XNNPACK's form does not give its bytes (ties of both signs,
      q8nn_qnn_add_params): only its portable kernel runs it; backends decline it */
   int add_portable_only;
-  /* the add's kernels flip uint8 operands and output themselves (add_params' input_flip /
-     output_flip: the x86 lines); otherwise a uint8 add flips 512-byte chunks around them */
-  int add_kernel_flips;
   const int8_t* add_a;
   const int8_t* add_b;
   int8_t* add_y;

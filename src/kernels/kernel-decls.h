@@ -42,7 +42,7 @@
 #undef Q8NN_VADD_KERNEL
 #undef Q8NN_VADD_XNN_KERNEL
 /* pytorch_qnnpack's add, where no list line reproduces it (q8nn_qnn_add_params) */
-Q8NN_DECLARE_VADD(q8nn_qs8_vadd_minmax_qnn_ukernel__scalar_u1)
-Q8NN_DECLARE_VADD(q8nn_qs8_vaddc_minmax_qnn_ukernel__scalar_u1)
+Q8NN_DECLARE_VADD(q8nn_qs8_vadd_minmax_qnn_ukernel__scalar_u4)
+Q8NN_DECLARE_VADD(q8nn_qs8_vaddc_minmax_qnn_ukernel__scalar_u4)
 
 #endif

@@ -190,9 +190,9 @@ struct q8nn_qs8_add_params {
   int32_t affine_signed;        /* 1: the signed-data form (affine_a, affine_b in [0, 127]) */
   int32_t linear_valid;         /* 1: the xnn_ fields reproduce TFLite's arithmetic (see above) */
   uint32_t linear_guard;        /* != 0: the guarded linear form in the xnn_ fields (see above) */
-  /* uint8 operands and output (q8nn_create_add_nd_u8) on a line whose kernels flip (the x86 ones):
-     0x80, else 0. Such a kernel reads each operand byte x as the int8 x ^ input_flip and stores
-     y ^ output_flip; the zero points and clamp above are the int8 ones. */
+  /* uint8 operands and output (q8nn_create_add_nd_u8): 0x80, else 0. Every vadd kernel reads each
+     operand byte x as the int8 x ^ input_flip and stores y ^ output_flip; the zero points and
+     clamp above are the int8 ones. */
   int32_t input_flip, output_flip;
 };
 

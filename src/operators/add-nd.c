@@ -144,16 +144,14 @@ enum q8nn_status q8nn_create_add_nd_s8(const struct q8nn_add_quantization* quant
   const struct q8nn_vadd_entry* e = d.vadd[p.linear_valid ? q8nn_add_arithmetic_xnnpack : op->add_arithmetic];
   op->vadd = e->vadd;
   op->vaddc = e->vaddc;
-  op->add_kernel_flips = (e->isa & (Q8NN_ISA_X86_AVX2 | Q8NN_ISA_X86_AVX512VNNI)) != 0;
   if (qnnpack) {
     if (qnnpack_linear) {
       snprintf(op->kernel_name, sizeof(op->kernel_name), "%s (QNNPACK as XNNPACK form)", e->name);
     } else {
       op->add_portable_only = 1;
-      op->add_kernel_flips = 0;
-      op->vadd = q8nn_qs8_vadd_minmax_qnn_ukernel__scalar_u1;
-      op->vaddc = q8nn_qs8_vaddc_minmax_qnn_ukernel__scalar_u1;
-      snprintf(op->kernel_name, sizeof(op->kernel_name), "q8nn_qs8_vadd_minmax_qnn_ukernel__scalar_u1");
+      op->vadd = q8nn_qs8_vadd_minmax_qnn_ukernel__scalar_u4;
+      op->vaddc = q8nn_qs8_vaddc_minmax_qnn_ukernel__scalar_u4;
+      snprintf(op->kernel_name, sizeof(op->kernel_name), "q8nn_qs8_vadd_minmax_qnn_ukernel__scalar_u4");
     }
     *add_out = op;
     return q8nn_status_success;
@@ -312,10 +310,9 @@ enum q8nn_status q8nn_create_add_nd_u8(const struct q8nn_add_quantization_u8* qu
   const enum q8nn_status status = q8nn_create_add_nd_s8(&s8, flags, &op);
   if (status != q8nn_status_success) return status;
   op->u8 = 1;
-  if (op->add_kernel_flips) {
-    op->add_params.input_flip = op->add_params.output_flip = 0x80;
-    op->add_params_swapped.input_flip = op->add_params_swapped.output_flip = 0x80;
-  }
+  /* every add kernel reads and writes the uint8 bytes itself (ukernel.h) */
+  op->add_params.input_flip = op->add_params.output_flip = 0x80;
+  op->add_params_swapped.input_flip = op->add_params_swapped.output_flip = 0x80;
   *add_out = op;
   return q8nn_status_success;
 }

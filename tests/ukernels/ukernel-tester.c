@@ -335,8 +335,8 @@ int vadd_tester_run(const struct vadd_tester* t, const struct q8nn_vadd_entry* e
     p.xnn_shift = xp.shift;
   }
   q8nn_add_affine_params(&p, xnn);
-  /* the x86 lines flip uint8 operands and outputs themselves: every other case as a uint8 add's */
-  const int FL = (e->isa & (Q8NN_ISA_X86_AVX2 | Q8NN_ISA_X86_AVX512VNNI)) != 0 && flip_next() ? 0x80 : 0;
+  /* every other case as a uint8 add's (the kernels flip operands and outputs, ukernel.h) */
+  const int FL = flip_next() ? 0x80 : 0;
   p.input_flip = p.output_flip = FL;
   int8_t* b_s8 = checked_malloc(t->broadcast_b ? 1 : n);
   memcpy(b_s8, b, t->broadcast_b ? 1 : n);

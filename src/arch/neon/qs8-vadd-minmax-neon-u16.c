@@ -15,6 +15,11 @@
  * like XNNPACK's), then SQXTN, SQADD of the zero point on int16, SQXTN and the byte clamp:
  * |acc >> shift| < 2^19, so the saturating steps only act outside int8 and the bytes equal
  * clamp(acc >> shift, min - zp, max - zp) + zp. vaddc folds b's term into the bias once.
+ *
+ * uint8 add (input_flip / output_flip = 0x80, ukernel.h): every loaded 16-byte block is XORed with
+ * a flip vector built once per call (one EOR), the broadcast byte b[0] is flipped in scalar code,
+ * and every output block is XORed before its store (one EOR). With both flips 0 the EORs are
+ * identities.
  */
 #include <string.h>
 
@@ -27,6 +32,7 @@ struct q8nn_neon_add {
   int32x4_t left, a_mult, a_shift, b_mult, b_shift, out_mult, out_shift;
   int32x4_t out_zp;
   int8x16_t out_min, out_max;
+  int8x16_t in_flip, out_flip;
 };
 
 Q8NN_NEON_INLINE struct q8nn_neon_add q8nn_neon_add_load(const struct q8nn_qs8_add_params* p) {
@@ -43,6 +49,8 @@ Q8NN_NEON_INLINE struct q8nn_neon_add q8nn_neon_add_load(const struct q8nn_qs8_a
   s.out_zp = vdupq_n_s32(p->output_zero_point);
   s.out_min = vdupq_n_s8((int8_t) p->output_min);
   s.out_max = vdupq_n_s8((int8_t) p->output_max);
+  s.in_flip = vdupq_n_s8((int8_t) p->input_flip);
+  s.out_flip = vdupq_n_s8((int8_t) p->output_flip);
   return s;
 }
 
@@ -55,6 +63,7 @@ Q8NN_NEON_INLINE int32x4_t q8nn_neon_add_term(int32x4_t x, int32x4_t left, int32
 /* 16 lanes of a's terms (+ b's terms in vb[4]) -> 16 output bytes. */
 Q8NN_NEON_INLINE int8x16_t q8nn_neon_add16(int8x16_t va, const int32x4_t vb[4],
                                            const struct q8nn_neon_add* s) {
+  va = veorq_s8(va, s->in_flip);
   const int16x8_t xlo = vsubl_s8(vget_low_s8(va), s->a_zp);
   const int16x8_t xhi = vsubl_s8(vget_high_s8(va), s->a_zp);
   int32x4_t v[4] = {vmovl_s16(vget_low_s16(xlo)), vmovl_high_s16(xlo), vmovl_s16(vget_low_s16(xhi)),
@@ -68,11 +77,12 @@ Q8NN_NEON_INLINE int8x16_t q8nn_neon_add16(int8x16_t va, const int32x4_t vb[4],
   const int16x8_t lo = vqmovn_high_s32(vqmovn_s32(v[0]), v[1]);
   const int16x8_t hi = vqmovn_high_s32(vqmovn_s32(v[2]), v[3]);
   const int8x16_t out = vqmovn_high_s16(vqmovn_s16(lo), hi);
-  return vminq_s8(vmaxq_s8(out, s->out_min), s->out_max);
+  return veorq_s8(vminq_s8(vmaxq_s8(out, s->out_min), s->out_max), s->out_flip);
 }
 
 Q8NN_NEON_INLINE void q8nn_neon_add_bterms(int8x16_t vb, const struct q8nn_neon_add* s,
                                            int32x4_t out[4]) {
+  vb = veorq_s8(vb, s->in_flip);
   const int16x8_t xlo = vsubl_s8(vget_low_s8(vb), s->b_zp);
   const int16x8_t xhi = vsubl_s8(vget_high_s8(vb), s->b_zp);
   out[0] = q8nn_neon_add_term(vmovl_s16(vget_low_s16(xlo)), s->left, s->b_mult, s->b_shift);
@@ -104,9 +114,10 @@ void q8nn_qs8_vadd_minmax_ukernel__neon_u16(size_t n, const int8_t* a, const int
 void q8nn_qs8_vaddc_minmax_ukernel__neon_u16(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
                                              const struct q8nn_qs8_add_params* params) {
   const struct q8nn_neon_add s = q8nn_neon_add_load(params);
-  /* b's term, exactly as q8nn_add_scalar computes it. */
-  const int32_t sb =
-      (int32_t) ((uint32_t) ((int32_t) *b - params->b_zero_point) << params->left_shift);
+  /* b's term, exactly as q8nn_add_scalar computes it (b[0] flipped like every operand byte). */
+  const int32_t sb = (int32_t) ((uint32_t) ((int32_t) (int8_t) (*b ^ params->input_flip) -
+                                            params->b_zero_point)
+                                << params->left_shift);
   const int32_t rb = q8nn_rdbpot(q8nn_srdhm(sb, params->b_multiplier), -params->b_shift);
   const int32x4_t bt[4] = {vdupq_n_s32(rb), vdupq_n_s32(rb), vdupq_n_s32(rb), vdupq_n_s32(rb)};
   for (; n >= 16; n -= 16) {
@@ -124,6 +135,7 @@ struct q8nn_neon_xadd {
   int32x4_t bias, a_mult, b_mult, shift; /* shift: -xnn_shift, an SSHL count */
   int16x8_t zp;
   int8x16_t min, max;
+  int8x16_t in_flip, out_flip;
 };
 
 Q8NN_NEON_INLINE struct q8nn_neon_xadd q8nn_neon_xadd_load(const struct q8nn_qs8_add_params* p, int32_t bias) {
@@ -135,11 +147,15 @@ Q8NN_NEON_INLINE struct q8nn_neon_xadd q8nn_neon_xadd_load(const struct q8nn_qs8
   s.zp = vdupq_n_s16((int16_t) p->output_zero_point);
   s.min = vdupq_n_s8((int8_t) p->output_min);
   s.max = vdupq_n_s8((int8_t) p->output_max);
+  s.in_flip = vdupq_n_s8((int8_t) p->input_flip);
+  s.out_flip = vdupq_n_s8((int8_t) p->output_flip);
   return s;
 }
 
 /* 16 elements of a (and of b when with_b) -> 16 output bytes. */
 Q8NN_NEON_INLINE int8x16_t q8nn_neon_xadd16(int8x16_t va, int8x16_t vb, int with_b, const struct q8nn_neon_xadd* s) {
+  va = veorq_s8(va, s->in_flip);
+  if (with_b) vb = veorq_s8(vb, s->in_flip);
   const int16x8_t alo = vmovl_s8(vget_low_s8(va)), ahi = vmovl_high_s8(va);
   const int16x8_t blo = vmovl_s8(vget_low_s8(vb)), bhi = vmovl_high_s8(vb);
   int32x4_t acc[4] = {vmlaq_s32(s->bias, vmovl_s16(vget_low_s16(alo)), s->a_mult),
@@ -156,7 +172,7 @@ Q8NN_NEON_INLINE int8x16_t q8nn_neon_xadd16(int8x16_t va, int8x16_t vb, int with
   const int16x8_t lo = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(acc[0]), acc[1]), s->zp);
   const int16x8_t hi = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(acc[2]), acc[3]), s->zp);
   const int8x16_t out = vqmovn_high_s16(vqmovn_s16(lo), hi);
-  return vminq_s8(vmaxq_s8(out, s->min), s->max);
+  return veorq_s8(vminq_s8(vmaxq_s8(out, s->min), s->max), s->out_flip);
 }
 
 void q8nn_qs8_vadd_minmax_xnn_ukernel__neon_u16(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
@@ -178,8 +194,10 @@ void q8nn_qs8_vadd_minmax_xnn_ukernel__neon_u16(size_t n, const int8_t* a, const
 
 void q8nn_qs8_vaddc_minmax_xnn_ukernel__neon_u16(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
                                                  const struct q8nn_qs8_add_params* params) {
-  /* b's term is the same for every element (the int32 sum is exact, see ukernel.h) */
-  const struct q8nn_neon_xadd s = q8nn_neon_xadd_load(params, params->xnn_bias + (int32_t) *b * params->xnn_b_multiplier);
+  /* b's term is the same for every element (the int32 sum is exact, see ukernel.h); b[0] flipped
+     like every operand byte */
+  const int32_t bv = (int8_t) (*b ^ params->input_flip);
+  const struct q8nn_neon_xadd s = q8nn_neon_xadd_load(params, params->xnn_bias + bv * params->xnn_b_multiplier);
   const int8x16_t vzero = vdupq_n_s8(0);
   for (; n >= 16; n -= 16) {
     const int8x16_t va = vld1q_s8(a);
