@@ -1,7 +1,8 @@
 /*
  * Running and deleting operators. Work is split into independent tiles handed to the caller's
- * pthreadpool; each output byte is computed by exactly one tile with the same arithmetic, so every
- * thread count gives identical bytes. Nothing here allocates.
+ * pthreadpool, or to a host's parallel-for (struct q8nn_threadpool) as pieces of the tile numbers;
+ * each output byte is computed by exactly one tile with the same arithmetic, so every thread count
+ * and pool gives identical bytes. Nothing here allocates.
  */
 #include <stdlib.h>
 #include <string.h>

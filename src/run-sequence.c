@@ -5,7 +5,8 @@
  * whatever its size: waking the workers (a futex system call) and waiting for them. On the 2-core
  * development VM that is 1.4 us per call against 0.2 us for a barrier between threads that are
  * already running (bench/README.md, round ten), and MobileNetV2 makes 62 calls a pass. Here the
- * whole sequence is one pthreadpool call of one item per thread; inside it every operator's loops
+ * whole sequence is one pthreadpool call (or one host parallel-for, q8nn_run_operators_on) of one
+ * item per thread; inside it every operator's loops
  * (q8nn_operator_works, the same tiles as q8nn_run_operator's calls) run one after the other, with
  * a barrier between them: a thread starts loop s + 1 only when every tile of loop s is finished, so
  * an operator may read any earlier operator's output.
