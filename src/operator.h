@@ -147,9 +147,6 @@ struct q8nn_operator {
   size_t add_a_stride[Q8NN_MAX_DIMS - 1], add_b_stride[Q8NN_MAX_DIMS - 1], add_y_stride[Q8NN_MAX_DIMS - 1];
   size_t add_outer_count, add_inner;
   int add_inner_mode; /* 0: a and b both dense, 1: b broadcast, 2: a broadcast */
-  /* pytorch_qnnpack's arithmetic where XNNPACK's form does not give its bytes (ties of both signs,
-     q8nn_qnn_add_params): only its portable kernel runs it; backends decline it */
-  int add_portable_only;
   const int8_t* add_a;
   const int8_t* add_b;
   int8_t* add_y;

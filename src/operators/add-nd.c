@@ -51,41 +51,32 @@ enum q8nn_status q8nn_create_add_nd_s8(const struct q8nn_add_quantization* quant
   p.output_zero_point = quant->output_zero_point;
   p.output_min = quant->output_min;
   p.output_max = quant->output_max;
-  if (xnnpack) {
-    /* xnn_create_add_nd_qs8's checks, in its order of precedence */
+  if (xnnpack || qnnpack) {
+    /* xnn_create_add_nd_qs8's / pytorch_qnnpack_create_add_nc_q8's checks, in their order */
+    const char* flag = xnnpack ? "Q8NN_FLAG_XNNPACK_ADD" : "Q8NN_FLAG_QNNPACK_ADD";
     if (quant->fixed != NULL) {
-      return Q8NN_ERROR(q8nn_status_invalid_parameter, "fixed add parameters have no meaning with Q8NN_FLAG_XNNPACK_ADD");
+      return Q8NN_ERROR(q8nn_status_invalid_parameter, "fixed add parameters have no meaning with %s", flag);
     }
     if (!valid_normal_scale(quant->a_scale) || !valid_normal_scale(quant->b_scale) ||
         !valid_normal_scale(quant->output_scale)) {
-      return Q8NN_ERROR(q8nn_status_invalid_parameter, "scales must be normal floats > 0 (XNNPACK add)");
+      return Q8NN_ERROR(q8nn_status_invalid_parameter, "scales must be normal floats > 0 (%s)", flag);
     }
     volatile float a_ratio = quant->a_scale / quant->output_scale;
     volatile float b_ratio = quant->b_scale / quant->output_scale;
-    if (!(a_ratio >= 0x1.0p-10f && a_ratio < 0x1.0p+8f) || !(b_ratio >= 0x1.0p-10f && b_ratio < 0x1.0p+8f)) {
+    /* XNNPACK: each ratio in [2^-10, 2^8); pytorch_qnnpack: [2^-14, 2^8), and the larger one at
+       least 2^-9 (a shift of at most 30) */
+    const float lowest = xnnpack ? 0x1.0p-10f : 0x1.0p-14f, largest_lowest = xnnpack ? 0x1.0p-10f : 0x1.0p-9f;
+    if (!(a_ratio >= lowest && a_ratio < 0x1.0p+8f) || !(b_ratio >= lowest && b_ratio < 0x1.0p+8f) ||
+        !(fmaxf(a_ratio, b_ratio) >= largest_lowest)) {
       return Q8NN_ERROR(q8nn_status_unsupported_parameter,
-                        "input/output scale ratios %g, %g outside XNNPACK's [2^-10, 2^8)", (double) a_ratio,
-                        (double) b_ratio);
+                        "input/output scale ratios %g, %g outside %s's range", (double) a_ratio, (double) b_ratio,
+                        xnnpack ? "XNNPACK" : "pytorch_qnnpack");
     }
-    q8nn_xnn_add_params(a_ratio, b_ratio, quant->a_zero_point, quant->b_zero_point, &p);
-  } else if (qnnpack) {
-    /* pytorch_qnnpack_create_add_nc_q8's checks */
-    if (quant->fixed != NULL) {
-      return Q8NN_ERROR(q8nn_status_invalid_parameter, "fixed add parameters have no meaning with Q8NN_FLAG_QNNPACK_ADD");
+    if (xnnpack) {
+      q8nn_xnn_add_params(a_ratio, b_ratio, quant->a_zero_point, quant->b_zero_point, &p);
+    } else {
+      qnnpack_linear = q8nn_qnn_add_params(a_ratio, b_ratio, quant->a_zero_point, quant->b_zero_point, &p);
     }
-    if (!valid_normal_scale(quant->a_scale) || !valid_normal_scale(quant->b_scale) ||
-        !valid_normal_scale(quant->output_scale)) {
-      return Q8NN_ERROR(q8nn_status_invalid_parameter, "scales must be normal floats > 0 (QNNPACK add)");
-    }
-    volatile float a_ratio = quant->a_scale / quant->output_scale;
-    volatile float b_ratio = quant->b_scale / quant->output_scale;
-    if (!(a_ratio >= 0x1.0p-14f && a_ratio < 0x1.0p+8f) || !(b_ratio >= 0x1.0p-14f && b_ratio < 0x1.0p+8f) ||
-        !(fmaxf(a_ratio, b_ratio) >= 0x1.0p-9f)) {
-      return Q8NN_ERROR(q8nn_status_unsupported_parameter,
-                        "input/output scale ratios %g, %g outside pytorch_qnnpack's [2^-14, 2^8) or both below 2^-9",
-                        (double) a_ratio, (double) b_ratio);
-    }
-    qnnpack_linear = q8nn_qnn_add_params(a_ratio, b_ratio, quant->a_zero_point, quant->b_zero_point, &p);
   } else if (quant->fixed != NULL) {
     const struct q8nn_add_fixed* f = quant->fixed;
     if (f->left_shift < 0 || f->left_shift > 20 || f->a_multiplier < 0 || f->b_multiplier < 0 ||
@@ -148,7 +139,6 @@ enum q8nn_status q8nn_create_add_nd_s8(const struct q8nn_add_quantization* quant
     if (qnnpack_linear) {
       snprintf(op->kernel_name, sizeof(op->kernel_name), "%s (QNNPACK as XNNPACK form)", e->name);
     } else {
-      op->add_portable_only = 1;
       op->vadd = q8nn_qs8_vadd_minmax_qnn_ukernel__scalar_u4;
       op->vaddc = q8nn_qs8_vaddc_minmax_qnn_ukernel__scalar_u4;
       snprintf(op->kernel_name, sizeof(op->kernel_name), "q8nn_qs8_vadd_minmax_qnn_ukernel__scalar_u4");

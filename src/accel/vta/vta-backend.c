@@ -11,7 +11,6 @@
 static bool vta_supports(struct q8nn_backend* backend, const struct q8nn_operator* op) {
   const struct q8nn_vta_target* vta = &q8nn_vta_backend_of(backend)->target;
   if (op->u8) return false; /* the lowering moves int8 images; uint8 operators stay on the CPU */
-  if (op->add_portable_only) return false;
   switch (op->type) {
     case q8nn_operator_type_convolution:
     case q8nn_operator_type_depthwise: return q8nn_vta_conv_supports(vta, op);
