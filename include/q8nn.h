@@ -524,6 +524,96 @@ Q8NN_API enum q8nn_status q8nn_run_operators_on(size_t count, const q8nn_operato
                                                 const struct q8nn_threadpool* pool);
 
 /* ---------------------------------------------------------------------------------------------
+ * Elementwise non-linearities, int8 and uint8: one 256-entry table built at create
+ * ------------------------------------------------------------------------------------------- */
+
+/** The function of a unary elementwise operator. */
+enum q8nn_unary_operation {
+  q8nn_unary_clamp = 1,      /**< requantize, then clamp to [output_min, output_max]: TFLite RELU,
+                                  RELU6, RELU_N1_TO_1 (the caller gives the activation's range) */
+  q8nn_unary_hardswish = 2,  /**< x * relu6(x + 3) / 6: TFLite HARD_SWISH */
+  q8nn_unary_sigmoid = 3,    /**< 1 / (1 + exp(-x)): TFLite LOGISTIC */
+  q8nn_unary_tanh = 4,       /**< TFLite TANH */
+  q8nn_unary_leaky_relu = 5, /**< x >= 0 ? x : alpha * x: TFLite LEAKY_RELU */
+  q8nn_unary_elu = 6,        /**< x >= 0 ? x : exp(x) - 1: TFLite ELU */
+};
+
+/**
+ * Quantization of a unary elementwise operator.
+ *
+ * rounding q8nn_rounding_double (default) or q8nn_rounding_single: TFLite's int8 kernels as its
+ * builtin resolver runs them (activations.cc, their Prepare's parameters from the scales), each table
+ * entry equal to TFLite's output for that input byte:
+ *  - clamp, leaky_relu, hardswish: the integer arithmetic of TFLite's RELU / LEAKY_RELU /
+ *    HARD_SWISH kernels (ReluX, QuantizeLeakyRelu, HardSwish with gemmlowp's int16 helpers), with
+ *    the MultiplyByQuantizedMultiplier of the rounding;
+ *  - sigmoid, tanh, elu: TFLite's float table (LUTPopulate: round(f(input_scale * (x - zp)) /
+ *    output_scale) half away from zero, f with the C library's expf / tanhf / expm1f); TFLite's
+ *    gemmlowp Logistic / Tanh kernels serve int16 only. Sigmoid needs output_scale 1/256 and
+ *    output_zero_point -128, tanh 1/128 and 0 (TFLite's int8 specification), elu alpha 1:
+ *    unsupported_parameter otherwise.
+ * rounding q8nn_rounding_fp32: XNNPACK's tables, equal to Debian's libxnnpack's
+ * xnn_create_sigmoid_nc_qs8, _tanh_ and _elu_ on every entry: lrintf(f((x - zp) * input_scale) *
+ * (1 / output_scale)) + output_zero_point, clamped. clamp, leaky_relu and hardswish (no qs8 table
+ * operator there) are lrintf(f(v) / output_scale) + output_zero_point with f in float (hardswish:
+ * v * min(max(v + 3, 0), 6) / 6).
+ * The output clamp [output_min, output_max] applies after the function in both.
+ */
+struct q8nn_unary_quantization {
+  int32_t input_zero_point;  /**< [-128, 127] */
+  float input_scale;         /**< normal float > 0 */
+  int32_t output_zero_point; /**< [-128, 127] */
+  float output_scale;        /**< normal float > 0 */
+  int8_t output_min, output_max;
+  /** leaky_relu: the negative slope (finite); elu: alpha (TFLite's ELU is alpha 1; other values
+      need q8nn_rounding_fp32). Ignored by the other operations. */
+  float alpha;
+  enum q8nn_rounding rounding;
+};
+
+/**
+ * Creates a unary elementwise operator: out[i] = table[in[i]], the table computed here once from
+ * the operation and quantization (see struct q8nn_unary_quantization). The kernel is a vector
+ * table lookup (VPERMI2B on AVX-512 VBMI, VPSHUFB rounds on AVX2, TBL on NEON, vrgather on RVV).
+ * @return invalid_parameter for a NULL pointer, an unknown operation, zero points out of range,
+ *         scales that are not normal floats > 0, output_min > output_max or a non-finite alpha;
+ *         unsupported_parameter where TFLite's kernel refuses the quantization (see above).
+ */
+Q8NN_API enum q8nn_status q8nn_create_unary_elementwise_nc_s8(
+    enum q8nn_unary_operation operation, const struct q8nn_unary_quantization* quant, uint32_t flags,
+    q8nn_operator_t* unary_out);
+/** A caller's table: out[i] = table[(uint8_t) in[i]] (256 entries, copied). */
+Q8NN_API enum q8nn_status q8nn_create_lookup_nc_s8(const int8_t* table, uint32_t flags, q8nn_operator_t* lookup_out);
+/**
+ * Binds rows of a unary elementwise or lookup operator: batch_size rows of `channels` values,
+ * input rows input_stride elements apart, output rows output_stride apart (each >= channels).
+ * The output may alias the input exactly (same pointer and stride). invalid_parameter for NULL
+ * pointers, zero sizes, strides below channels, or extents that overflow.
+ */
+Q8NN_API enum q8nn_status q8nn_setup_unary_elementwise_nc_s8(
+    q8nn_operator_t unary, size_t batch_size, size_t channels, const int8_t* input, size_t input_stride,
+    int8_t* output, size_t output_stride);
+
+/** Quantization of a uint8 unary operator: zero points in [0, 255], uint8 clamp; the bytes are the
+    int8 operator's on x - 128 (zero points - 128, clamp - 128), plus 128. */
+struct q8nn_unary_quantization_u8 {
+  int32_t input_zero_point;
+  float input_scale;
+  int32_t output_zero_point;
+  float output_scale;
+  uint8_t output_min, output_max;
+  float alpha;
+  enum q8nn_rounding rounding;
+};
+Q8NN_API enum q8nn_status q8nn_create_unary_elementwise_nc_u8(
+    enum q8nn_unary_operation operation, const struct q8nn_unary_quantization_u8* quant, uint32_t flags,
+    q8nn_operator_t* unary_out);
+Q8NN_API enum q8nn_status q8nn_create_lookup_nc_u8(const uint8_t* table, uint32_t flags, q8nn_operator_t* lookup_out);
+Q8NN_API enum q8nn_status q8nn_setup_unary_elementwise_nc_u8(
+    q8nn_operator_t unary, size_t batch_size, size_t channels, const uint8_t* input, size_t input_stride,
+    uint8_t* output, size_t output_stride);
+
+/* ---------------------------------------------------------------------------------------------
  * Additions beyond API.md: ISA control and logging
  * ------------------------------------------------------------------------------------------- */
 
@@ -533,6 +623,8 @@ Q8NN_API enum q8nn_status q8nn_run_operators_on(size_t count, const q8nn_operato
 #define Q8NN_ISA_X86_AVX512VNNI  0x00000004u
 /** AMX-INT8 tiles (with AVX-512 VNNI, which the AMX kernels' epilogues use), granted by the OS. */
 #define Q8NN_ISA_X86_AMX         0x00000008u
+/** AVX-512 VBMI (VPERMI2B: the table lookups), detected with the AVX-512 VNNI tier only. */
+#define Q8NN_ISA_X86_AVX512VBMI  0x00000010u
 #define Q8NN_ISA_ARM_NEON        0x00000100u
 #define Q8NN_ISA_ARM_NEON_DOT    0x00000200u
 #define Q8NN_ISA_ARM_NEON_I8MM   0x00000400u
@@ -543,7 +635,7 @@ Q8NN_API enum q8nn_status q8nn_run_operators_on(size_t count, const q8nn_operato
  * Restricts dispatch to the ISAs in mask (intersected with what the CPU has). Operators created
  * afterwards use the new tables; existing operators keep their kernels. The environment variable
  * Q8NN_ISA_MASK sets the initial mask: a number (0x.. accepted) or a comma-separated list of names
- * ("scalar", "avx2", "avxvnni", "avx512vnni", "amx", "neon", "neondot", "i8mm", "rvv").
+ * ("scalar", "avx2", "avxvnni", "avx512vnni", "amx", "avx512vbmi", "neon", "neondot", "i8mm", "rvv").
  * @return uninitialized before q8nn_initialize.
  */
 Q8NN_API enum q8nn_status q8nn_set_isa_mask(uint32_t mask);

@@ -23,6 +23,7 @@ struct q8nn_dispatch {
   const struct q8nn_dwconv_entry* dwconv_25[Q8NN_REQUANT_KINDS];  /* 5x5 */
   const struct q8nn_dwconv_entry* dwconv_any[Q8NN_REQUANT_KINDS]; /* any number of taps */
   const struct q8nn_vadd_entry* vadd[Q8NN_ADD_ARITHMETICS];
+  const struct q8nn_lut_entry* lut; /* table lookups: the same for int8 and uint8 */
 };
 
 /* A consistent copy of the current tables (the mask may change concurrently); u8: the lines that

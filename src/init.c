@@ -77,6 +77,7 @@ static uint32_t detect_isa(void) {
       cpuinfo_has_x86_avx512vl() && cpuinfo_has_x86_avx512vnni()) {
     isa |= Q8NN_ISA_X86_AVX512VNNI;
     if (x86_has_amx_int8()) isa |= Q8NN_ISA_X86_AMX;
+    if (cpuinfo_has_x86_avx512vbmi()) isa |= Q8NN_ISA_X86_AVX512VBMI;
   }
 #elif Q8NN_ARCH_NEON
   /* The kernel's hwcaps: Debian's cpuinfo (2022) reports the dot product but not i8mm. */
@@ -100,6 +101,7 @@ static uint32_t parse_isa_mask(const char* text) {
       {"avxvnni", Q8NN_ISA_X86_AVXVNNI},
       {"avx512vnni", Q8NN_ISA_X86_AVX512VNNI},
       {"amx", Q8NN_ISA_X86_AMX},
+      {"avx512vbmi", Q8NN_ISA_X86_AVX512VBMI},
       {"neon", Q8NN_ISA_ARM_NEON},
       {"neondot", Q8NN_ISA_ARM_NEON_DOT},
       {"i8mm", Q8NN_ISA_ARM_NEON_I8MM},
@@ -160,6 +162,9 @@ static struct q8nn_dispatch make_dispatch(uint32_t active, int u8) {
       const struct q8nn_vadd_entry* e = &q8nn_vadd_list[i];
       if (e->arithmetic == (enum q8nn_add_arithmetic) a && isa_ok(e->isa, active)) d.vadd[a] = e;
     }
+  }
+  for (size_t i = 0; i < q8nn_lut_list_size && d.lut == NULL; i++) {
+    if (isa_ok(q8nn_lut_list[i].isa, active)) d.lut = &q8nn_lut_list[i];
   }
   return d;
 }

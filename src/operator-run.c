@@ -528,18 +528,6 @@ static size_t choose_dwconv_rows(const struct q8nn_operator* op, size_t channels
   return best;
 }
 
-static struct q8nn_work make_work(enum q8nn_work_kind kind, void (*fn)(void), void* context, size_t r0, size_t r1,
-                                  size_t r2, size_t r3, size_t t2, size_t t3) {
-  const struct q8nn_work w = {kind,
-                              fn,
-                              context,
-                              {r0, r1, r2, r3},
-                              {1, 1, t2, t3},
-                              {r0, r1, q8nn_divide_round_up(r2, t2), q8nn_divide_round_up(r3, t3)},
-                              0};
-  return w;
-}
-
 static size_t conv_works(struct q8nn_operator* op, size_t threads, struct q8nn_work* works) {
   const struct q8nn_conv_geometry* g = &op->geometry;
   const size_t m_image = op->output_height * op->output_width;
@@ -554,7 +542,7 @@ static size_t conv_works(struct q8nn_operator* op, size_t threads, struct q8nn_w
         const size_t m_tile = gemm_many_rows(op) ? q8nn_round_up(part_px, op->mr) : op->mr;
         const size_t nc_tile = choose_nc_tile(g->group_output_channels, op->nr,
                                               threads * g->groups * q8nn_divide_round_up(part_px, m_tile), threads);
-        works[0] = make_work(q8nn_work_4d_tile_2d, (void (*)(void)) gemm_part_task, op, threads, g->groups,
+        works[0] = q8nn_make_work(q8nn_work_4d_tile_2d, (void (*)(void)) gemm_part_task, op, threads, g->groups,
                              part_px, g->group_output_channels, m_tile, nc_tile);
         return 1;
       }
@@ -562,7 +550,7 @@ static size_t conv_works(struct q8nn_operator* op, size_t threads, struct q8nn_w
                                         : choose_gemm_m_tile(op, g->groups * q8nn_divide_round_up(m, op->mr), threads);
       const size_t nc_tile = choose_nc_tile(g->group_output_channels, op->nr,
                                             g->groups * q8nn_divide_round_up(m, m_tile), threads);
-      works[0] = make_work(q8nn_work_3d_tile_2d, (void (*)(void)) gemm_task, op, 1, g->groups,
+      works[0] = q8nn_make_work(q8nn_work_3d_tile_2d, (void (*)(void)) gemm_task, op, 1, g->groups,
                            m, g->group_output_channels, m_tile, nc_tile);
       return 1;
     }
@@ -570,7 +558,7 @@ static size_t conv_works(struct q8nn_operator* op, size_t threads, struct q8nn_w
       const size_t nc_tile =
           choose_nc_tile(g->group_output_channels, op->nr,
                          op->batch_size * g->groups * q8nn_divide_round_up(m_image, op->mr), threads);
-      works[0] = make_work(q8nn_work_4d_tile_2d, (void (*)(void)) igemm_task, op,
+      works[0] = q8nn_make_work(q8nn_work_4d_tile_2d, (void (*)(void)) igemm_task, op,
                            op->batch_size, g->groups, m_image, g->group_output_channels, op->mr, nc_tile);
       return 1;
     }
@@ -578,14 +566,14 @@ static size_t conv_works(struct q8nn_operator* op, size_t threads, struct q8nn_w
       const size_t m_tile = im2col_tile_rows(op);
       const size_t nc_tile = choose_nc_tile(g->group_output_channels, op->nr,
                                             op->batch_size * q8nn_divide_round_up(m_image, m_tile), threads);
-      works[0] = make_work(q8nn_work_3d_tile_2d, (void (*)(void)) im2col_task, op, 1,
+      works[0] = q8nn_make_work(q8nn_work_3d_tile_2d, (void (*)(void)) im2col_task, op, 1,
                            op->batch_size, m_image, g->group_output_channels, m_tile, nc_tile);
       return 1;
     }
     case q8nn_conv_path_dwconv: {
       size_t count = 0;
       if (g->group_output_channels > 1) {
-        works[count++] = make_work(q8nn_work_1d, (void (*)(void)) expand_task, op, 1, 1, 1,
+        works[count++] = q8nn_make_work(q8nn_work_1d, (void (*)(void)) expand_task, op, 1, 1, 1,
                                    op->batch_size * op->input_height, 1, 1);
       }
       const size_t channels = g->groups * g->group_output_channels;
@@ -593,7 +581,7 @@ static size_t conv_works(struct q8nn_operator* op, size_t threads, struct q8nn_w
           choose_dwconv_strip(op->batch_size * op->output_height, channels, op->dwconv_channel_tile, threads);
       const size_t rows =
           choose_dwconv_rows(op, channels, q8nn_divide_round_up(strip, op->dwconv_channel_tile), threads);
-      works[count++] = make_work(q8nn_work_3d_tile_2d,
+      works[count++] = q8nn_make_work(q8nn_work_3d_tile_2d,
                                  threads > 1 ? (void (*)(void)) dwconv_task_touching : (void (*)(void)) dwconv_task,
                                  op, 1, op->batch_size, op->output_height, channels, rows, strip);
       return count;
@@ -735,7 +723,7 @@ static size_t add_works(struct q8nn_operator* op, size_t threads, int in_region,
   size_t row_bytes;
   if (in_region && threads > 1 && op->add_inner_mode == 0 && op->add_outer_count == 1 &&
       add_rows(op, &row_bytes) >= threads) {
-    works[0] = make_work(q8nn_work_1d, (void (*)(void)) add_part_task, op, 1, 1, 1, threads, 1, 1);
+    works[0] = q8nn_make_work(q8nn_work_1d, (void (*)(void)) add_part_task, op, 1, 1, 1, threads, 1, 1);
     return 1;
   }
   size_t tile = op->add_inner;
@@ -743,7 +731,7 @@ static size_t add_works(struct q8nn_operator* op, size_t threads, int in_region,
   if (threads > 1 && op->add_outer_count < threads * 4 && op->add_inner > 4096) {
     tile = q8nn_max_sz(4096, q8nn_round_up(op->add_inner * op->add_outer_count / (threads * 4), 64));
   }
-  works[0] = make_work(q8nn_work_2d_tile_1d, (void (*)(void)) add_task, op, 1, 1,
+  works[0] = q8nn_make_work(q8nn_work_2d_tile_1d, (void (*)(void)) add_task, op, 1, 1,
                        op->add_outer_count, op->add_inner, 1, tile);
   works[0].caller_only = caller_only;
   return 1;
@@ -759,8 +747,9 @@ enum q8nn_status q8nn_run_add_cpu(struct q8nn_operator* op, const struct q8nn_ex
 size_t q8nn_operator_works(struct q8nn_operator* op, size_t threads, int in_region,
                            struct q8nn_work works[Q8NN_MAX_OPERATOR_WORKS]) {
   if (op->plan_threads != threads || op->plan_in_region != in_region) {
-    op->plan_count = op->type == q8nn_operator_type_add ? add_works(op, threads, in_region, op->plan)
-                                                        : conv_works(op, threads, op->plan);
+    op->plan_count = op->type == q8nn_operator_type_add     ? add_works(op, threads, in_region, op->plan)
+                     : op->type == q8nn_operator_type_unary ? q8nn_unary_works(op, threads, in_region, op->plan)
+                                                            : conv_works(op, threads, op->plan);
     op->plan_threads = threads;
     op->plan_in_region = in_region;
   }
@@ -794,6 +783,11 @@ static int is_dwconv_fn(const struct q8nn_work* w) {
 /* The bytes a work writes. */
 static struct q8nn_span work_output(const struct q8nn_work* w) {
   const struct q8nn_operator* op = w->context;
+  if (op->type == q8nn_operator_type_unary) {
+    struct q8nn_span s;
+    q8nn_unary_span(op, 1, &s.begin, &s.end);
+    return s;
+  }
   if (op->type == q8nn_operator_type_add) {
     size_t total = 1;
     for (size_t i = 0; i < Q8NN_MAX_DIMS; i++) total *= op->add_out_shape[i];
@@ -811,6 +805,10 @@ static struct q8nn_span work_output(const struct q8nn_work* w) {
 /* The bytes a work reads, one span per input; returns their number (at most 2). */
 static size_t work_inputs(const struct q8nn_work* w, struct q8nn_span spans[2]) {
   const struct q8nn_operator* op = w->context;
+  if (op->type == q8nn_operator_type_unary) {
+    q8nn_unary_span(op, 0, &spans[0].begin, &spans[0].end);
+    return 1;
+  }
   if (op->type == q8nn_operator_type_add) {
     size_t a_total = 1, b_total = 1;
     for (size_t i = 0; i < Q8NN_MAX_DIMS; i++) a_total *= op->add_a_shape[i], b_total *= op->add_b_shape[i];
@@ -895,7 +893,13 @@ static enum q8nn_status run_operator(q8nn_operator_t op, const struct q8nn_exec*
   if (op == NULL) return q8nn_log_error(q8nn_status_invalid_parameter, caller, "operator is NULL");
   if (!op->is_setup) return q8nn_log_error(q8nn_status_invalid_state, caller, "operator was not set up");
   if (op->backend != NULL) return q8nn_backend_run(op, exec);
-  return op->type == q8nn_operator_type_add ? q8nn_run_add_cpu(op, exec) : q8nn_run_conv_cpu(op, exec);
+  return q8nn_run_cpu(op, exec);
+}
+
+enum q8nn_status q8nn_run_cpu(struct q8nn_operator* op, const struct q8nn_exec* exec) {
+  if (op->type == q8nn_operator_type_add) return q8nn_run_add_cpu(op, exec);
+  /* every other type runs its loops in order, as a convolution does */
+  return q8nn_run_conv_cpu(op, exec);
 }
 
 enum q8nn_status q8nn_run_operator(q8nn_operator_t op, pthreadpool_t threadpool) {
@@ -923,6 +927,7 @@ enum q8nn_status q8nn_delete_operator(q8nn_operator_t op) {
   free(op->zero_buffer);
   free((void*) op->indirection);
   free(op->expanded_input);
+  free(op->lut_packed);
   free(op);
   return q8nn_status_success;
 }

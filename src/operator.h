@@ -11,6 +11,7 @@ enum q8nn_operator_type {
   q8nn_operator_type_convolution = 1,
   q8nn_operator_type_depthwise = 2,
   q8nn_operator_type_add = 3,
+  q8nn_operator_type_unary = 4, /* unary elementwise and lookup: one 256-entry table */
 };
 
 /* How a convolution runs on the CPU. */
@@ -151,6 +152,14 @@ struct q8nn_operator {
   const int8_t* add_b;
   int8_t* add_y;
 
+  /* ---- unary elementwise / lookup (unary-elementwise-nc.c) ---- */
+  uint8_t* lut_packed;    /* the lut line's form of the table, Q8NN_LUT_PACKED_BYTES, 64-byte aligned */
+  uint8_t lut_table[256]; /* out byte = lut_table[in byte] (uint8 operators: their own bytes) */
+  q8nn_x8_lut_ukernel_fn lut;
+  size_t rows, row_elements, input_row_stride, output_row_stride; /* setup: rows of row_elements bytes */
+  const uint8_t* unary_x;
+  uint8_t* unary_y;
+
   int is_setup;
   int u8; /* uint8 activations (q8nn_create_*_u8): conv_params' flips, or the add's chunked flips */
   /* A number no other setup of any operator had (q8nn_next_setup_serial), taken by every setup, and
@@ -207,6 +216,8 @@ Q8NN_INTERNAL void q8nn_exec_parallelize_1d(const struct q8nn_exec* exec, void (
                                             size_t range);
 
 Q8NN_INTERNAL enum q8nn_status q8nn_run_conv_cpu(struct q8nn_operator* op, const struct q8nn_exec* exec);
+/* Any CPU operator (the type's run). */
+Q8NN_INTERNAL enum q8nn_status q8nn_run_cpu(struct q8nn_operator* op, const struct q8nn_exec* exec);
 Q8NN_INTERNAL enum q8nn_status q8nn_run_add_cpu(struct q8nn_operator* op, const struct q8nn_exec* exec);
 
 /* The input an operator's indirection points into and its pixel stride: a depthwise operator with
@@ -228,6 +239,24 @@ static inline size_t q8nn_indirection_delta(const struct q8nn_operator* op) { re
    q8nn_run_operators, where no loop is kept on the calling thread. Returns their number. */
 Q8NN_INTERNAL size_t q8nn_operator_works(struct q8nn_operator* op, size_t threads, int in_region,
                                          struct q8nn_work works[Q8NN_MAX_OPERATOR_WORKS]);
+static inline struct q8nn_work q8nn_make_work(enum q8nn_work_kind kind, void (*fn)(void), void* context, size_t r0,
+                                              size_t r1, size_t r2, size_t r3, size_t t2, size_t t3) {
+  const struct q8nn_work w = {kind,
+                              fn,
+                              context,
+                              {r0, r1, r2, r3},
+                              {1, 1, t2, t3},
+                              {r0, r1, q8nn_divide_round_up(r2, t2), q8nn_divide_round_up(r3, t3)},
+                              0};
+  return w;
+}
+
+/* The loops of a unary operator (unary-elementwise-nc.c), and the bytes [*begin, *end) it writes
+   (output 1) or reads (output 0). */
+Q8NN_INTERNAL size_t q8nn_unary_works(struct q8nn_operator* op, size_t threads, int in_region,
+                                      struct q8nn_work* works);
+Q8NN_INTERNAL void q8nn_unary_span(const struct q8nn_operator* op, int output, uintptr_t* begin, uintptr_t* end);
+
 /* Number of tiles of a work, and tile `index` of it run on the calling thread. */
 Q8NN_INTERNAL size_t q8nn_work_tiles(const struct q8nn_work* w);
 Q8NN_INTERNAL void q8nn_work_run_tile(const struct q8nn_work* w, size_t index);

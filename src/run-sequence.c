@@ -295,7 +295,7 @@ static enum q8nn_status run_operators(size_t count, const q8nn_operator_t* ops, 
       const struct q8nn_operator* op = ops[i];
       const enum q8nn_status status =
           op->backend != NULL ? q8nn_backend_run(ops[i], exec)
-          : op->type == q8nn_operator_type_add ? q8nn_run_add_cpu(ops[i], exec) : q8nn_run_conv_cpu(ops[i], exec);
+          : q8nn_run_cpu(ops[i], exec);
       if (status != q8nn_status_success) return status;
     }
     return q8nn_status_success;

@@ -45,4 +45,11 @@
 Q8NN_DECLARE_VADD(q8nn_qs8_vadd_minmax_qnn_ukernel__scalar_u4)
 Q8NN_DECLARE_VADD(q8nn_qs8_vaddc_minmax_qnn_ukernel__scalar_u4)
 
+#define Q8NN_LUT_KERNEL(isa, fn, pack, tile) \
+  Q8NN_INTERNAL void fn(size_t, const uint8_t*, uint8_t*, const uint8_t*); Q8NN_LUT_DECLARE_PACK_##pack
+#define Q8NN_LUT_DECLARE_PACK_NULL
+#define Q8NN_LUT_DECLARE_PACK_q8nn_x8_lut_pack__avx2 Q8NN_INTERNAL void q8nn_x8_lut_pack__avx2(const uint8_t*, uint8_t*);
+#include "lut-list.h"
+#undef Q8NN_LUT_KERNEL
+
 #endif

@@ -41,3 +41,10 @@ const struct q8nn_vadd_entry q8nn_vadd_list[] = {
 const size_t q8nn_vadd_list_size = sizeof(q8nn_vadd_list) / sizeof(q8nn_vadd_list[0]);
 #undef Q8NN_VADD_KERNEL
 #undef Q8NN_VADD_XNN_KERNEL
+
+#define Q8NN_LUT_KERNEL(isa, fn, pack, tile) {#fn, isa, fn, pack, tile},
+const struct q8nn_lut_entry q8nn_lut_list[] = {
+#include "lut-list.h"
+};
+const size_t q8nn_lut_list_size = sizeof(q8nn_lut_list) / sizeof(q8nn_lut_list[0]);
+#undef Q8NN_LUT_KERNEL

@@ -276,6 +276,23 @@ struct q8nn_vadd_entry {
   enum q8nn_add_arithmetic arithmetic;
 };
 
+/*
+ * x8 table lookup: y[i] = table[x[i]] for n >= 1 bytes (x and y may be the same pointer; otherwise
+ * they do not overlap). `packed` is the line's form of the 256-entry table, made once by the
+ * line's pack function (NULL: the table itself); 64-byte aligned, Q8NN_LUT_PACKED_BYTES long.
+ */
+#define Q8NN_LUT_PACKED_BYTES 256
+typedef void (*q8nn_x8_lut_ukernel_fn)(size_t n, const uint8_t* x, uint8_t* y, const uint8_t* packed);
+typedef void (*q8nn_x8_lut_pack_fn)(const uint8_t* table, uint8_t* packed);
+
+struct q8nn_lut_entry {
+  const char* name;
+  uint32_t isa;
+  q8nn_x8_lut_ukernel_fn fn;
+  q8nn_x8_lut_pack_fn pack;
+  uint32_t element_tile;
+};
+
 /* The lists, in preference order (best first); generated from the X-macro files. */
 extern const struct q8nn_gemm_entry q8nn_gemm_list[];
 extern const size_t q8nn_gemm_list_size;
@@ -285,6 +302,8 @@ extern const struct q8nn_dwconv_entry q8nn_dwconv_list[];
 extern const size_t q8nn_dwconv_list_size;
 extern const struct q8nn_vadd_entry q8nn_vadd_list[];
 extern const size_t q8nn_vadd_list_size;
+extern const struct q8nn_lut_entry q8nn_lut_list[];
+extern const size_t q8nn_lut_list_size;
 
 #ifdef __cplusplus
 }

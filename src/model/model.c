@@ -31,12 +31,14 @@ enum {
   OP_ADD = 0, OP_AVERAGE_POOL_2D = 1, OP_CONCATENATION = 2, OP_CONV_2D = 3, OP_DEPTHWISE_CONV_2D = 4,
   OP_DEQUANTIZE = 6, OP_FULLY_CONNECTED = 9, OP_MAX_POOL_2D = 17, OP_MUL = 18, OP_RESHAPE = 22,
   OP_SOFTMAX = 25, OP_PAD = 34, OP_MEAN = 40, OP_SUB = 41, OP_SQUEEZE = 43, OP_PADV2 = 60, OP_QUANTIZE = 114,
+  OP_LOGISTIC = 14, OP_RELU = 19, OP_RELU_N1_TO_1 = 20, OP_RELU6 = 21, OP_TANH = 28, OP_LEAKY_RELU = 98, OP_ELU = 111,
+  OP_HARD_SWISH = 117,
 };
 /* BuiltinOptions union types */
 enum {
   OPT_CONV_2D = 1, OPT_DEPTHWISE_CONV_2D = 2, OPT_POOL_2D = 5, OPT_FULLY_CONNECTED = 8, OPT_SOFTMAX = 9,
   OPT_CONCATENATION = 10, OPT_ADD = 11, OPT_RESHAPE = 17, OPT_MUL = 21, OPT_PAD = 22, OPT_REDUCER = 27,
-  OPT_SUB = 28, OPT_SQUEEZE = 30,
+  OPT_SUB = 28, OPT_SQUEEZE = 30, OPT_LEAKY_RELU = 75,
 };
 /* ActivationFunctionType */
 enum { ACT_NONE = 0, ACT_RELU = 1, ACT_RELU_N1_TO_1 = 2, ACT_RELU6 = 3 };
@@ -56,12 +58,15 @@ static const char* builtin_name(int32_t code) {
   if (code >= 0 && (size_t) code < sizeof(names) / sizeof(names[0])) return names[code];
   if (code == OP_PADV2) return "PADV2";
   if (code == OP_QUANTIZE) return "QUANTIZE";
+  if (code == OP_LEAKY_RELU) return "LEAKY_RELU";
+  if (code == OP_ELU) return "ELU";
+  if (code == OP_HARD_SWISH) return "HARD_SWISH";
   return "(unknown builtin)";
 }
 
 enum kind {
   K_CONV, K_FC, K_ADD, K_AVERAGE_POOL, K_MAX_POOL, K_COPY, K_SOFTMAX, K_MUL, K_SUB, K_PAD, K_MEAN,
-  K_CONCAT, K_QUANTIZE, K_DEQUANTIZE,
+  K_CONCAT, K_QUANTIZE, K_DEQUANTIZE, K_UNARY,
 };
 
 struct tensor {
@@ -780,6 +785,50 @@ static enum q8nn_status prepare_softmax(struct loader* l, struct op* op) {
   return q8nn_status_success;
 }
 
+/* RELU, RELU6, RELU_N1_TO_1, LOGISTIC, TANH, HARD_SWISH, LEAKY_RELU and ELU: q8nn's unary
+   elementwise operator (its table is TFLite's kernel on every input byte, or XNNPACK's with the
+   XNNPACK numerics) over the tensor as one row. */
+static enum q8nn_status prepare_unary(struct loader* l, struct op* op) {
+  struct tensor* in = in_tensor(l, op, 0);
+  struct tensor* out = &l->m->tensors[op->output];
+  if (in == NULL || !is_int8_activation(in) || !is_int8_activation(out) || in->elements != out->elements) {
+    return op_fail(l, op, q8nn_status_unsupported_parameter, "needs int8 input and output of one size");
+  }
+  struct q8nn_unary_quantization quant = {
+      .input_zero_point = in->zero_point, .input_scale = in->scale, .output_zero_point = out->zero_point,
+      .output_scale = out->scale, .output_min = -128, .output_max = 127, .alpha = 1.0f,
+      .rounding = l->m->numerics == q8nn_model_numerics_xnnpack_fp32 ? q8nn_rounding_fp32 : q8nn_rounding_double};
+  enum q8nn_unary_operation operation = q8nn_unary_clamp;
+  int32_t lo = -128, hi = 127;
+  switch (op->builtin) {
+    case OP_RELU: activation_range(ACT_RELU, out, &lo, &hi); break;
+    case OP_RELU6: activation_range(ACT_RELU6, out, &lo, &hi); break;
+    case OP_RELU_N1_TO_1: activation_range(ACT_RELU_N1_TO_1, out, &lo, &hi); break;
+    case OP_LOGISTIC: operation = q8nn_unary_sigmoid; break;
+    case OP_TANH: operation = q8nn_unary_tanh; break;
+    case OP_HARD_SWISH: operation = q8nn_unary_hardswish; break;
+    case OP_ELU: operation = q8nn_unary_elu; break;
+    default:
+      if (!expect_options(op, OPT_LEAKY_RELU)) {
+        return op_fail(l, op, q8nn_status_invalid_parameter, "wrong options type %u", op->options_type);
+      }
+      operation = q8nn_unary_leaky_relu;
+      quant.alpha = fb_f32(&l->r, &op->options, 0, 0.0f);
+      if (fb_failed(&l->r)) return reader_fail(l);
+      break;
+  }
+  if (lo > hi) return op_fail(l, op, q8nn_status_unsupported_parameter, "empty activation range");
+  quant.output_min = (int8_t) lo;
+  quant.output_max = (int8_t) hi;
+  enum q8nn_status status = q8nn_create_unary_elementwise_nc_s8(operation, &quant, 0, &op->qop);
+  if (status != q8nn_status_success) return op_fail(l, op, status, "q8nn create failed (%s)", q8nn_status_string(status));
+  status = q8nn_setup_unary_elementwise_nc_s8(op->qop, 1, in->elements, (const int8_t*) in->data, in->elements,
+                                              (int8_t*) out->data, out->elements);
+  op->placement = placement_of(op);
+  if (status != q8nn_status_success) return op_fail(l, op, status, "q8nn setup failed (%s)", q8nn_status_string(status));
+  return q8nn_status_success;
+}
+
 static enum q8nn_status prepare_copy(struct loader* l, struct op* op) {
   struct tensor* in = in_tensor(l, op, 0);
   struct tensor* out = &l->m->tensors[op->output];
@@ -958,6 +1007,7 @@ static enum q8nn_status prepare_op(struct loader* l, struct op* op) {
     case K_CONCAT: return prepare_concat(l, op);
     case K_QUANTIZE:
     case K_DEQUANTIZE: return prepare_quantize(l, op);
+    case K_UNARY: return prepare_unary(l, op);
   }
   return q8nn_status_invalid_parameter;
 }
@@ -984,6 +1034,14 @@ static int kind_of(int32_t builtin, enum kind* kind, size_t* data_inputs) {
     case OP_CONCATENATION: *kind = K_CONCAT; *data_inputs = SIZE_MAX; return 1;
     case OP_QUANTIZE: *kind = K_QUANTIZE; return 1;
     case OP_DEQUANTIZE: *kind = K_DEQUANTIZE; return 1;
+    case OP_RELU:
+    case OP_RELU6:
+    case OP_RELU_N1_TO_1:
+    case OP_LOGISTIC:
+    case OP_TANH:
+    case OP_HARD_SWISH:
+    case OP_LEAKY_RELU:
+    case OP_ELU: *kind = K_UNARY; return 1;
     default: return 0;
   }
 }
@@ -1493,7 +1551,8 @@ static enum q8nn_status run_op(struct q8nn_model* m, struct op* op, const struct
   switch (op->kind) {
     case K_CONV:
     case K_FC:
-    case K_ADD: return run_operator(t, op->qop);
+    case K_ADD:
+    case K_UNARY: return run_operator(t, op->qop);
     case K_AVERAGE_POOL: q8nn_model_average_pool_s8(&op->pool, (const int8_t*) in->data, (int8_t*) out->data); break;
     case K_MAX_POOL: q8nn_model_max_pool_s8(&op->pool, (const int8_t*) in->data, (int8_t*) out->data); break;
     case K_COPY: memmove(out->data, in->data, op->copy_bytes); break;
@@ -1567,7 +1626,7 @@ static enum q8nn_status model_run(q8nn_model_t m, const struct run_threads* t) {
   for (size_t k = 0; k < m->num_ops; k++) {
     struct op* op = &m->ops[k];
     if (op->fused_into < 0) { /* a fused op's work is done by the op it was fused into */
-      if (batch && (op->kind == K_CONV || op->kind == K_FC || op->kind == K_ADD)) {
+      if (batch && (op->kind == K_CONV || op->kind == K_FC || op->kind == K_ADD || op->kind == K_UNARY)) {
         list[listed++] = op->qop;
         if (listed == RUN_LIST_MAX) {
           const enum q8nn_status status = run_list(list, &listed, t);

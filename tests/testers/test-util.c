@@ -112,6 +112,7 @@ const char* test_isa_name(uint32_t mask) {
     case Q8NN_ISA_X86_AVXVNNI: return "avxvnni";
     case Q8NN_ISA_X86_AVX512VNNI: return "avx512vnni";
     case Q8NN_ISA_X86_AMX: return "amx";
+    case Q8NN_ISA_X86_AVX512VBMI: return "avx512vbmi";
     case Q8NN_ISA_ARM_NEON: return "neon";
     case Q8NN_ISA_ARM_NEON_DOT: return "neondot";
     case Q8NN_ISA_ARM_NEON_I8MM: return "i8mm";

@@ -1,0 +1,130 @@
+// Unary elementwise operators (one 256-entry table) on MobileNetV3-Large's hardswish and sigmoid
+// shapes: q8nn against a memcpy of the same bytes and, where Debian's XNNPACK has the qs8 operator
+// (sigmoid, tanh, elu), against XNNPACK, all in one process. One thread (the operators are
+// bandwidth-bound; the thread split is the add's). Counters: bytes per second of output.
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include <q8nn.h>
+#if Q8NN_BENCH_HAVE_XNNPACK
+#include <xnnpack.h>
+#endif
+
+namespace {
+
+// (height x width x channels) of MobileNetV3-Large's activations at 224x224: the stem's hardswish,
+// a 40-channel stage, the 960-channel head, and the squeeze-excite gate (sigmoid of 1 x 1 x C).
+const int64_t kShapes[][3] = {{112, 112, 16}, {28, 28, 120}, {7, 7, 960}, {1, 1, 960}};
+
+size_t bytes_of(const benchmark::State& state) {
+  return static_cast<size_t>(state.range(0) * state.range(1) * state.range(2));
+}
+
+void set_counters(benchmark::State& state, size_t n) {
+  state.counters["bytes/s"] = benchmark::Counter(static_cast<double>(n) * static_cast<double>(state.iterations()),
+                                                 benchmark::Counter::kIsRate);
+}
+
+void q8nn_unary(benchmark::State& state, q8nn_unary_operation operation) {
+  q8nn_initialize();
+  const size_t n = bytes_of(state);
+  std::vector<int8_t> x(n), y(n);
+  for (size_t i = 0; i < n; i++) x[i] = static_cast<int8_t>(i * 7);
+  q8nn_unary_quantization q{};
+  q.input_zero_point = -5;
+  q.input_scale = 0.05f;
+  q.output_zero_point = operation == q8nn_unary_sigmoid ? -128 : 3;
+  q.output_scale = operation == q8nn_unary_sigmoid ? 1.0f / 256.0f : operation == q8nn_unary_tanh ? 1.0f / 128.0f : 0.04f;
+  if (operation == q8nn_unary_tanh) q.output_zero_point = 0;
+  q.output_min = -128;
+  q.output_max = 127;
+  q.alpha = 1.0f;
+  q8nn_operator_t op = nullptr;
+  if (q8nn_create_unary_elementwise_nc_s8(operation, &q, 0, &op) != q8nn_status_success ||
+      q8nn_setup_unary_elementwise_nc_s8(op, 1, n, x.data(), n, y.data(), n) != q8nn_status_success) {
+    state.SkipWithError("q8nn create/setup failed");
+    return;
+  }
+  for (auto _ : state) {
+    q8nn_run_operator(op, nullptr);
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetLabel(q8nn_operator_kernel_name(op));
+  set_counters(state, n);
+  q8nn_delete_operator(op);
+}
+
+void memcpy_same_bytes(benchmark::State& state) {
+  const size_t n = bytes_of(state);
+  std::vector<int8_t> x(n, 1), y(n);
+  for (auto _ : state) {
+    std::memcpy(y.data(), x.data(), n);
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, n);
+}
+
+#if Q8NN_BENCH_HAVE_XNNPACK
+enum class XnnOp { sigmoid, tanh, elu };
+
+void xnnpack_unary(benchmark::State& state, XnnOp which) {
+  xnn_initialize(nullptr);
+  const size_t n = bytes_of(state);
+  std::vector<int8_t> x(n + 16), y(n + 16);  // XNNPACK may read past the end (XNN_EXTRA_BYTES)
+  for (size_t i = 0; i < n; i++) x[i] = static_cast<int8_t>(i * 7);
+  xnn_operator_t op = nullptr;
+  xnn_status status = xnn_status_success;
+  switch (which) {
+    case XnnOp::sigmoid:
+      status = xnn_create_sigmoid_nc_qs8(1, 1, 1, -5, 0.05f, -128, 1.0f / 256.0f, -128, 127, 0, &op);
+      break;
+    case XnnOp::tanh:
+      status = xnn_create_tanh_nc_qs8(1, 1, 1, -5, 0.05f, 0, 1.0f / 128.0f, -128, 127, 0, &op);
+      break;
+    case XnnOp::elu:
+      status = xnn_create_elu_nc_qs8(1, 1, 1, 1.0f, -5, 0.05f, 3, 0.04f, -128, 127, 0, &op);
+      break;
+  }
+  if (status == xnn_status_success) {
+    switch (which) {
+      case XnnOp::sigmoid: status = xnn_setup_sigmoid_nc_qs8(op, n, x.data(), y.data(), nullptr); break;
+      case XnnOp::tanh: status = xnn_setup_tanh_nc_qs8(op, n, x.data(), y.data(), nullptr); break;
+      case XnnOp::elu: status = xnn_setup_elu_nc_qs8(op, n, x.data(), y.data(), nullptr); break;
+    }
+  }
+  if (status != xnn_status_success) {
+    state.SkipWithError("XNNPACK create/setup failed");
+    return;
+  }
+  for (auto _ : state) {
+    xnn_run_operator(op, nullptr);
+    benchmark::DoNotOptimize(y.data());
+  }
+  set_counters(state, n);
+  xnn_delete_operator(op);
+}
+#endif
+
+void shapes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"H", "W", "C"});
+  for (const auto& s : kShapes) b->Args({s[0], s[1], s[2]});
+}
+
+BENCHMARK_CAPTURE(q8nn_unary, hardswish, q8nn_unary_hardswish)->Apply(shapes);
+BENCHMARK_CAPTURE(q8nn_unary, sigmoid, q8nn_unary_sigmoid)->Apply(shapes);
+BENCHMARK_CAPTURE(q8nn_unary, tanh, q8nn_unary_tanh)->Apply(shapes);
+BENCHMARK_CAPTURE(q8nn_unary, elu, q8nn_unary_elu)->Apply(shapes);
+BENCHMARK(memcpy_same_bytes)->Apply(shapes);
+#if Q8NN_BENCH_HAVE_XNNPACK
+BENCHMARK_CAPTURE(xnnpack_unary, sigmoid, XnnOp::sigmoid)->Apply(shapes);
+BENCHMARK_CAPTURE(xnnpack_unary, tanh, XnnOp::tanh)->Apply(shapes);
+BENCHMARK_CAPTURE(xnnpack_unary, elu, XnnOp::elu)->Apply(shapes);
+#endif
+
+}  // namespace
+
+BENCHMARK_MAIN();
