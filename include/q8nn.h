@@ -614,6 +614,58 @@ Q8NN_API enum q8nn_status q8nn_setup_unary_elementwise_nc_u8(
     uint8_t* output, size_t output_stride);
 
 /* ---------------------------------------------------------------------------------------------
+ * Pooling 2D, NHWC, int8 and uint8
+ * ------------------------------------------------------------------------------------------- */
+
+struct q8nn_pooling2d_desc {
+  uint32_t padding_top, padding_right, padding_bottom, padding_left; /**< each below the window size */
+  uint32_t pooling_height, pooling_width;                            /**< >= 1 */
+  uint32_t stride_height, stride_width;                              /**< >= 1 */
+  size_t channels;                                                   /**< >= 1 */
+};
+
+/**
+ * Max pooling: TFLite's MaxPool (reference_integer_ops::MaxPool; XNNPACK's and PyTorch's give the
+ * same bytes): the largest input of each window clipped to the image (padding cells are not
+ * inputs), then clamped to [output_min, output_max]. Input and output share one quantization.
+ * Output size: (in + pad_before + pad_after - window) / stride + 1; a non-positive size is
+ * invalid_parameter at setup.
+ * @return invalid_parameter for NULL pointers, zero sizes, a padding not below the window, or
+ *         output_min > output_max.
+ */
+Q8NN_API enum q8nn_status q8nn_create_max_pooling2d_nhwc_s8(const struct q8nn_pooling2d_desc* desc, int8_t output_min,
+                                                            int8_t output_max, uint32_t flags,
+                                                            q8nn_operator_t* pooling_out);
+/**
+ * Average pooling: TFLite's AveragePool for int8 (reference_integer_ops::AveragePool): the int32 sum
+ * of the window clipped to the image, divided by the number of its cells with rounding half away
+ * from zero ((sum +- count / 2) / count, truncated), then clamped. Input and output share one
+ * quantization (TFLite's requirement). A global average pooling is the window of the whole image.
+ */
+Q8NN_API enum q8nn_status q8nn_create_average_pooling2d_nhwc_s8(const struct q8nn_pooling2d_desc* desc,
+                                                                int8_t output_min, int8_t output_max, uint32_t flags,
+                                                                q8nn_operator_t* pooling_out);
+/** Setup of a max or average pooling: pixels of `channels` values, pixel strides >= channels (as
+    for the convolutions; the gap between pixels is not written). */
+Q8NN_API enum q8nn_status q8nn_setup_pooling2d_nhwc_s8(q8nn_operator_t pooling, size_t batch_size, size_t input_height,
+                                                       size_t input_width, const int8_t* input,
+                                                       size_t input_pixel_stride, int8_t* output,
+                                                       size_t output_pixel_stride, size_t* output_height_out,
+                                                       size_t* output_width_out);
+/** uint8 forms: the bytes of the int8 operator on x - 128, plus 128 (clamp in uint8). */
+Q8NN_API enum q8nn_status q8nn_create_max_pooling2d_nhwc_u8(const struct q8nn_pooling2d_desc* desc, uint8_t output_min,
+                                                            uint8_t output_max, uint32_t flags,
+                                                            q8nn_operator_t* pooling_out);
+Q8NN_API enum q8nn_status q8nn_create_average_pooling2d_nhwc_u8(const struct q8nn_pooling2d_desc* desc,
+                                                                uint8_t output_min, uint8_t output_max, uint32_t flags,
+                                                                q8nn_operator_t* pooling_out);
+Q8NN_API enum q8nn_status q8nn_setup_pooling2d_nhwc_u8(q8nn_operator_t pooling, size_t batch_size, size_t input_height,
+                                                       size_t input_width, const uint8_t* input,
+                                                       size_t input_pixel_stride, uint8_t* output,
+                                                       size_t output_pixel_stride, size_t* output_height_out,
+                                                       size_t* output_width_out);
+
+/* ---------------------------------------------------------------------------------------------
  * Additions beyond API.md: ISA control and logging
  * ------------------------------------------------------------------------------------------- */
 

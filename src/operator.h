@@ -12,6 +12,7 @@ enum q8nn_operator_type {
   q8nn_operator_type_depthwise = 2,
   q8nn_operator_type_add = 3,
   q8nn_operator_type_unary = 4, /* unary elementwise and lookup: one 256-entry table */
+  q8nn_operator_type_pooling = 5, /* max or average pooling 2D */
 };
 
 /* How a convolution runs on the CPU. */
@@ -160,6 +161,11 @@ struct q8nn_operator {
   const uint8_t* unary_x;
   uint8_t* unary_y;
 
+  /* ---- pooling (pooling-nhwc.c); geometry holds the window, stride and padding ---- */
+  int pooling_average;
+  int8_t pooling_min, pooling_max; /* int8 clamp (uint8 operators: minus 128) */
+  size_t pooling_channels;
+
   int is_setup;
   int u8; /* uint8 activations (q8nn_create_*_u8): conv_params' flips, or the add's chunked flips */
   /* A number no other setup of any operator had (q8nn_next_setup_serial), taken by every setup, and
@@ -256,6 +262,11 @@ static inline struct q8nn_work q8nn_make_work(enum q8nn_work_kind kind, void (*f
 Q8NN_INTERNAL size_t q8nn_unary_works(struct q8nn_operator* op, size_t threads, int in_region,
                                       struct q8nn_work* works);
 Q8NN_INTERNAL void q8nn_unary_span(const struct q8nn_operator* op, int output, uintptr_t* begin, uintptr_t* end);
+
+/* The loops of a pooling operator (pooling-nhwc.c) and the bytes it writes (output 1) or reads. */
+Q8NN_INTERNAL size_t q8nn_pooling_works(struct q8nn_operator* op, size_t threads, int in_region,
+                                        struct q8nn_work* works);
+Q8NN_INTERNAL void q8nn_pooling_span(const struct q8nn_operator* op, int output, uintptr_t* begin, uintptr_t* end);
 
 /* Number of tiles of a work, and tile `index` of it run on the calling thread. */
 Q8NN_INTERNAL size_t q8nn_work_tiles(const struct q8nn_work* w);

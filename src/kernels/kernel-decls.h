@@ -52,4 +52,13 @@ Q8NN_DECLARE_VADD(q8nn_qs8_vaddc_minmax_qnn_ukernel__scalar_u4)
 #include "lut-list.h"
 #undef Q8NN_LUT_KERNEL
 
+#define Q8NN_DECLARE_POOL(fn) \
+  Q8NN_INTERNAL void fn(const int8_t*, size_t, size_t, size_t, size_t, size_t, int8_t*, const struct q8nn_pool_params*);
+Q8NN_DECLARE_POOL(q8nn_s8_maxpool_ukernel__scalar)
+Q8NN_DECLARE_POOL(q8nn_s8_avgpool_ukernel__scalar)
+#if Q8NN_ARCH_X86
+Q8NN_DECLARE_POOL(q8nn_s8_maxpool_ukernel__avx2)
+Q8NN_DECLARE_POOL(q8nn_s8_avgpool_ukernel__avx2)
+#endif
+
 #endif

@@ -293,6 +293,20 @@ struct q8nn_lut_entry {
   uint32_t element_tile;
 };
 
+/*
+ * Pooling over one output pixel: the window's `rows` x `cols` input pixels from `first` (rows
+ * row_stride bytes apart, pixels pixel_stride apart), `channels` bytes each, into out. Bytes are
+ * XORed with `flip` where loaded and stored (0x80: uint8 activations). Average: TFLite's
+ * (sum +- count / 2) / count truncated, count = rows x cols.
+ */
+struct q8nn_pool_params {
+  int8_t output_min, output_max;
+  uint8_t flip;
+};
+typedef void (*q8nn_pool_ukernel_fn)(const int8_t* first, size_t rows, size_t cols, size_t row_stride,
+                                     size_t pixel_stride, size_t channels, int8_t* out,
+                                     const struct q8nn_pool_params* params);
+
 /* The lists, in preference order (best first); generated from the X-macro files. */
 extern const struct q8nn_gemm_entry q8nn_gemm_list[];
 extern const size_t q8nn_gemm_list_size;

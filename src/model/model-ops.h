@@ -32,14 +32,13 @@ int q8nn_model_softmax_prepare(double beta, double input_scale, struct q8nn_mode
 void q8nn_model_softmax_s8(const struct q8nn_model_softmax_params* p, size_t outer, size_t depth,
                            const int8_t* input, int8_t* output);
 
-/* ---- pooling: reference_integer_ops::AveragePool / MaxPool ---------------------------------- */
+/* ---- pooling: the shape of AVERAGE_POOL_2D / MAX_POOL_2D as the loader derives it; q8nn's pooling
+   operators run them (q8nn.h) --------------------------------------------------------------------- */
 struct q8nn_model_pool_params {
   size_t batch, input_height, input_width, channels, output_height, output_width;
   size_t filter_height, filter_width, stride_height, stride_width, padding_top, padding_left;
   int32_t output_min, output_max;
 };
-void q8nn_model_average_pool_s8(const struct q8nn_model_pool_params* p, const int8_t* input, int8_t* output);
-void q8nn_model_max_pool_s8(const struct q8nn_model_pool_params* p, const int8_t* input, int8_t* output);
 
 /* ---- MUL and SUB with broadcasting (rank <= 6, shapes right-aligned, padded with 1) -------- */
 struct q8nn_model_binary_params {

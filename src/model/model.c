@@ -758,8 +758,25 @@ static enum q8nn_status prepare_pool(struct loader* l, struct op* op) {
   if (!activation_range(activation, out, &p->output_min, &p->output_max)) {
     return op_fail(l, op, q8nn_status_unsupported_parameter, "fused activation %d not supported", activation);
   }
-  /* every window overlaps the image: TFLite's padding is below the filter size and the last
-     window starts inside the input */
+  /* q8nn's pooling operator (TFLite's MaxPool / AveragePool, threads over output rows). Every
+     window overlaps the image: TFLite's padding is below the filter size and the last window
+     starts inside the input. */
+  const struct q8nn_pooling2d_desc desc = {pt, pr, pb, pl, (uint32_t) fh, (uint32_t) fw, (uint32_t) sh, (uint32_t) sw,
+                                           p->channels};
+  enum q8nn_status status =
+      op->kind == K_AVERAGE_POOL
+          ? q8nn_create_average_pooling2d_nhwc_s8(&desc, (int8_t) p->output_min, (int8_t) p->output_max, 0, &op->qop)
+          : q8nn_create_max_pooling2d_nhwc_s8(&desc, (int8_t) p->output_min, (int8_t) p->output_max, 0, &op->qop);
+  if (status != q8nn_status_success) return op_fail(l, op, status, "q8nn create failed (%s)", q8nn_status_string(status));
+  size_t oh = 0, ow = 0;
+  status = q8nn_setup_pooling2d_nhwc_s8(op->qop, p->batch, p->input_height, p->input_width, (const int8_t*) in->data,
+                                        p->channels, (int8_t*) out->data, p->channels, &oh, &ow);
+  op->placement = placement_of(op);
+  if (status != q8nn_status_success) return op_fail(l, op, status, "q8nn setup failed (%s)", q8nn_status_string(status));
+  if (oh != p->output_height || ow != p->output_width) {
+    return op_fail(l, op, q8nn_status_invalid_parameter, "pooling output %zux%zu, TFLite's %zux%zu", oh, ow,
+                   p->output_height, p->output_width);
+  }
   return q8nn_status_success;
 }
 
@@ -1553,8 +1570,8 @@ static enum q8nn_status run_op(struct q8nn_model* m, struct op* op, const struct
     case K_FC:
     case K_ADD:
     case K_UNARY: return run_operator(t, op->qop);
-    case K_AVERAGE_POOL: q8nn_model_average_pool_s8(&op->pool, (const int8_t*) in->data, (int8_t*) out->data); break;
-    case K_MAX_POOL: q8nn_model_max_pool_s8(&op->pool, (const int8_t*) in->data, (int8_t*) out->data); break;
+    case K_AVERAGE_POOL:
+    case K_MAX_POOL: return run_operator(t, op->qop);
     case K_COPY: memmove(out->data, in->data, op->copy_bytes); break;
     case K_SOFTMAX: {
       const size_t depth = in->dims[in->num_dims - 1];
@@ -1626,7 +1643,8 @@ static enum q8nn_status model_run(q8nn_model_t m, const struct run_threads* t) {
   for (size_t k = 0; k < m->num_ops; k++) {
     struct op* op = &m->ops[k];
     if (op->fused_into < 0) { /* a fused op's work is done by the op it was fused into */
-      if (batch && (op->kind == K_CONV || op->kind == K_FC || op->kind == K_ADD || op->kind == K_UNARY)) {
+      if (batch && (op->kind == K_CONV || op->kind == K_FC || op->kind == K_ADD || op->kind == K_UNARY ||
+                    op->kind == K_AVERAGE_POOL || op->kind == K_MAX_POOL)) {
         list[listed++] = op->qop;
         if (listed == RUN_LIST_MAX) {
           const enum q8nn_status status = run_list(list, &listed, t);

@@ -1,5 +1,6 @@
 /*
- * fuzz-operators: convolution, depthwise convolution and add through the public API against the
+ * fuzz-operators: convolution, depthwise convolution, add and the unary elementwise (table)
+ * operators through the public API against the
  * independent reference (tests/reference). Every call either succeeds and writes exactly the
  * reference's bytes (the whole output buffer is compared, so bytes between pixels must keep their
  * canary), or fails with a documented status and leaves the output and the out-pointers
@@ -13,6 +14,7 @@
 
 #include "fuzz-util.h"
 #include "reference/reference.h"
+#include "reference/reference-unary.h"
 
 /* Shape bounds: small enough that the naive reference takes well under a millisecond on average. */
 #define MAX_EXTENT 12
@@ -699,15 +701,137 @@ static void fuzz_add(struct fuzz_reader* r, pthreadpool_t threadpool, uint8_t op
   free(a), free(b), free(y), free(a_copy), free(b_copy);
 }
 
+
+/* Reads a row stride for the unary operators: mostly a few bytes beyond the channels, sometimes
+   too small or so large that the rows' extent wraps the address space. */
+static size_t read_row_stride(struct fuzz_reader* r, size_t channels) {
+  const uint8_t b = fuzz_u8(r);
+  if (b < 0xF8) return channels + b % 6;
+  static const size_t edges[8] = {0, 1, SIZE_MAX, SIZE_MAX / 2, SIZE_MAX / 3, (size_t) PTRDIFF_MAX, 0, 0};
+  if ((b & 7) == 6) return channels - 1;
+  if ((b & 7) == 7) return (size_t) UINT32_MAX + 2;
+  return edges[b & 7];
+}
+
+/* Unary elementwise operators (one table) and caller lookups, int8 and uint8: every byte against
+   reference-unary.c, strided rows with canaries between them, in place, bad parameters. */
+static void fuzz_unary(struct fuzz_reader* r, pthreadpool_t threadpool) {
+  const uint8_t kind = fuzz_u8(r);
+  const int u8 = (kind & 0x80) != 0, lookup = (kind & 0x40) != 0;
+  const int operation = (kind & 0x3F) < 0x38 ? 1 + (kind & 0x3F) % 6 : (kind & 0x3F) - 0x38; /* 0, 7: bad */
+  struct q8nn_unary_quantization q;
+  memset(&q, 0, sizeof(q));
+  q.input_zero_point = fuzz_zero_point(r);
+  q.input_scale = fuzz_scale(r);
+  q.output_zero_point = fuzz_zero_point(r);
+  q.output_scale = fuzz_scale(r);
+  read_clamp(r, &q.output_min, &q.output_max);
+  const uint8_t alpha_kind = fuzz_u8(r);
+  q.alpha = alpha_kind < 0xC0 ? (float) (alpha_kind % 64) / 64.0f : alpha_kind < 0xF0 ? fuzz_scale(r) : -fuzz_scale(r);
+  q.rounding = (enum q8nn_rounding) (fuzz_u8(r) % 4);
+  const int sigmoid_spec = fuzz_u8(r);
+  if ((operation == 3 || operation == 4) && (sigmoid_spec & 1)) {
+    q.output_scale = operation == 3 ? 1.0f / 256.0f : 1.0f / 128.0f;
+    q.output_zero_point = operation == 3 ? -128 : 0;
+  }
+  if (operation == 6 && (sigmoid_spec & 2)) q.alpha = 1.0f;
+  int8_t table[256];
+  int accepted = 1;
+  if (lookup) {
+    fuzz_fill(r, table, 256);
+  } else {
+    const struct ref_unary_params p = {operation, q.rounding == q8nn_rounding_double ? 0 : q.rounding == q8nn_rounding_single ? 1 : 2,
+                                       q.input_scale, q.input_zero_point, q.output_scale, q.output_zero_point,
+                                       q.output_min, q.output_max, q.alpha};
+    accepted = q.rounding <= q8nn_rounding_fp32;
+    for (int x = -128; x <= 127 && accepted; x++) accepted = ref_unary_s8(&p, (int8_t) x, &table[(uint8_t) x]);
+  }
+  q8nn_operator_t op = (q8nn_operator_t) (uintptr_t) 0xDEADBEEF;
+  enum q8nn_status status;
+  if (lookup) {
+    status = u8 ? q8nn_create_lookup_nc_u8((const uint8_t*) table, 0, &op) : q8nn_create_lookup_nc_s8(table, 0, &op);
+  } else if (u8) {
+    const struct q8nn_unary_quantization_u8 q8 = {
+        q.input_zero_point + 128, q.input_scale, q.output_zero_point + 128, q.output_scale,
+        (uint8_t) (q.output_min + 128), (uint8_t) (q.output_max + 128), q.alpha, q.rounding};
+    status = q8nn_create_unary_elementwise_nc_u8((enum q8nn_unary_operation) operation, &q8, 0, &op);
+  } else {
+    status = q8nn_create_unary_elementwise_nc_s8((enum q8nn_unary_operation) operation, &q, 0, &op);
+  }
+  if (!accepted) {
+    FUZZ_CHECK(fuzz_status_in(status, INVALID | UNSUPPORTED), "unary create accepted what the reference refuses (%s)",
+               q8nn_status_string(status));
+    FUZZ_CHECK(op == (q8nn_operator_t) (uintptr_t) 0xDEADBEEF, "unary create wrote its out-pointer on failure");
+    return;
+  }
+  FUZZ_CHECK(status == q8nn_status_success, "unary create refused what the reference accepts (%s)",
+             q8nn_status_string(status));
+  if (u8) {
+    /* the uint8 operator's table, in its own bytes */
+    int8_t t8[256];
+    for (size_t i = 0; i < 256; i++) t8[i] = lookup ? table[i] : (int8_t) ((uint8_t) table[i ^ 0x80] ^ 0x80);
+    memcpy(table, t8, 256);
+  }
+  const size_t rows = fuzz_dim(r, 0, 6), channels = fuzz_dim(r, 0, 300);
+  size_t in_stride = read_row_stride(r, channels), out_stride = read_row_stride(r, channels);
+  const int in_place = fuzz_bool(r);
+  if (in_place) out_stride = in_stride;
+  const int sizes_ok = rows != 0 && channels != 0 && in_stride >= channels && out_stride >= channels;
+  const int small = rows <= 64 && channels <= 4096 && in_stride <= 4096 && out_stride <= 4096;
+  const size_t in_bytes = sizes_ok && small ? (rows - 1) * in_stride + channels : 1;
+  const size_t out_bytes = sizes_ok && small ? (rows - 1) * out_stride + channels : 1;
+  int8_t* x = xmalloc(in_bytes);
+  int8_t* y = xmalloc(out_bytes);
+  fuzz_fill(r, x, in_bytes);
+  fuzz_fill_canary(y, out_bytes);
+  int8_t* x_copy = xmalloc(in_bytes);
+  memcpy(x_copy, x, in_bytes);
+  int8_t* target = in_place ? x : y;
+  status = u8 ? q8nn_setup_unary_elementwise_nc_u8(op, rows, channels, (const uint8_t*) x, in_stride, (uint8_t*) target,
+                                                   out_stride)
+              : q8nn_setup_unary_elementwise_nc_s8(op, rows, channels, x, in_stride, target, out_stride);
+  if (!sizes_ok || !small) {
+    /* zero sizes and strides below the channels are refused; so are rows whose last byte's
+       address wraps. Larger shapes than the buffers are never run. */
+    size_t last_in = 0, last_out = 0;
+    const int wraps = sizes_ok && (__builtin_mul_overflow(rows - 1, in_stride, &last_in) ||
+                                   __builtin_add_overflow(last_in, channels, &last_in) ||
+                                   (uintptr_t) x > UINTPTR_MAX - last_in ||
+                                   __builtin_mul_overflow(rows - 1, out_stride, &last_out) ||
+                                   __builtin_add_overflow(last_out, channels, &last_out) ||
+                                   (uintptr_t) target > UINTPTR_MAX - last_out);
+    if (!sizes_ok || wraps) {
+      FUZZ_CHECK(status == q8nn_status_invalid_parameter, "unary setup: %s for rows %zu channels %zu strides %zu %zu",
+                 q8nn_status_string(status), rows, channels, in_stride, out_stride);
+      FUZZ_CHECK(q8nn_run_operator(op, threadpool) == q8nn_status_invalid_state, "unary ran after a failed setup");
+    }
+  } else {
+    FUZZ_CHECK(status == q8nn_status_success, "unary setup failed: %s", q8nn_status_string(status));
+    FUZZ_CHECK(q8nn_run_operator(op, threadpool) == q8nn_status_success, "unary run failed");
+    for (size_t i = 0; i < out_bytes; i++) {
+      const size_t row = i / out_stride, c = i % out_stride;
+      const int8_t want = c < channels ? table[(uint8_t) x_copy[row * in_stride + c]]
+                          : in_place ? x_copy[i] : FUZZ_CANARY;
+      FUZZ_CHECK(target[i] == want, "unary byte %zu: got %d, want %d (%s)", i, target[i], want,
+                 q8nn_operator_kernel_name(op));
+    }
+  }
+  FUZZ_CHECK(q8nn_delete_operator(op) == q8nn_status_success, "delete unary failed");
+  free(x), free(y), free(x_copy);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   struct fuzz_reader r = {data, size, 0};
-  const uint8_t which = fuzz_u8(&r) % 3;
+  const uint8_t first = fuzz_u8(&r);
+  const uint8_t which = first >= 0xF0 ? 3 : first % 3; /* 0xF0..0xFF: the unary operators */
   const uint8_t isa = fuzz_u8(&r);
   const uint8_t options = fuzz_u8(&r);
   /* Operators keep the kernels of the mask they were created under. */
   q8nn_set_isa_mask(isa_masks[isa % num_isa_masks]);
   const pthreadpool_t threadpool = (options & 1) ? pool : NULL;
-  if (which == 2)
+  if (which == 3)
+    fuzz_unary(&r, threadpool);
+  else if (which == 2)
     fuzz_add(&r, threadpool, options);
   else
     fuzz_conv(&r, which == 1, threadpool, options);

@@ -41,92 +41,6 @@ static void test_softmax(void** state) {
   }
 }
 
-static void test_pools(void** state) {
-  (void) state;
-  for (int t = 0; t < 400; t++) {
-    struct q8nn_model_pool_params p;
-    p.batch = 1 + test_rand() % 2;
-    p.input_height = 1 + test_rand() % 9;
-    p.input_width = 1 + test_rand() % 9;
-    p.channels = 1 + test_rand() % 7;
-    p.filter_height = 1 + test_rand() % p.input_height;
-    p.filter_width = 1 + test_rand() % p.input_width;
-    p.stride_height = 1 + test_rand() % 3;
-    p.stride_width = 1 + test_rand() % 3;
-    const int same = t & 1;
-    if (same) { /* TFLite SAME */
-      p.output_height = (p.input_height + p.stride_height - 1) / p.stride_height;
-      p.output_width = (p.input_width + p.stride_width - 1) / p.stride_width;
-      const long th = (long) ((p.output_height - 1) * p.stride_height + p.filter_height) - (long) p.input_height;
-      const long tw = (long) ((p.output_width - 1) * p.stride_width + p.filter_width) - (long) p.input_width;
-      p.padding_top = th > 0 ? (size_t) th / 2 : 0;
-      p.padding_left = tw > 0 ? (size_t) tw / 2 : 0;
-    } else {
-      p.output_height = (p.input_height - p.filter_height + p.stride_height) / p.stride_height;
-      p.output_width = (p.input_width - p.filter_width + p.stride_width) / p.stride_width;
-      p.padding_top = p.padding_left = 0;
-    }
-    p.output_min = test_rand_range(-128, 0);
-    p.output_max = test_rand_range(p.output_min, 127);
-    const size_t n_in = p.batch * p.input_height * p.input_width * p.channels;
-    const size_t n_out = p.batch * p.output_height * p.output_width * p.channels;
-    int8_t* in = malloc(n_in);
-    int8_t* out = malloc(n_out);
-    int8_t* ref = malloc(n_out);
-    test_fill_s8(in, n_in);
-    for (int avg = 0; avg < 2; avg++) {
-      if (avg) q8nn_model_average_pool_s8(&p, in, out);
-      else q8nn_model_max_pool_s8(&p, in, out);
-      ref_pool_s8(avg, p.batch, p.input_height, p.input_width, p.channels, p.output_height, p.output_width,
-                  p.filter_height, p.filter_width, p.stride_height, p.stride_width, p.padding_top, p.padding_left,
-                  p.output_min, p.output_max, in, ref);
-      const size_t bad = test_first_mismatch(out, ref, n_out);
-      if (bad != SIZE_MAX) fail_msg("%s pool case %d: [%zu] %d, reference %d", avg ? "average" : "max", t, bad, out[bad], ref[bad]);
-    }
-    free(in);
-    free(out);
-    free(ref);
-  }
-}
-
-/* AVERAGE_POOL_2D's rounded division (a multiply and shift) on one large window: every count from
-   1 to 64 x 64 is reachable, sums at both extremes (all -128, all 127) and random, more than 256
-   channels (the block boundary) now and then. */
-static void test_average_pool_large_windows(void** state) {
-  (void) state;
-  for (int t = 0; t < 240; t++) {
-    struct q8nn_model_pool_params p;
-    memset(&p, 0, sizeof(p));
-    p.batch = 1;
-    p.input_height = p.filter_height = 1 + test_rand() % 64;
-    p.input_width = p.filter_width = 1 + test_rand() % 64;
-    p.channels = t % 10 == 0 ? 257 + test_rand() % 44 : 1 + test_rand() % 40;
-    p.stride_height = p.stride_width = 1;
-    p.output_height = p.output_width = 1;
-    p.output_min = -128;
-    p.output_max = 127;
-    const size_t n_in = p.input_height * p.input_width * p.channels;
-    int8_t* in = malloc(n_in);
-    int8_t* out = malloc(p.channels);
-    int8_t* ref = malloc(p.channels);
-    if (t % 3 == 0) test_fill_s8(in, n_in);
-    else memset(in, t % 3 == 1 ? -128 : 127, n_in);
-    /* a few channels one step inside the extremes, so quotients land next to .5 */
-    for (size_t c = 0; c < p.channels; c += 3) in[c] = (int8_t) (in[c] > 0 ? in[c] - 1 : in[c] + 1);
-    q8nn_model_average_pool_s8(&p, in, out);
-    ref_pool_s8(1, 1, p.input_height, p.input_width, p.channels, 1, 1, p.filter_height, p.filter_width, 1, 1, 0, 0,
-                -128, 127, in, ref);
-    const size_t bad = test_first_mismatch(out, ref, p.channels);
-    if (bad != SIZE_MAX) {
-      fail_msg("%zux%zu window, %zu channels: [%zu] %d, reference %d", p.filter_height, p.filter_width, p.channels,
-               bad, out[bad], ref[bad]);
-    }
-    free(in);
-    free(out);
-    free(ref);
-  }
-}
-
 static void test_mul_sub_broadcast(void** state) {
   (void) state;
   for (int t = 0; t < 600; t++) {
@@ -441,8 +355,6 @@ static void test_quantize_dequantize(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_softmax),
-      cmocka_unit_test(test_pools),
-      cmocka_unit_test(test_average_pool_large_windows),
       cmocka_unit_test(test_mul_sub_broadcast),
       cmocka_unit_test(test_mul_sub_table),
       cmocka_unit_test(test_table_lengths),

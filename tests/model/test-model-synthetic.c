@@ -22,11 +22,18 @@
 #include <q8nn.h>
 
 #include "reference/reference-model.h"
+#include "reference/reference-unary.h"
 #include "testers/test-util.h"
 #include "testers/tflite-writer.h"
 
 enum { OP_CONV_2D = 3, OP_FULLY_CONNECTED = 9, OP_MUL = 18, OP_SUB = 41 };
 enum { OPT_CONV_2D = 1, OPT_FULLY_CONNECTED = 8, OPT_MUL = 21, OPT_SUB = 28 };
+enum {
+  OP_LOGISTIC = 14, OP_RELU = 19, OP_RELU_N1_TO_1 = 20, OP_RELU6 = 21, OP_TANH = 28, OP_LEAKY_RELU = 98, OP_ELU = 111,
+  OP_HARD_SWISH = 117,
+};
+enum { OPT_LEAKY_RELU = 75 };
+enum { OP_AVERAGE_POOL_2D = 1, OP_MAX_POOL_2D = 17, OPT_POOL_2D = 5 };
 
 static struct tflw_tensor int8_tensor(size_t num_dims, const int32_t* dims, const float* scale, const int64_t* zp) {
   struct tflw_tensor t;
@@ -426,11 +433,177 @@ static void test_backend_placement_is_where_it_runs(void** state) {
   free(input);
 }
 
+
+/* TFLite's CalculateActivationRangeQuantized for RELU (lo only), RELU6 and RELU_N1_TO_1. */
+static void relu_range(int32_t builtin, float scale, int32_t zp, int32_t* lo, int32_t* hi) {
+  *lo = -128;
+  *hi = 127;
+  if (builtin == OP_RELU_N1_TO_1) {
+    *lo = zp + (int32_t) roundf(-1.0f / scale);
+    *hi = zp + (int32_t) roundf(1.0f / scale);
+  } else {
+    *lo = zp + (int32_t) roundf(0.0f / scale);
+    if (builtin == OP_RELU6) *hi = zp + (int32_t) roundf(6.0f / scale);
+  }
+  *lo = *lo < -128 ? -128 : *lo;
+  *hi = *hi > 127 ? 127 : *hi;
+}
+
+/* Each table-lookup builtin as a one-operator model over all 256 input bytes, then two of them
+   chained (one q8nn_run_operators list with two threads): every byte as the reference computes
+   TFLite's kernel. */
+static void test_unary_builtins(void** state) {
+  (void) state;
+  static const int32_t builtins[] = {OP_RELU, OP_RELU6, OP_RELU_N1_TO_1, OP_LOGISTIC, OP_TANH,
+                                     OP_HARD_SWISH, OP_LEAKY_RELU, OP_ELU};
+  static const int ref_ops[] = {REF_UNARY_CLAMP, REF_UNARY_CLAMP, REF_UNARY_CLAMP, REF_UNARY_SIGMOID, REF_UNARY_TANH,
+                                REF_UNARY_HARDSWISH, REF_UNARY_LEAKY_RELU, REF_UNARY_ELU};
+  int8_t input[256], output[256];
+  for (int i = 0; i < 256; i++) input[i] = (int8_t) (i - 128);
+  for (size_t b = 0; b < sizeof(builtins) / sizeof(builtins[0]); b++) {
+    for (int trial = 0; trial < 3; trial++) {
+      const int32_t dims[4] = {1, 4, 4, 16};
+      float in_scale = expf(test_rand_float(-5.0f, -1.0f)), out_scale = expf(test_rand_float(-5.0f, -1.0f));
+      int64_t in_zp = test_rand_range(-128, 127), out_zp = test_rand_range(-128, 127);
+      if (builtins[b] == OP_LOGISTIC) out_scale = 1.0f / 256.0f, out_zp = -128;
+      if (builtins[b] == OP_TANH) out_scale = 1.0f / 128.0f, out_zp = 0;
+      const float alpha = test_rand_float(0.05f, 0.5f);
+      struct tflw_tensor t[3];
+      t[0] = int8_tensor(4, dims, &in_scale, &in_zp);
+      t[1] = int8_tensor(4, dims, &out_scale, &out_zp);
+      struct tflw_op ops[2];
+      memset(ops, 0, sizeof(ops));
+      ops[0].builtin = builtins[b];
+      ops[0].num_inputs = 1;
+      ops[0].inputs[0] = 0;
+      ops[0].output = 1;
+      if (builtins[b] == OP_LEAKY_RELU) {
+        int32_t bits;
+        memcpy(&bits, &alpha, sizeof(bits));
+        ops[0].options_type = OPT_LEAKY_RELU;
+        ops[0].num_options = 1;
+        ops[0].options[0] = (struct tflw_field){0, 4, bits};
+      }
+      /* the second trial chains a RELU6 of the same quantization after the op */
+      const int chained = trial == 1;
+      float out2_scale = out_scale;
+      int64_t out2_zp = out_zp;
+      t[2] = int8_tensor(4, dims, &out2_scale, &out2_zp);
+      ops[1].builtin = OP_RELU6;
+      ops[1].num_inputs = 1;
+      ops[1].inputs[0] = 1;
+      ops[1].output = 2;
+      const int32_t inputs[1] = {0}, outputs[1] = {chained ? 2 : 1};
+      size_t size;
+      uint8_t* file = tflw_write(t, chained ? 3 : 2, ops, chained ? 2 : 1, inputs, 1, outputs, 1, &size);
+      assert_non_null(file);
+      run_everywhere(file, size, input, sizeof(input), output, sizeof(output));
+      struct ref_unary_params p = {.op = ref_ops[b], .rounding = 0, .input_scale = in_scale,
+                                   .input_zero_point = (int32_t) in_zp, .output_scale = out_scale,
+                                   .output_zero_point = (int32_t) out_zp, .output_min = -128, .output_max = 127,
+                                   .alpha = builtins[b] == OP_LEAKY_RELU ? alpha : 1.0f};
+      if (ref_ops[b] == REF_UNARY_CLAMP) relu_range(builtins[b], out_scale, (int32_t) out_zp, &p.output_min, &p.output_max);
+      struct ref_unary_params relu6 = {.op = REF_UNARY_CLAMP, .rounding = 0, .input_scale = out_scale,
+                                       .input_zero_point = (int32_t) out_zp, .output_scale = out2_scale,
+                                       .output_zero_point = (int32_t) out2_zp};
+      relu_range(OP_RELU6, out2_scale, (int32_t) out2_zp, &relu6.output_min, &relu6.output_max);
+      for (int i = 0; i < 256; i++) {
+        int8_t want;
+        assert_true(ref_unary_s8(&p, input[i], &want));
+        if (chained) assert_true(ref_unary_s8(&relu6, want, &want));
+        if (output[i] != want) {
+          fail_msg("builtin %d trial %d: input %d gives %d, reference %d", (int) builtins[b], trial, input[i], output[i],
+                   want);
+        }
+      }
+      free(file);
+    }
+  }
+}
+
+/* AVERAGE_POOL_2D and MAX_POOL_2D with SAME and VALID padding, strides, filters and fused
+   activations, loaded from a file: the loader's padding and q8nn's pooling operators against
+   TFLite's reference pooling. */
+static void test_pool_builtins(void** state) {
+  (void) state;
+  for (int t = 0; t < 40; t++) {
+    const int avg = t % 2, same = (t / 2) % 2;
+    const int32_t h = 1 + (int32_t) (test_rand() % 11), w = 1 + (int32_t) (test_rand() % 11);
+    const int32_t c = 1 + (int32_t) (test_rand() % 40);
+    const int32_t fh = 1 + (int32_t) (test_rand() % (uint32_t) h), fw = 1 + (int32_t) (test_rand() % (uint32_t) w);
+    const int32_t sh = 1 + (int32_t) (test_rand() % 3), sw = 1 + (int32_t) (test_rand() % 3);
+    const int activation = (int) (test_rand() % 4);
+    int32_t oh, ow, pt = 0, pl = 0;
+    if (same) {
+      oh = (h + sh - 1) / sh;
+      ow = (w + sw - 1) / sw;
+      const int32_t th = (oh - 1) * sh + fh - h, tw = (ow - 1) * sw + fw - w;
+      pt = th > 0 ? th / 2 : 0;
+      pl = tw > 0 ? tw / 2 : 0;
+    } else {
+      oh = (h - fh) / sh + 1;
+      ow = (w - fw) / sw + 1;
+    }
+    float scale = expf(test_rand_float(-4.0f, 0.0f));
+    int64_t zp = test_rand_range(-100, 100);
+    const int32_t in_dims[4] = {1, h, w, c}, out_dims[4] = {1, oh, ow, c};
+    struct tflw_tensor tensors[2];
+    tensors[0] = int8_tensor(4, in_dims, &scale, &zp);
+    tensors[1] = int8_tensor(4, out_dims, &scale, &zp);
+    struct tflw_op op;
+    memset(&op, 0, sizeof(op));
+    op.builtin = avg ? OP_AVERAGE_POOL_2D : OP_MAX_POOL_2D;
+    op.num_inputs = 1;
+    op.inputs[0] = 0;
+    op.output = 1;
+    op.options_type = OPT_POOL_2D;
+    op.num_options = 6;
+    op.options[0] = (struct tflw_field){0, 1, same ? 0 : 1};
+    op.options[1] = (struct tflw_field){1, 4, sw};
+    op.options[2] = (struct tflw_field){2, 4, sh};
+    op.options[3] = (struct tflw_field){3, 4, fw};
+    op.options[4] = (struct tflw_field){4, 4, fh};
+    op.options[5] = (struct tflw_field){5, 1, activation};
+    const int32_t inputs[1] = {0}, outputs[1] = {1};
+    size_t size;
+    uint8_t* file = tflw_write(tensors, 2, &op, 1, inputs, 1, outputs, 1, &size);
+    assert_non_null(file);
+    const size_t n_in = (size_t) (h * w * c), n_out = (size_t) (oh * ow * c);
+    int8_t* input = malloc(n_in);
+    int8_t* output = malloc(n_out);
+    int8_t* ref = malloc(n_out);
+    test_fill_s8(input, n_in);
+    run_everywhere(file, size, input, n_in, output, n_out);
+    /* CalculateActivationRangeQuantized */
+    int32_t lo = -128, hi = 127;
+    if (activation == 1 || activation == 3) lo = (int32_t) zp > lo ? (int32_t) zp : lo;
+    if (activation == 3) {
+      const int32_t q6 = (int32_t) zp + (int32_t) roundf(6.0f / scale);
+      hi = q6 < hi ? q6 : hi;
+    }
+    if (activation == 2) {
+      const int32_t qm = (int32_t) zp + (int32_t) roundf(-1.0f / scale), qp = (int32_t) zp + (int32_t) roundf(1.0f / scale);
+      lo = qm > lo ? qm : lo;
+      hi = qp < hi ? qp : hi;
+    }
+    ref_pool_s8(avg, 1, (size_t) h, (size_t) w, (size_t) c, (size_t) oh, (size_t) ow, (size_t) fh, (size_t) fw,
+                (size_t) sh, (size_t) sw, (size_t) pt, (size_t) pl, lo, hi, input, ref);
+    const size_t bad = test_first_mismatch(output, ref, n_out);
+    if (bad != SIZE_MAX) {
+      fail_msg("%s pool %dx%dx%d filter %dx%d stride %dx%d %s act %d: [%zu] %d, reference %d", avg ? "average" : "max",
+               h, w, c, fh, fw, sh, sw, same ? "SAME" : "VALID", activation, bad, output[bad], ref[bad]);
+    }
+    free(input), free(output), free(ref), free(file);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fully_connected_against_reference),
       cmocka_unit_test(test_fully_connected_refusals),
       cmocka_unit_test(test_fused_lookup_chain),
+      cmocka_unit_test(test_unary_builtins),
+      cmocka_unit_test(test_pool_builtins),
       cmocka_unit_test(test_backend_placement_is_where_it_runs),
   };
   return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);

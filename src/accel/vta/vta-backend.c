@@ -15,7 +15,8 @@ static bool vta_supports(struct q8nn_backend* backend, const struct q8nn_operato
     case q8nn_operator_type_convolution:
     case q8nn_operator_type_depthwise: return q8nn_vta_conv_supports(vta, op);
     case q8nn_operator_type_add: return q8nn_vta_add_supports(vta, op);
-    case q8nn_operator_type_unary: return false; /* no lowering: table lookups stay on the CPU */
+    case q8nn_operator_type_unary:
+    case q8nn_operator_type_pooling: return false; /* no lowering: they stay on the CPU */
   }
   return false;
 }
