@@ -524,6 +524,43 @@ Q8NN_API enum q8nn_status q8nn_run_operators_on(size_t count, const q8nn_operato
                                                 const struct q8nn_threadpool* pool);
 
 /* ---------------------------------------------------------------------------------------------
+ * Fully connected, int8 and uint8
+ * ------------------------------------------------------------------------------------------- */
+
+/**
+ * Creates a fully connected operator: out[b][n] = requantize(bias[n] + sum_k kernel[n][k] *
+ * (in[b][k] - input_zero_point)), for batch_size rows of input_channels values. Numerics, scales,
+ * flags (Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE) and statuses are those of the convolution (struct
+ * q8nn_conv_quantization): TFLite's FullyConnected (per tensor) and FullyConnectedPerChannel with
+ * the TFLite roundings, XNNPACK's fully connected with q8nn_rounding_fp32. It runs on the gemm
+ * microkernels; setup chooses the tile for the batch size (one or two rows: the one-row tiles,
+ * which load each weight vector once per row instead of computing aliased rows beside it).
+ * @param kernel  [output_channels][input_channels] int8, copied and packed.
+ * @param bias    [output_channels] int32, or NULL for zeros.
+ */
+Q8NN_API enum q8nn_status q8nn_create_fully_connected_nc_s8(size_t input_channels, size_t output_channels,
+                                                            const struct q8nn_conv_quantization* quant,
+                                                            const int8_t* kernel, const int32_t* bias,
+                                                            uint32_t flags, q8nn_operator_t* fully_connected_out);
+/**
+ * Binds the rows of a fully connected operator: batch_size rows, input rows input_stride elements
+ * apart (>= input_channels), output rows output_stride apart (>= output_channels; the gap is not
+ * written). invalid_parameter for NULL pointers, a zero batch, strides below the channels or
+ * extents that overflow the address space.
+ */
+Q8NN_API enum q8nn_status q8nn_setup_fully_connected_nc_s8(q8nn_operator_t fully_connected, size_t batch_size,
+                                                           const int8_t* input, size_t input_stride, int8_t* output,
+                                                           size_t output_stride);
+/** uint8 activations (struct q8nn_conv_quantization_u8): the bytes of the int8 operator plus 128. */
+Q8NN_API enum q8nn_status q8nn_create_fully_connected_nc_u8(size_t input_channels, size_t output_channels,
+                                                            const struct q8nn_conv_quantization_u8* quant,
+                                                            const int8_t* kernel, const int32_t* bias,
+                                                            uint32_t flags, q8nn_operator_t* fully_connected_out);
+Q8NN_API enum q8nn_status q8nn_setup_fully_connected_nc_u8(q8nn_operator_t fully_connected, size_t batch_size,
+                                                           const uint8_t* input, size_t input_stride, uint8_t* output,
+                                                           size_t output_stride);
+
+/* ---------------------------------------------------------------------------------------------
  * Elementwise non-linearities, int8 and uint8: one 256-entry table built at create
  * ------------------------------------------------------------------------------------------- */
 

@@ -166,6 +166,8 @@ struct q8nn_operator {
   int8_t pooling_min, pooling_max; /* int8 clamp (uint8 operators: minus 128) */
   size_t pooling_channels;
 
+  int fully_connected; /* a convolution created by q8nn_create_fully_connected_nc_* (1x1, rows as pixels) */
+
   int is_setup;
   int u8; /* uint8 activations (q8nn_create_*_u8): conv_params' flips, or the add's chunked flips */
   /* A number no other setup of any operator had (q8nn_next_setup_serial), taken by every setup, and

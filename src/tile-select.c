@@ -40,6 +40,13 @@ static const struct tile_rate tile_rates[] = {
     /* issue 11 round seven: 0.98 of 8x32c4 on the six shapes where neither pads M (four rounds,
        three requantizations); it wins where it saves more than 2% of 8x32c4's rows (M = 49) */
     {Q8NN_ISA_X86_AVX512VNNI, 7, 32, 4, 980, 16},
+    /* the one- and two-row tiles: geometric means over the ten MobileNetV2 shapes of
+       bench_ukernels, medians of three (AMD Zen 4, rdouble), relative to 8x32c4 per executed MAC.
+       They win for one to four rows, where the others compute aliased rows beside each weight
+       vector they load (4x64c4 measured 932 in the same run). */
+    {Q8NN_ISA_X86_AVX512VNNI, 1, 32, 4, 386, 16},
+    {Q8NN_ISA_X86_AVX512VNNI, 2, 32, 4, 611, 16},
+    {Q8NN_ISA_X86_AVX512VNNI, 1, 64, 4, 396, 16},
     /* AVX-VNNI: issue 11 round sixteen (the Intel host running the ymm path), three runs of the eight
        MobileNetV2 shapes, three requantizations, relative to 6x16c4; the N = 24 shape, where the
        16-channel tiles compute 32 channels, left out of the means (the model counts that padding).
@@ -47,6 +54,8 @@ static const struct tile_rate tile_rates[] = {
     {Q8NN_ISA_X86_AVXVNNI | Q8NN_ISA_X86_AVX2, 6, 16, 4, 1000, 16},
     {Q8NN_ISA_X86_AVXVNNI | Q8NN_ISA_X86_AVX2, 4, 16, 4, 917, 16},
     {Q8NN_ISA_X86_AVXVNNI | Q8NN_ISA_X86_AVX2, 8, 8, 4, 855, 8},
+    /* 1x16c4: 2.2x 6x16c4's time per executed MAC on the same shapes (AMD Zen 4, AVX-VNNI) */
+    {Q8NN_ISA_X86_AVXVNNI | Q8NN_ISA_X86_AVX2, 1, 16, 4, 450, 16},
     /* AVX2: two runs of the six shapes (both roundings) put the three tiles within noise of each
        other (+-15% either way), so they share one rate and the padding decides. */
     {Q8NN_ISA_X86_AVX2, 4, 8, 8, 1000, 8},

@@ -581,17 +581,15 @@ static enum q8nn_status prepare_fully_connected(struct loader* l, struct op* op)
     free(scales);
     return status;
   }
-  const struct q8nn_convolution2d_desc desc = {
-      .kernel_height = 1, .kernel_width = 1, .stride_height = 1, .stride_width = 1, .dilation_height = 1,
-      .dilation_width = 1, .groups = 1, .group_input_channels = depth, .group_output_channels = units};
-  status = q8nn_create_convolution2d_nhwc_s8(&desc, &quant, (const int8_t*) filter->constant, b, flags, &op->qop);
+  status = q8nn_create_fully_connected_nc_s8(depth, units, &quant, (const int8_t*) filter->constant, b, flags,
+                                             &op->qop);
   free(scales);
   free(b);
   if (status != q8nn_status_success) return op_fail(l, op, status, "q8nn create failed (%s)", q8nn_status_string(status));
   int on_backend = try_backend(l->m, op);
   do {
-    status = q8nn_setup_convolution2d_nhwc_s8(op->qop, 1, 1, rows, (const int8_t*) in->data, depth,
-                                              (int8_t*) out->data, units, NULL, NULL);
+    status = q8nn_setup_fully_connected_nc_s8(op->qop, rows, (const int8_t*) in->data, depth, (int8_t*) out->data,
+                                              units);
   } while (retry_on_cpu(op, status, &on_backend));
   op->placement = placement_of(op);
   if (status != q8nn_status_success) return op_fail(l, op, status, "q8nn setup failed (%s)", q8nn_status_string(status));

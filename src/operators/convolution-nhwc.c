@@ -523,7 +523,7 @@ enum q8nn_status q8nn_setup_convolution2d_nhwc_s8(
     const int8_t* input, size_t input_pixel_stride, int8_t* output, size_t output_pixel_stride,
     size_t* output_height_out, size_t* output_width_out) {
   if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
-  if (op == NULL || op->type != q8nn_operator_type_convolution || op->u8) {
+  if (op == NULL || op->type != q8nn_operator_type_convolution || op->u8 || op->fully_connected) {
     return Q8NN_ERROR(q8nn_status_invalid_parameter, "not an int8 convolution operator");
   }
   return q8nn_setup_conv_common(op, batch_size, input_height, input_width, input, input_pixel_stride,
@@ -535,7 +535,7 @@ enum q8nn_status q8nn_setup_convolution2d_nhwc_u8(
     const uint8_t* input, size_t input_pixel_stride, uint8_t* output, size_t output_pixel_stride,
     size_t* output_height_out, size_t* output_width_out) {
   if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
-  if (op == NULL || op->type != q8nn_operator_type_convolution || !op->u8) {
+  if (op == NULL || op->type != q8nn_operator_type_convolution || !op->u8 || op->fully_connected) {
     return Q8NN_ERROR(q8nn_status_invalid_parameter, "not a uint8 convolution operator");
   }
   return q8nn_setup_conv_common(op, batch_size, input_height, input_width, (const int8_t*) input,
