@@ -748,8 +748,7 @@ size_t q8nn_operator_works(struct q8nn_operator* op, size_t threads, int in_regi
                            struct q8nn_work works[Q8NN_MAX_OPERATOR_WORKS]) {
   if (op->plan_threads != threads || op->plan_in_region != in_region) {
     op->plan_count = op->type == q8nn_operator_type_add     ? add_works(op, threads, in_region, op->plan)
-                     : op->type == q8nn_operator_type_unary ? q8nn_unary_works(op, threads, in_region, op->plan)
-                     : op->type == q8nn_operator_type_pooling ? q8nn_pooling_works(op, threads, in_region, op->plan)
+                     : op->cls != NULL ? op->cls->works(op, threads, in_region, op->plan)
                                                             : conv_works(op, threads, op->plan);
     op->plan_threads = threads;
     op->plan_in_region = in_region;
@@ -784,9 +783,9 @@ static int is_dwconv_fn(const struct q8nn_work* w) {
 /* The bytes a work writes. */
 static struct q8nn_span work_output(const struct q8nn_work* w) {
   const struct q8nn_operator* op = w->context;
-  if (op->type == q8nn_operator_type_unary || op->type == q8nn_operator_type_pooling) {
+  if (op->cls != NULL) {
     struct q8nn_span s;
-    (op->type == q8nn_operator_type_unary ? q8nn_unary_span : q8nn_pooling_span)(op, 1, &s.begin, &s.end);
+    op->cls->span(op, 1, &s.begin, &s.end);
     return s;
   }
   if (op->type == q8nn_operator_type_add) {
@@ -806,8 +805,8 @@ static struct q8nn_span work_output(const struct q8nn_work* w) {
 /* The bytes a work reads, one span per input; returns their number (at most 2). */
 static size_t work_inputs(const struct q8nn_work* w, struct q8nn_span spans[2]) {
   const struct q8nn_operator* op = w->context;
-  if (op->type == q8nn_operator_type_unary || op->type == q8nn_operator_type_pooling) {
-    (op->type == q8nn_operator_type_unary ? q8nn_unary_span : q8nn_pooling_span)(op, 0, &spans[0].begin, &spans[0].end);
+  if (op->cls != NULL) {
+    op->cls->span(op, 0, &spans[0].begin, &spans[0].end);
     return 1;
   }
   if (op->type == q8nn_operator_type_add) {
@@ -928,7 +927,7 @@ enum q8nn_status q8nn_delete_operator(q8nn_operator_t op) {
   free(op->zero_buffer);
   free((void*) op->indirection);
   free(op->expanded_input);
-  free(op->lut_packed);
+  if (op->cls != NULL && op->cls->release != NULL) op->cls->release(op);
   free(op);
   return q8nn_status_success;
 }

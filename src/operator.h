@@ -73,9 +73,24 @@ struct q8nn_work {
 
 struct q8nn_backend;
 struct q8nn_list_plan;
+struct q8nn_operator;
+
+/*
+ * What the run machinery needs of an operator type that runs its own loops (every type but the
+ * convolutions and the add, which predate it): its loops for a thread count (as
+ * q8nn_operator_works), the bytes it reads (output 0, one span) and writes (output 1) for
+ * q8nn_work_needs_barrier, and the release of what the type allocated beyond the struct. Adding
+ * such an operator touches its own file and this struct's instance there.
+ */
+struct q8nn_operator_class {
+  size_t (*works)(struct q8nn_operator* op, size_t threads, int in_region, struct q8nn_work* works);
+  void (*span)(const struct q8nn_operator* op, int output, uintptr_t* begin, uintptr_t* end);
+  void (*release)(struct q8nn_operator* op); /* may be NULL */
+};
 
 struct q8nn_operator {
   enum q8nn_operator_type type;
+  const struct q8nn_operator_class* cls; /* NULL: convolution, depthwise, add */
   char kernel_name[96];
 
   /* ---- convolution and depthwise (constant after create) ---- */
@@ -258,17 +273,6 @@ static inline struct q8nn_work q8nn_make_work(enum q8nn_work_kind kind, void (*f
                               0};
   return w;
 }
-
-/* The loops of a unary operator (unary-elementwise-nc.c), and the bytes [*begin, *end) it writes
-   (output 1) or reads (output 0). */
-Q8NN_INTERNAL size_t q8nn_unary_works(struct q8nn_operator* op, size_t threads, int in_region,
-                                      struct q8nn_work* works);
-Q8NN_INTERNAL void q8nn_unary_span(const struct q8nn_operator* op, int output, uintptr_t* begin, uintptr_t* end);
-
-/* The loops of a pooling operator (pooling-nhwc.c) and the bytes it writes (output 1) or reads. */
-Q8NN_INTERNAL size_t q8nn_pooling_works(struct q8nn_operator* op, size_t threads, int in_region,
-                                        struct q8nn_work* works);
-Q8NN_INTERNAL void q8nn_pooling_span(const struct q8nn_operator* op, int output, uintptr_t* begin, uintptr_t* end);
 
 /* Number of tiles of a work, and tile `index` of it run on the calling thread. */
 Q8NN_INTERNAL size_t q8nn_work_tiles(const struct q8nn_work* w);

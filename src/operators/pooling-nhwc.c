@@ -11,6 +11,8 @@
 #include "kernels/kernel-decls.h"
 #include "operator.h"
 
+static const struct q8nn_operator_class q8nn_pooling_class;
+
 static enum q8nn_status create_pooling(const struct q8nn_pooling2d_desc* desc, int average, int32_t output_min,
                                        int32_t output_max, uint32_t flags, int u8, q8nn_operator_t* pooling_out,
                                        const char* caller) {
@@ -32,6 +34,7 @@ static enum q8nn_status create_pooling(const struct q8nn_pooling2d_desc* desc, i
                           (int) output_max);
   }
   struct q8nn_operator* op = q8nn_allocate_operator(q8nn_operator_type_pooling);
+  if (op != NULL) op->cls = &q8nn_pooling_class;
   if (op == NULL) return q8nn_log_error(q8nn_status_out_of_memory, caller, "operator allocation failed");
   struct q8nn_conv_geometry* g = &op->geometry;
   g->padding_top = desc->padding_top;
@@ -191,7 +194,7 @@ static void pooling_task(void* context, size_t unused, size_t row0, size_t count
 /* Poolings reading fewer bytes run on the calling thread. */
 #define Q8NN_POOLING_MIN_PARALLEL_BYTES ((size_t) 1 << 16)
 
-size_t q8nn_pooling_works(struct q8nn_operator* op, size_t threads, int in_region, struct q8nn_work* works) {
+static size_t pooling_works(struct q8nn_operator* op, size_t threads, int in_region, struct q8nn_work* works) {
   const size_t rows = op->batch_size * op->output_height;
   const size_t bytes = rows * op->output_width * op->geometry.kernel_height * op->geometry.kernel_width *
                        op->pooling_channels;
@@ -203,10 +206,12 @@ size_t q8nn_pooling_works(struct q8nn_operator* op, size_t threads, int in_regio
   return 1;
 }
 
-void q8nn_pooling_span(const struct q8nn_operator* op, int output, uintptr_t* begin, uintptr_t* end) {
+static void pooling_span(const struct q8nn_operator* op, int output, uintptr_t* begin, uintptr_t* end) {
   const size_t pixels = op->batch_size * (output ? op->output_height * op->output_width
                                                  : op->input_height * op->input_width);
   const size_t stride = output ? op->output_pixel_stride : op->input_pixel_stride;
   *begin = output ? (uintptr_t) op->output : (uintptr_t) op->input;
   *end = *begin + (pixels - 1) * stride + op->pooling_channels;
 }
+
+static const struct q8nn_operator_class q8nn_pooling_class = {pooling_works, pooling_span, NULL};

@@ -11,12 +11,15 @@
 #include <string.h>
 
 #include "operator.h"
+
+static const struct q8nn_operator_class q8nn_unary_class;
 #include "operators/unary-table.h"
 
 static enum q8nn_status create_from_table(const uint8_t* table, int u8, const char* name,
                                           q8nn_operator_t* unary_out, const char* caller) {
   const struct q8nn_dispatch d = q8nn_get_dispatch(u8);
   struct q8nn_operator* op = q8nn_allocate_operator(q8nn_operator_type_unary);
+  if (op != NULL) op->cls = &q8nn_unary_class;
   uint8_t* packed = aligned_alloc(64, Q8NN_LUT_PACKED_BYTES);
   if (op == NULL || packed == NULL) {
     free(op);
@@ -182,7 +185,7 @@ static void unary_task(void* context, size_t row, size_t i0, size_t count) {
 /* Lookups of fewer bytes run on the calling thread (as small adds: waking threads costs more). */
 #define Q8NN_UNARY_MIN_PARALLEL_BYTES ((size_t) 1 << 16)
 
-size_t q8nn_unary_works(struct q8nn_operator* op, size_t threads, int in_region, struct q8nn_work* works) {
+static size_t unary_works(struct q8nn_operator* op, size_t threads, int in_region, struct q8nn_work* works) {
   const size_t total = op->rows * op->row_elements;
   const int caller_only = !in_region && total < Q8NN_UNARY_MIN_PARALLEL_BYTES;
   if (caller_only) threads = 1;
@@ -196,9 +199,13 @@ size_t q8nn_unary_works(struct q8nn_operator* op, size_t threads, int in_region,
   return 1;
 }
 
-void q8nn_unary_span(const struct q8nn_operator* op, int output, uintptr_t* begin, uintptr_t* end) {
+static void unary_span(const struct q8nn_operator* op, int output, uintptr_t* begin, uintptr_t* end) {
   const uintptr_t base = output ? (uintptr_t) op->unary_y : (uintptr_t) op->unary_x;
   const size_t stride = output ? op->output_row_stride : op->input_row_stride;
   *begin = base;
   *end = base + (op->rows - 1) * stride + op->row_elements;
 }
+
+static void unary_release(struct q8nn_operator* op) { free(op->lut_packed); }
+
+static const struct q8nn_operator_class q8nn_unary_class = {unary_works, unary_span, unary_release};
