@@ -703,6 +703,43 @@ Q8NN_API enum q8nn_status q8nn_setup_pooling2d_nhwc_u8(q8nn_operator_t pooling, 
                                                        size_t* output_width_out);
 
 /* ---------------------------------------------------------------------------------------------
+ * Resize 2D, NHWC, int8 and uint8 (TFLite RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR)
+ * ------------------------------------------------------------------------------------------- */
+
+enum q8nn_resize_mode {
+  q8nn_resize_nearest = 1,  /**< TFLite ResizeNearestNeighbor */
+  q8nn_resize_bilinear = 2, /**< TFLite ResizeBilinear for int8 (its integer interpolation) */
+};
+/** Create flags of q8nn_create_resize2d_nhwc_*: TFLite's two options (both 0: its default scale
+    in / out). They may not both be set. */
+#define Q8NN_FLAG_ALIGN_CORNERS 0x00000008u
+#define Q8NN_FLAG_HALF_PIXEL_CENTERS 0x00000010u
+
+/**
+ * Creates a resize to output_height x output_width of pixels of `channels` values, bit-exact with
+ * TFLite's reference kernels for int8 (input and output share one quantization, as TFLite requires).
+ * @return invalid_parameter for NULL, zero sizes, unknown flags or both flags.
+ */
+Q8NN_API enum q8nn_status q8nn_create_resize2d_nhwc_s8(enum q8nn_resize_mode mode, size_t channels,
+                                                       size_t output_height, size_t output_width, uint32_t flags,
+                                                       q8nn_operator_t* resize_out);
+/** Binds batch_size images of input_height x input_width pixels (pixel strides >= channels; the
+    output's gap between pixels is not written). invalid_parameter for NULL pointers, zero sizes,
+    strides below the channels or extents that overflow the address space. */
+Q8NN_API enum q8nn_status q8nn_setup_resize2d_nhwc_s8(q8nn_operator_t resize, size_t batch_size, size_t input_height,
+                                                      size_t input_width, const int8_t* input,
+                                                      size_t input_pixel_stride, int8_t* output,
+                                                      size_t output_pixel_stride);
+/** uint8: the int8 operator's bytes on x - 128, plus 128. */
+Q8NN_API enum q8nn_status q8nn_create_resize2d_nhwc_u8(enum q8nn_resize_mode mode, size_t channels,
+                                                       size_t output_height, size_t output_width, uint32_t flags,
+                                                       q8nn_operator_t* resize_out);
+Q8NN_API enum q8nn_status q8nn_setup_resize2d_nhwc_u8(q8nn_operator_t resize, size_t batch_size, size_t input_height,
+                                                      size_t input_width, const uint8_t* input,
+                                                      size_t input_pixel_stride, uint8_t* output,
+                                                      size_t output_pixel_stride);
+
+/* ---------------------------------------------------------------------------------------------
  * Additions beyond API.md: ISA control and logging
  * ------------------------------------------------------------------------------------------- */
 

@@ -13,6 +13,9 @@ enum q8nn_operator_type {
   q8nn_operator_type_add = 3,
   q8nn_operator_type_unary = 4, /* unary elementwise and lookup: one 256-entry table */
   q8nn_operator_type_pooling = 5, /* max or average pooling 2D */
+  q8nn_operator_type_resize = 6,  /* resize 2D (resize-nhwc.c) */
+  q8nn_operator_type_concatenate = 7, /* concatenation along any axis (concatenate-nd.c) */
+  q8nn_operator_type_channel_shuffle = 8,
 };
 
 /* How a convolution runs on the CPU. */
@@ -180,6 +183,9 @@ struct q8nn_operator {
   int pooling_average;
   int8_t pooling_min, pooling_max; /* int8 clamp (uint8 operators: minus 128) */
   size_t pooling_channels;
+
+  /* ---- resize (resize-nhwc.c): its own state, allocated at create, freed by its class ---- */
+  void* resize_state;
 
   int fully_connected; /* a convolution created by q8nn_create_fully_connected_nc_* (1x1, rows as pixels) */
 

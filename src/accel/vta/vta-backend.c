@@ -16,7 +16,10 @@ static bool vta_supports(struct q8nn_backend* backend, const struct q8nn_operato
     case q8nn_operator_type_depthwise: return q8nn_vta_conv_supports(vta, op);
     case q8nn_operator_type_add: return q8nn_vta_add_supports(vta, op);
     case q8nn_operator_type_unary:
-    case q8nn_operator_type_pooling: return false; /* no lowering: they stay on the CPU */
+    case q8nn_operator_type_pooling:
+    case q8nn_operator_type_resize:
+    case q8nn_operator_type_concatenate:
+    case q8nn_operator_type_channel_shuffle: return false; /* no lowering: they stay on the CPU */
   }
   return false;
 }
