@@ -740,6 +740,68 @@ Q8NN_API enum q8nn_status q8nn_setup_resize2d_nhwc_u8(q8nn_operator_t resize, si
                                                       size_t output_pixel_stride);
 
 /* ---------------------------------------------------------------------------------------------
+ * Concatenation and channel shuffle: data movement, int8 and uint8
+ * ------------------------------------------------------------------------------------------- */
+
+/** Quantization of a concatenation's inputs and output. */
+struct q8nn_concatenate_quantization {
+  const float* input_scales;        /**< num_inputs normal floats > 0 */
+  const int32_t* input_zero_points; /**< num_inputs, in the activations' range */
+  float output_scale;
+  int32_t output_zero_point;
+};
+/** Create flag of q8nn_create_concatenate_nd_*: inputs whose quantization differs from the
+    output's are requantized as PyTorch's quantized cat does: q = clamp(nearbyint((float) ((x -
+    input_zero_point) * input_scale) * (1 / output_scale)) + output_zero_point), the float
+    arithmetic of dequantize then quantize_per_tensor (ties to even). */
+#define Q8NN_FLAG_PYTORCH_REQUANTIZE 0x00000020u
+
+/**
+ * Creates a concatenation of num_inputs tensors along one axis (chosen at setup).
+ * quant NULL: every input has the output's quantization and the bytes are copied (TFLite's
+ * CONCATENATION for int8, which requires that; XNNPACK's concatenate). With quant, an input whose
+ * scale and zero point equal the output's is copied; any other needs Q8NN_FLAG_PYTORCH_REQUANTIZE
+ * (unsupported_parameter otherwise, as TFLite refuses it) and runs a 256-entry table of that
+ * arithmetic through the table-lookup kernels.
+ * @return invalid_parameter for num_inputs 0, NULL out-pointer, unknown flags, scales that are not
+ *         normal floats > 0 or zero points out of range.
+ */
+Q8NN_API enum q8nn_status q8nn_create_concatenate_nd_s8(size_t num_inputs,
+                                                        const struct q8nn_concatenate_quantization* quant,
+                                                        uint32_t flags, q8nn_operator_t* concatenate_out);
+/**
+ * Binds the inputs: every input has `shape` except along `axis`, where input i has axis_sizes[i]
+ * (shape[axis] is ignored); the output is dense with shape[axis] = the sum. Inputs and output are
+ * dense row-major; no input may overlap the output.
+ * @return invalid_parameter for NULL pointers, a zero dimension or axis size, axis >= num_dims,
+ *         an overlap, or sizes that overflow; unsupported_parameter for num_dims > Q8NN_MAX_DIMS.
+ */
+Q8NN_API enum q8nn_status q8nn_setup_concatenate_nd_s8(q8nn_operator_t concatenate, size_t num_dims,
+                                                       const size_t* shape, size_t axis, const size_t* axis_sizes,
+                                                       const int8_t* const* inputs, int8_t* output);
+/** uint8: zero points in [0, 255]; the bytes are the int8 operator's plus 128. */
+Q8NN_API enum q8nn_status q8nn_create_concatenate_nd_u8(size_t num_inputs,
+                                                        const struct q8nn_concatenate_quantization* quant,
+                                                        uint32_t flags, q8nn_operator_t* concatenate_out);
+Q8NN_API enum q8nn_status q8nn_setup_concatenate_nd_u8(q8nn_operator_t concatenate, size_t num_dims,
+                                                       const size_t* shape, size_t axis, const size_t* axis_sizes,
+                                                       const uint8_t* const* inputs, uint8_t* output);
+
+/**
+ * Creates a channel shuffle of pixels of groups x group_channels bytes (ShuffleNet's, XNNPACK's
+ * xnn_create_channel_shuffle_nc_x8, PyTorch's channel_shuffle): output channel k * groups + g is
+ * input channel g * group_channels + k. Bytes of any type.
+ * @return invalid_parameter for groups < 2, group_channels 0 or a product that overflows.
+ */
+Q8NN_API enum q8nn_status q8nn_create_channel_shuffle_nc_x8(size_t groups, size_t group_channels, uint32_t flags,
+                                                           q8nn_operator_t* channel_shuffle_out);
+/** batch_size pixels, strides >= groups x group_channels (the output's gap is not written); the
+    output may not overlap the input. */
+Q8NN_API enum q8nn_status q8nn_setup_channel_shuffle_nc_x8(q8nn_operator_t channel_shuffle, size_t batch_size,
+                                                           const void* input, size_t input_stride, void* output,
+                                                           size_t output_stride);
+
+/* ---------------------------------------------------------------------------------------------
  * Additions beyond API.md: ISA control and logging
  * ------------------------------------------------------------------------------------------- */
 

@@ -186,6 +186,8 @@ struct q8nn_operator {
 
   /* ---- resize (resize-nhwc.c): its own state, allocated at create, freed by its class ---- */
   void* resize_state;
+  /* ---- concatenation, channel shuffle: their own state, freed by their class ---- */
+  void* class_state;
 
   int fully_connected; /* a convolution created by q8nn_create_fully_connected_nc_* (1x1, rows as pixels) */
 

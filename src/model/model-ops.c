@@ -483,18 +483,6 @@ void q8nn_model_mean_s8(const struct q8nn_model_mean_params* p, const int8_t* in
   }
 }
 
-/* ---- CONCATENATION -------------------------------------------------------------------------- */
-
-void q8nn_model_concat_s8(size_t outer, size_t num_inputs, const size_t* chunk, const int8_t* const* inputs,
-                          int8_t* output) {
-  for (size_t o = 0; o < outer; o++) {
-    for (size_t k = 0; k < num_inputs; k++) {
-      memcpy(output, inputs[k] + o * chunk[k], chunk[k]);
-      output += chunk[k];
-    }
-  }
-}
-
 /* ---- QUANTIZE / DEQUANTIZE ------------------------------------------------------------------- */
 
 void q8nn_model_quantize_f32_s8(size_t n, float scale, int32_t zero_point, const float* input, int8_t* output) {

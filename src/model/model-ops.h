@@ -113,11 +113,6 @@ size_t q8nn_model_mean_output_shape(size_t rank, const size_t* shape, const int3
                                     int keep_dims, size_t* out_shape);
 void q8nn_model_mean_s8(const struct q8nn_model_mean_params* p, const int8_t* input, int8_t* output);
 
-/* ---- CONCATENATION: inputs already share the output's quantization (TFLite requires it for int8),
-   so the op is a copy: for each of `outer` rows, input k contributes chunk[k] bytes in turn. ---- */
-void q8nn_model_concat_s8(size_t outer, size_t num_inputs, const size_t* chunk, const int8_t* const* inputs,
-                          int8_t* output);
-
 /* ---- QUANTIZE and DEQUANTIZE --------------------------------------------------------------- */
 /* float32 -> int8: reference_ops::AffineQuantize: round(x / scale) in float, + zero point and
    clamp in double. NaN (undefined in TFLite: a cast of NaN) gives the zero point. */

@@ -105,9 +105,6 @@ struct op {
   struct q8nn_model_mean_params mean;
   size_t pad_rank, pad_in[Q8NN_MODEL_MAX_DIMS], pad_before[Q8NN_MODEL_MAX_DIMS], pad_out[Q8NN_MODEL_MAX_DIMS];
   int8_t pad_value;
-  size_t concat_outer;
-  size_t* concat_chunk;          /* bytes per outer row, per input */
-  const int8_t** concat_inputs;  /* input data pointers (arena or constants) */
   int8_t* table;                 /* MUL/SUB by a constant: 256 outputs per constant value */
   size_t table_values;
   int32_t table_input;           /* tensor the table reads: inputs[0], or a fused producer's input */
@@ -941,9 +938,7 @@ static enum q8nn_status prepare_concat(struct loader* l, struct op* op) {
   }
   if (axis < 0) axis += (int32_t) out->num_dims;
   if (axis < 0 || (size_t) axis >= out->num_dims) return op_fail(l, op, q8nn_status_invalid_parameter, "axis out of range");
-  size_t outer = 1, inner = 1, sum = 0;
-  for (size_t i = 0; i < (size_t) axis; i++) outer *= out->dims[i];
-  for (size_t i = (size_t) axis + 1; i < out->num_dims; i++) inner *= out->dims[i];
+  size_t sum = 0;
   for (size_t k = 0; k < op->num_inputs; k++) {
     struct tensor* t = in_tensor(l, op, k);
     if (t == NULL || !is_int8_activation(t) || t->scale != out->scale || t->zero_point != out->zero_point ||
@@ -958,14 +953,29 @@ static enum q8nn_status prepare_concat(struct loader* l, struct op* op) {
     sum += t->dims[axis];
   }
   if (sum != out->dims[axis]) return op_fail(l, op, q8nn_status_invalid_parameter, "sizes along the axis do not add up");
-  op->concat_outer = outer;
-  op->concat_chunk = (size_t*) malloc(op->num_inputs * sizeof(size_t));
-  op->concat_inputs = (const int8_t**) malloc(op->num_inputs * sizeof(int8_t*));
-  if (op->concat_chunk == NULL || op->concat_inputs == NULL) return fail(l, q8nn_status_out_of_memory, "out of memory");
+  /* q8nn's concatenation (the bytes are copied: TFLite's int8 CONCATENATION requires one quantization) */
+  size_t* sizes = (size_t*) malloc(op->num_inputs * sizeof(size_t));
+  const int8_t** inputs = (const int8_t**) malloc(op->num_inputs * sizeof(int8_t*));
+  if (sizes == NULL || inputs == NULL) {
+    free(sizes);
+    free(inputs);
+    return fail(l, q8nn_status_out_of_memory, "out of memory");
+  }
   for (size_t k = 0; k < op->num_inputs; k++) {
     const struct tensor* t = in_tensor(l, op, k);
-    op->concat_chunk[k] = t->dims[axis] * inner;
-    op->concat_inputs[k] = (const int8_t*) t->data;
+    sizes[k] = t->dims[axis];
+    inputs[k] = (const int8_t*) t->data;
+  }
+  enum q8nn_status status = q8nn_create_concatenate_nd_s8(op->num_inputs, NULL, 0, &op->qop);
+  if (status == q8nn_status_success) {
+    status = q8nn_setup_concatenate_nd_s8(op->qop, out->num_dims, out->dims, (size_t) axis, sizes, inputs,
+                                          (int8_t*) out->data);
+  }
+  free(sizes);
+  free(inputs);
+  op->placement = placement_of(op);
+  if (status != q8nn_status_success) {
+    return op_fail(l, op, status, "q8nn concatenation failed (%s)", q8nn_status_string(status));
   }
   return q8nn_status_success;
 }
@@ -1594,9 +1604,7 @@ static enum q8nn_status run_op(struct q8nn_model* m, struct op* op, const struct
                         (const int8_t*) in->data, (int8_t*) out->data);
       break;
     case K_MEAN: q8nn_model_mean_s8(&op->mean, (const int8_t*) in->data, (int8_t*) out->data); break;
-    case K_CONCAT:
-      q8nn_model_concat_s8(op->concat_outer, op->num_inputs, op->concat_chunk, op->concat_inputs, (int8_t*) out->data);
-      break;
+    case K_CONCAT: return run_operator(t, op->qop);
     case K_QUANTIZE:
       if (op->requantize) {
         q8nn_model_requantize_8(out->elements, in->type == q8nn_model_type_uint8, in->zero_point,
@@ -1642,7 +1650,8 @@ static enum q8nn_status model_run(q8nn_model_t m, const struct run_threads* t) {
     struct op* op = &m->ops[k];
     if (op->fused_into < 0) { /* a fused op's work is done by the op it was fused into */
       if (batch && (op->kind == K_CONV || op->kind == K_FC || op->kind == K_ADD || op->kind == K_UNARY ||
-                    op->kind == K_AVERAGE_POOL || op->kind == K_MAX_POOL)) {
+                    op->kind == K_AVERAGE_POOL || op->kind == K_MAX_POOL ||
+                    op->kind == K_CONCAT)) {
         list[listed++] = op->qop;
         if (listed == RUN_LIST_MAX) {
           const enum q8nn_status status = run_list(list, &listed, t);
@@ -1715,8 +1724,6 @@ enum q8nn_status q8nn_model_delete(q8nn_model_t m) {
     q8nn_delete_operator(m->ops[k].qop);
     free(m->ops[k].inputs);
     free(m->ops[k].softmax);
-    free(m->ops[k].concat_chunk);
-    free(m->ops[k].concat_inputs);
     free(m->ops[k].table);
   }
   for (size_t i = 0; i < m->num_tensors && m->tensors != NULL; i++) free(m->tensors[i].name);

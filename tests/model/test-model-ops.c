@@ -267,40 +267,6 @@ static void test_mean(void** state) {
   assert_false(q8nn_model_mean_prepare(4, shape, bad_axis + 1, 5, 1, 1.0f, 0, 1.0f, 0, &p));
 }
 
-static void test_concat(void** state) {
-  (void) state;
-  for (int t = 0; t < 600; t++) {
-    const size_t rank = 1 + test_rand() % 6, axis = test_rand() % rank, num_inputs = 1 + test_rand() % 4;
-    size_t shapes[4][6], outer = 1, inner = 1, chunk[4], total = 0;
-    random_shape(rank, shapes[0], rank > 4 ? 3 : 4);
-    for (size_t k = 1; k < num_inputs; k++) {
-      memcpy(shapes[k], shapes[0], sizeof(shapes[0]));
-      shapes[k][axis] = 1 + test_rand() % 4;
-    }
-    for (size_t i = 0; i < axis; i++) outer *= shapes[0][i];
-    for (size_t i = axis + 1; i < rank; i++) inner *= shapes[0][i];
-    int8_t* inputs[4];
-    for (size_t k = 0; k < num_inputs; k++) {
-      const size_t n = product(rank, shapes[k]);
-      inputs[k] = malloc(n);
-      test_fill_s8(inputs[k], n);
-      chunk[k] = shapes[k][axis] * inner;
-      total += n;
-    }
-    int8_t* out = malloc(total + 16);
-    int8_t* ref = malloc(total);
-    memset(out + total, 0x3C, 16);
-    q8nn_model_concat_s8(outer, num_inputs, chunk, (const int8_t* const*) inputs, out);
-    ref_concat_s8(rank, axis, num_inputs, (const size_t(*)[6]) shapes, (const int8_t* const*) inputs, ref);
-    const size_t bad = test_first_mismatch(out, ref, total);
-    if (bad != SIZE_MAX) fail_msg("concat case %d: [%zu] %d, reference %d", t, bad, out[bad], ref[bad]);
-    for (size_t i = 0; i < 16; i++) assert_int_equal(out[total + i], 0x3C);
-    for (size_t k = 0; k < num_inputs; k++) free(inputs[k]);
-    free(out);
-    free(ref);
-  }
-}
-
 static void test_quantize_dequantize(void** state) {
   (void) state;
   enum { N = 512 };
@@ -360,7 +326,6 @@ int main(void) {
       cmocka_unit_test(test_table_lengths),
       cmocka_unit_test(test_pad),
       cmocka_unit_test(test_mean),
-      cmocka_unit_test(test_concat),
       cmocka_unit_test(test_quantize_dequantize),
   };
   return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
