@@ -32,13 +32,13 @@ enum {
   OP_DEQUANTIZE = 6, OP_FULLY_CONNECTED = 9, OP_MAX_POOL_2D = 17, OP_MUL = 18, OP_RESHAPE = 22,
   OP_SOFTMAX = 25, OP_PAD = 34, OP_MEAN = 40, OP_SUB = 41, OP_SQUEEZE = 43, OP_PADV2 = 60, OP_QUANTIZE = 114,
   OP_LOGISTIC = 14, OP_RELU = 19, OP_RELU_N1_TO_1 = 20, OP_RELU6 = 21, OP_TANH = 28, OP_LEAKY_RELU = 98, OP_ELU = 111,
-  OP_HARD_SWISH = 117,
+  OP_HARD_SWISH = 117, OP_RESIZE_BILINEAR = 23, OP_RESIZE_NEAREST_NEIGHBOR = 97,
 };
 /* BuiltinOptions union types */
 enum {
   OPT_CONV_2D = 1, OPT_DEPTHWISE_CONV_2D = 2, OPT_POOL_2D = 5, OPT_FULLY_CONNECTED = 8, OPT_SOFTMAX = 9,
   OPT_CONCATENATION = 10, OPT_ADD = 11, OPT_RESHAPE = 17, OPT_MUL = 21, OPT_PAD = 22, OPT_REDUCER = 27,
-  OPT_SUB = 28, OPT_SQUEEZE = 30, OPT_LEAKY_RELU = 75,
+  OPT_SUB = 28, OPT_SQUEEZE = 30, OPT_LEAKY_RELU = 75, OPT_RESIZE_BILINEAR = 15, OPT_RESIZE_NEAREST_NEIGHBOR = 74,
 };
 /* ActivationFunctionType */
 enum { ACT_NONE = 0, ACT_RELU = 1, ACT_RELU_N1_TO_1 = 2, ACT_RELU6 = 3 };
@@ -61,12 +61,13 @@ static const char* builtin_name(int32_t code) {
   if (code == OP_LEAKY_RELU) return "LEAKY_RELU";
   if (code == OP_ELU) return "ELU";
   if (code == OP_HARD_SWISH) return "HARD_SWISH";
+  if (code == OP_RESIZE_NEAREST_NEIGHBOR) return "RESIZE_NEAREST_NEIGHBOR";
   return "(unknown builtin)";
 }
 
 enum kind {
   K_CONV, K_FC, K_ADD, K_AVERAGE_POOL, K_MAX_POOL, K_COPY, K_SOFTMAX, K_MUL, K_SUB, K_PAD, K_MEAN,
-  K_CONCAT, K_QUANTIZE, K_DEQUANTIZE, K_UNARY,
+  K_CONCAT, K_QUANTIZE, K_DEQUANTIZE, K_UNARY, K_RESIZE,
 };
 
 struct tensor {
@@ -841,6 +842,46 @@ static enum q8nn_status prepare_unary(struct loader* l, struct op* op) {
   return q8nn_status_success;
 }
 
+/* RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR: q8nn's resize (TFLite's int8 kernels); the size
+   input must be constant (the output tensor's shape says the same). */
+static enum q8nn_status prepare_resize(struct loader* l, struct op* op) {
+  struct tensor* in = in_tensor(l, op, 0);
+  struct tensor* size = in_tensor(l, op, 1);
+  struct tensor* out = &l->m->tensors[op->output];
+  const int bilinear = op->builtin == OP_RESIZE_BILINEAR;
+  if (op->options.pos != 0 && !expect_options(op, bilinear ? OPT_RESIZE_BILINEAR : OPT_RESIZE_NEAREST_NEIGHBOR)) {
+    return op_fail(l, op, q8nn_status_invalid_parameter, "wrong options type %u", op->options_type);
+  }
+  /* ResizeBilinearOptions: align_corners 2, half_pixel_centers 3; ResizeNearestNeighborOptions: 0, 1 */
+  const int align_corners = fb_u8(&l->r, &op->options, bilinear ? 2 : 0, 0);
+  const int half_pixel_centers = fb_u8(&l->r, &op->options, bilinear ? 3 : 1, 0);
+  if (fb_failed(&l->r)) return reader_fail(l);
+  if (in == NULL || size == NULL || !is_int8_activation(in) || !is_int8_activation(out) || in->num_dims != 4 ||
+      out->num_dims != 4 || in->scale != out->scale || in->zero_point != out->zero_point) {
+    return op_fail(l, op, q8nn_status_unsupported_parameter, "needs 4D int8 input and output of one quantization");
+  }
+  if (size->type != q8nn_model_type_int32 || size->elements != 2 || size->constant == NULL) {
+    return op_fail(l, op, q8nn_status_unsupported_parameter, "needs a constant int32 [2] size");
+  }
+  int32_t hw[2];
+  memcpy(hw, size->constant, sizeof(hw));
+  if (hw[0] <= 0 || hw[1] <= 0 || out->dims[0] != in->dims[0] || out->dims[1] != (size_t) hw[0] ||
+      out->dims[2] != (size_t) hw[1] || out->dims[3] != in->dims[3]) {
+    return op_fail(l, op, q8nn_status_invalid_parameter, "output shape does not match the size [%d, %d]",
+                   (int) hw[0], (int) hw[1]);
+  }
+  const uint32_t flags = (align_corners ? Q8NN_FLAG_ALIGN_CORNERS : 0) | (half_pixel_centers ? Q8NN_FLAG_HALF_PIXEL_CENTERS : 0);
+  enum q8nn_status status = q8nn_create_resize2d_nhwc_s8(bilinear ? q8nn_resize_bilinear : q8nn_resize_nearest,
+                                                         in->dims[3], (size_t) hw[0], (size_t) hw[1], flags, &op->qop);
+  if (status == q8nn_status_success) {
+    status = q8nn_setup_resize2d_nhwc_s8(op->qop, in->dims[0], in->dims[1], in->dims[2], (const int8_t*) in->data,
+                                         in->dims[3], (int8_t*) out->data, out->dims[3]);
+  }
+  op->placement = placement_of(op);
+  if (status != q8nn_status_success) return op_fail(l, op, status, "q8nn resize failed (%s)", q8nn_status_string(status));
+  return q8nn_status_success;
+}
+
 static enum q8nn_status prepare_copy(struct loader* l, struct op* op) {
   struct tensor* in = in_tensor(l, op, 0);
   struct tensor* out = &l->m->tensors[op->output];
@@ -1033,6 +1074,7 @@ static enum q8nn_status prepare_op(struct loader* l, struct op* op) {
     case K_QUANTIZE:
     case K_DEQUANTIZE: return prepare_quantize(l, op);
     case K_UNARY: return prepare_unary(l, op);
+    case K_RESIZE: return prepare_resize(l, op);
   }
   return q8nn_status_invalid_parameter;
 }
@@ -1067,6 +1109,8 @@ static int kind_of(int32_t builtin, enum kind* kind, size_t* data_inputs) {
     case OP_HARD_SWISH:
     case OP_LEAKY_RELU:
     case OP_ELU: *kind = K_UNARY; return 1;
+    case OP_RESIZE_BILINEAR:
+    case OP_RESIZE_NEAREST_NEIGHBOR: *kind = K_RESIZE; return 1;
     default: return 0;
   }
 }
@@ -1604,7 +1648,8 @@ static enum q8nn_status run_op(struct q8nn_model* m, struct op* op, const struct
                         (const int8_t*) in->data, (int8_t*) out->data);
       break;
     case K_MEAN: q8nn_model_mean_s8(&op->mean, (const int8_t*) in->data, (int8_t*) out->data); break;
-    case K_CONCAT: return run_operator(t, op->qop);
+    case K_CONCAT:
+    case K_RESIZE: return run_operator(t, op->qop);
     case K_QUANTIZE:
       if (op->requantize) {
         q8nn_model_requantize_8(out->elements, in->type == q8nn_model_type_uint8, in->zero_point,
@@ -1651,7 +1696,7 @@ static enum q8nn_status model_run(q8nn_model_t m, const struct run_threads* t) {
     if (op->fused_into < 0) { /* a fused op's work is done by the op it was fused into */
       if (batch && (op->kind == K_CONV || op->kind == K_FC || op->kind == K_ADD || op->kind == K_UNARY ||
                     op->kind == K_AVERAGE_POOL || op->kind == K_MAX_POOL ||
-                    op->kind == K_CONCAT)) {
+                    op->kind == K_CONCAT || op->kind == K_RESIZE)) {
         list[listed++] = op->qop;
         if (listed == RUN_LIST_MAX) {
           const enum q8nn_status status = run_list(list, &listed, t);

@@ -1,6 +1,6 @@
 /*
- * fuzz-operators: convolution, depthwise convolution, add and the unary elementwise (table)
- * operators through the public API against the
+ * fuzz-operators: convolution, depthwise convolution, add, the unary elementwise (table), pooling,
+ * concatenation and channel shuffle operators through the public API against the
  * independent reference (tests/reference). Every call either succeeds and writes exactly the
  * reference's bytes (the whole output buffer is compared, so bytes between pixels must keep their
  * canary), or fails with a documented status and leaves the output and the out-pointers
@@ -14,6 +14,7 @@
 
 #include "fuzz-util.h"
 #include "reference/reference.h"
+#include "reference/reference-model.h"
 #include "reference/reference-unary.h"
 
 /* Shape bounds: small enough that the naive reference takes well under a millisecond on average. */
@@ -820,16 +821,228 @@ static void fuzz_unary(struct fuzz_reader* r, pthreadpool_t threadpool) {
   free(x), free(y), free(x_copy);
 }
 
+/* Max and average pooling, int8 and uint8: against reference-model.c's TFLite pooling, pixel strides
+   with canaries between pixels; windows, paddings, strides and extents that must be refused. */
+static void fuzz_pooling(struct fuzz_reader* r, pthreadpool_t threadpool) {
+  const uint8_t kind = fuzz_u8(r);
+  const int average = kind & 1, u8 = (kind >> 1) & 1;
+  struct q8nn_pooling2d_desc d;
+  d.pooling_height = fuzz_dim(r, 0, 5);
+  d.pooling_width = fuzz_dim(r, 0, 5);
+  d.stride_height = fuzz_dim(r, 0, 3);
+  d.stride_width = fuzz_dim(r, 0, 3);
+  d.padding_top = fuzz_range(r, 0, 5);
+  d.padding_bottom = fuzz_range(r, 0, 5);
+  d.padding_left = fuzz_range(r, 0, 5);
+  d.padding_right = fuzz_range(r, 0, 5);
+  d.channels = fuzz_dim(r, 0, 70);
+  int8_t lo, hi;
+  read_clamp(r, &lo, &hi);
+  q8nn_operator_t op = (q8nn_operator_t) (uintptr_t) 0xDEADBEEF;
+  enum q8nn_status status =
+      u8 ? (average ? q8nn_create_average_pooling2d_nhwc_u8(&d, (uint8_t) (lo + 128), (uint8_t) (hi + 128), 0, &op)
+                    : q8nn_create_max_pooling2d_nhwc_u8(&d, (uint8_t) (lo + 128), (uint8_t) (hi + 128), 0, &op))
+         : (average ? q8nn_create_average_pooling2d_nhwc_s8(&d, lo, hi, 0, &op)
+                    : q8nn_create_max_pooling2d_nhwc_s8(&d, lo, hi, 0, &op));
+  const int create_ok = d.pooling_height != 0 && d.pooling_width != 0 && d.stride_height != 0 &&
+                        d.stride_width != 0 && d.channels != 0 && d.padding_top < d.pooling_height &&
+                        d.padding_bottom < d.pooling_height && d.padding_left < d.pooling_width &&
+                        d.padding_right < d.pooling_width && lo <= hi;
+  if (!create_ok) {
+    FUZZ_CHECK(status == q8nn_status_invalid_parameter, "pooling create: %s", q8nn_status_string(status));
+    FUZZ_CHECK(op == (q8nn_operator_t) (uintptr_t) 0xDEADBEEF, "pooling create wrote its out-pointer on failure");
+    return;
+  }
+  FUZZ_CHECK(status == q8nn_status_success, "pooling create refused a valid case: %s", q8nn_status_string(status));
+  const size_t batch = fuzz_dim(r, 0, 2), h = fuzz_dim(r, 0, 12), w = fuzz_dim(r, 0, 12);
+  const size_t c = d.channels;
+  size_t in_stride = read_stride(r, c), out_stride = read_stride(r, c);
+  const int small = batch <= 4 && h <= 64 && w <= 64 && c <= 4096 && in_stride <= 8192 && out_stride <= 8192;
+  const int valid = batch != 0 && h != 0 && w != 0 && in_stride >= c && out_stride >= c &&
+                    h + d.padding_top + d.padding_bottom >= d.pooling_height &&
+                    w + d.padding_left + d.padding_right >= d.pooling_width;
+  if (!small || !valid) {
+    int8_t buffer[64];
+    status = u8 ? q8nn_setup_pooling2d_nhwc_u8(op, batch, h, w, (const uint8_t*) buffer, in_stride,
+                                               (uint8_t*) buffer, out_stride, NULL, NULL)
+                : q8nn_setup_pooling2d_nhwc_s8(op, batch, h, w, buffer, in_stride, buffer, out_stride, NULL, NULL);
+    /* invalid shapes are refused; shapes too large for any buffer may be accepted but never run */
+    if (!valid) {
+      FUZZ_CHECK(status == q8nn_status_invalid_parameter, "pooling setup: %s", q8nn_status_string(status));
+      FUZZ_CHECK(q8nn_run_operator(op, threadpool) == q8nn_status_invalid_state, "pooling ran after a failed setup");
+    }
+    q8nn_delete_operator(op);
+    return;
+  }
+  const size_t oh = (h + d.padding_top + d.padding_bottom - d.pooling_height) / d.stride_height + 1;
+  const size_t ow = (w + d.padding_left + d.padding_right - d.pooling_width) / d.stride_width + 1;
+  const size_t in_pixels = batch * h * w, out_pixels = batch * oh * ow;
+  int8_t* x = xmalloc(in_pixels * in_stride);
+  int8_t* dense = xmalloc(in_pixels * c);
+  int8_t* expected = xmalloc(out_pixels * c);
+  int8_t* y = xmalloc(out_pixels * out_stride);
+  fuzz_fill(r, x, in_pixels * in_stride);
+  for (size_t p = 0; p < in_pixels; p++) {
+    for (size_t k = 0; k < c; k++) dense[p * c + k] = (int8_t) ((uint8_t) x[p * in_stride + k] ^ (u8 ? 0x80 : 0));
+  }
+  ref_pool_s8(average, batch, h, w, c, oh, ow, d.pooling_height, d.pooling_width, d.stride_height, d.stride_width,
+              d.padding_top, d.padding_left, lo, hi, dense, expected);
+  fuzz_fill_canary(y, out_pixels * out_stride);
+  size_t got_h = 0, got_w = 0;
+  status = u8 ? q8nn_setup_pooling2d_nhwc_u8(op, batch, h, w, (const uint8_t*) x, in_stride, (uint8_t*) y, out_stride,
+                                             &got_h, &got_w)
+              : q8nn_setup_pooling2d_nhwc_s8(op, batch, h, w, x, in_stride, y, out_stride, &got_h, &got_w);
+  FUZZ_CHECK(status == q8nn_status_success && got_h == oh && got_w == ow, "pooling setup: %s",
+             q8nn_status_string(status));
+  FUZZ_CHECK(q8nn_run_operator(op, threadpool) == q8nn_status_success, "pooling run failed");
+  for (size_t i = 0; i < out_pixels * out_stride; i++) {
+    const size_t p = i / out_stride, k = i % out_stride;
+    const int8_t want = k < c ? (int8_t) ((uint8_t) expected[p * c + k] ^ (u8 ? 0x80 : 0)) : FUZZ_CANARY;
+    FUZZ_CHECK(y[i] == want, "pooling byte %zu: got %d, want %d (%s)", i, y[i], want, q8nn_operator_kernel_name(op));
+  }
+  q8nn_delete_operator(op);
+  free(x), free(dense), free(expected), free(y);
+}
+
+/* Concatenation (copies and PyTorch's requantization) and channel shuffle: every byte against index
+   arithmetic; sizes, axes and overlaps that must be refused. */
+static void fuzz_data_movement(struct fuzz_reader* r, pthreadpool_t threadpool) {
+  const uint8_t kind = fuzz_u8(r);
+  if (kind & 1) {
+    const size_t groups = fuzz_dim(r, 0, 5), m = fuzz_dim(r, 0, 40), batch = fuzz_dim(r, 0, 20);
+    q8nn_operator_t op = (q8nn_operator_t) (uintptr_t) 0xDEADBEEF;
+    const enum q8nn_status status = q8nn_create_channel_shuffle_nc_x8(groups, m, 0, &op);
+    if (groups < 2 || m == 0) {
+      FUZZ_CHECK(status == q8nn_status_invalid_parameter && op == (q8nn_operator_t) (uintptr_t) 0xDEADBEEF,
+                 "channel shuffle create: %s", q8nn_status_string(status));
+      return;
+    }
+    if (status != q8nn_status_success) {
+      FUZZ_CHECK(status == q8nn_status_invalid_parameter, "channel shuffle create: %s", q8nn_status_string(status));
+      return;
+    }
+    const size_t c = groups * m;
+    const size_t in_stride = read_stride(r, c), out_stride = read_stride(r, c);
+    const int valid = batch != 0 && in_stride >= c && out_stride >= c;
+    if (!valid || batch > 64 || c > 4096 || in_stride > 8192 || out_stride > 8192) {
+      int8_t buffer[16];
+      const enum q8nn_status s = q8nn_setup_channel_shuffle_nc_x8(op, batch, buffer, in_stride, buffer + 8, out_stride);
+      if (!valid) FUZZ_CHECK(s == q8nn_status_invalid_parameter, "channel shuffle setup: %s", q8nn_status_string(s));
+      q8nn_delete_operator(op);
+      return;
+    }
+    int8_t* x = xmalloc(batch * in_stride);
+    int8_t* y = xmalloc(batch * out_stride);
+    fuzz_fill(r, x, batch * in_stride);
+    fuzz_fill_canary(y, batch * out_stride);
+    FUZZ_CHECK(q8nn_setup_channel_shuffle_nc_x8(op, batch, x, in_stride, y, out_stride) == q8nn_status_success,
+               "channel shuffle setup failed");
+    FUZZ_CHECK(q8nn_run_operator(op, threadpool) == q8nn_status_success, "channel shuffle run failed");
+    for (size_t i = 0; i < batch * out_stride; i++) {
+      const size_t p = i / out_stride, k = i % out_stride;
+      const int8_t want = k < c ? x[p * in_stride + (k % groups) * m + k / groups] : FUZZ_CANARY;
+      FUZZ_CHECK(y[i] == want, "channel shuffle byte %zu", i);
+    }
+    q8nn_delete_operator(op);
+    free(x), free(y);
+    return;
+  }
+  const int u8 = (kind >> 1) & 1, requantize = (kind >> 2) & 1;
+  const size_t n = fuzz_range(r, 1, 4), rank = fuzz_range(r, 1, 4), axis = fuzz_range(r, 0, 4);
+  size_t shape[4], sizes[4];
+  for (size_t i = 0; i < 4; i++) shape[i] = fuzz_dim(r, 0, 6);
+  for (size_t i = 0; i < n; i++) sizes[i] = fuzz_dim(r, 0, 6);
+  float scales[4];
+  int32_t zps[4];
+  const float out_scale = fuzz_scale(r);
+  const int32_t out_zp = (int32_t) fuzz_range(r, 0, 255) - (u8 ? 0 : 128);
+  for (size_t i = 0; i < n; i++) {
+    scales[i] = requantize && (i & 1) ? fuzz_scale(r) : out_scale;
+    zps[i] = requantize && (i & 1) ? (int32_t) fuzz_range(r, 0, 255) - (u8 ? 0 : 128) : out_zp;
+  }
+  const struct q8nn_concatenate_quantization q = {scales, zps, out_scale, out_zp};
+  q8nn_operator_t op = (q8nn_operator_t) (uintptr_t) 0xDEADBEEF;
+  const uint32_t flags = requantize ? Q8NN_FLAG_PYTORCH_REQUANTIZE : 0;
+  enum q8nn_status status = u8 ? q8nn_create_concatenate_nd_u8(n, &q, flags, &op)
+                               : q8nn_create_concatenate_nd_s8(n, &q, flags, &op);
+  int scales_ok = fuzz_normal_scale(out_scale);
+  for (size_t i = 0; i < n; i++) scales_ok = scales_ok && fuzz_normal_scale(scales[i]);
+  if (!scales_ok) {
+    FUZZ_CHECK(status == q8nn_status_invalid_parameter && op == (q8nn_operator_t) (uintptr_t) 0xDEADBEEF,
+               "concatenate create with a bad scale: %s", q8nn_status_string(status));
+    return;
+  }
+  FUZZ_CHECK(status == q8nn_status_success, "concatenate create: %s", q8nn_status_string(status));
+  size_t outer = 1, inner = 1, total_axis = 0;
+  int valid = axis < rank;
+  for (size_t dd = 0; dd < rank; dd++) {
+    if (dd == axis) continue;
+    valid = valid && shape[dd] != 0 && shape[dd] <= 64;
+    if (dd < axis) outer *= shape[dd] <= 64 ? shape[dd] : 1;
+    else inner *= shape[dd] <= 64 ? shape[dd] : 1;
+  }
+  for (size_t i = 0; i < n; i++) {
+    valid = valid && sizes[i] != 0 && sizes[i] <= 64;
+    total_axis += sizes[i] <= 64 ? sizes[i] : 0;
+  }
+  int8_t* in[4] = {NULL, NULL, NULL, NULL};
+  for (size_t i = 0; i < n; i++) {
+    in[i] = xmalloc(valid ? outer * sizes[i] * inner : 1);
+    fuzz_fill(r, in[i], valid ? outer * sizes[i] * inner : 1);
+  }
+  const size_t total = valid ? outer * total_axis * inner : 1;
+  int8_t* y = xmalloc(total);
+  fuzz_fill_canary(y, total);
+  status = u8 ? q8nn_setup_concatenate_nd_u8(op, rank, shape, axis, sizes, (const uint8_t* const*) in, (uint8_t*) y)
+              : q8nn_setup_concatenate_nd_s8(op, rank, shape, axis, sizes, (const int8_t* const*) in, y);
+  if (!valid) {
+    int large = 0;
+    for (size_t dd = 0; dd < rank; dd++) large |= dd != axis && shape[dd] > 64;
+    for (size_t i = 0; i < n; i++) large |= sizes[i] > 64;
+    if (!large || axis >= rank) {
+      FUZZ_CHECK(status == q8nn_status_invalid_parameter, "concatenate setup: %s", q8nn_status_string(status));
+    }
+    FUZZ_CHECK(fuzz_first_non_canary(y, total) == SIZE_MAX, "concatenate wrote at setup");
+  } else {
+    FUZZ_CHECK(status == q8nn_status_success, "concatenate setup: %s", q8nn_status_string(status));
+    FUZZ_CHECK(q8nn_run_operator(op, threadpool) == q8nn_status_success, "concatenate run failed");
+    size_t at = 0;
+    for (size_t o = 0; o < outer; o++) {
+      for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < sizes[i] * inner; j++, at++) {
+          int32_t x = in[i][o * sizes[i] * inner + j];
+          if (u8) x = (uint8_t) x;
+          if (scales[i] != out_scale || zps[i] != out_zp) {
+            const float v = ((float) x - (float) zps[i]) * scales[i];
+            const float qf = nearbyintf(v * (1.0f / out_scale)) + (float) out_zp;
+            const float lo = u8 ? 0.0f : -128.0f, hi = u8 ? 255.0f : 127.0f;
+            x = (int32_t) (qf < lo ? lo : qf > hi ? hi : qf);
+          }
+          FUZZ_CHECK(y[at] == (int8_t) x, "concatenate byte %zu: got %d, want %d", at, y[at], (int8_t) x);
+        }
+      }
+    }
+  }
+  q8nn_delete_operator(op);
+  for (size_t i = 0; i < n; i++) free(in[i]);
+  free(y);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   struct fuzz_reader r = {data, size, 0};
   const uint8_t first = fuzz_u8(&r);
-  const uint8_t which = first >= 0xF0 ? 3 : first % 3; /* 0xF0..0xFF: the unary operators */
+  /* 0xF0..0xF7: the unary operators, 0xF8..0xFB pooling, 0xFC..0xFF concatenation and shuffle */
+  const uint8_t which = first >= 0xFC ? 5 : first >= 0xF8 ? 4 : first >= 0xF0 ? 3 : first % 3;
   const uint8_t isa = fuzz_u8(&r);
   const uint8_t options = fuzz_u8(&r);
   /* Operators keep the kernels of the mask they were created under. */
   q8nn_set_isa_mask(isa_masks[isa % num_isa_masks]);
   const pthreadpool_t threadpool = (options & 1) ? pool : NULL;
-  if (which == 3)
+  if (which == 5)
+    fuzz_data_movement(&r, threadpool);
+  else if (which == 4)
+    fuzz_pooling(&r, threadpool);
+  else if (which == 3)
     fuzz_unary(&r, threadpool);
   else if (which == 2)
     fuzz_add(&r, threadpool, options);

@@ -22,6 +22,7 @@
 #include <q8nn.h>
 
 #include "reference/reference-model.h"
+#include "reference/reference-resize.h"
 #include "reference/reference-unary.h"
 #include "testers/test-util.h"
 #include "testers/tflite-writer.h"
@@ -34,6 +35,9 @@ enum {
 };
 enum { OPT_LEAKY_RELU = 75 };
 enum { OP_AVERAGE_POOL_2D = 1, OP_MAX_POOL_2D = 17, OPT_POOL_2D = 5 };
+enum { OP_CONCATENATION = 2, OPT_CONCATENATION = 10 };
+enum { OP_RESIZE_BILINEAR = 23, OP_RESIZE_NEAREST_NEIGHBOR = 97, OPT_RESIZE_BILINEAR = 15,
+       OPT_RESIZE_NEAREST_NEIGHBOR = 74 };
 
 static struct tflw_tensor int8_tensor(size_t num_dims, const int32_t* dims, const float* scale, const int64_t* zp) {
   struct tflw_tensor t;
@@ -597,6 +601,81 @@ static void test_pool_builtins(void** state) {
   }
 }
 
+/* RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR (both options) followed by a CONCATENATION of the
+   resized tensor with a second input along the channels, loaded from a file: TFLite's reference
+   resize, then the bytes side by side. */
+static void test_resize_concat_builtins(void** state) {
+  (void) state;
+  for (int t = 0; t < 24; t++) {
+    const int bilinear = t % 2, align = (t / 2) % 3 == 1, half = (t / 2) % 3 == 2;
+    const int32_t h = 1 + (int32_t) (test_rand() % 7), w = 1 + (int32_t) (test_rand() % 7);
+    const int32_t c = 1 + (int32_t) (test_rand() % 20), c2 = 1 + (int32_t) (test_rand() % 9);
+    const int32_t oh = 1 + (int32_t) (test_rand() % 12), ow = 1 + (int32_t) (test_rand() % 12);
+    float scale = 0.05f;
+    int64_t zp = 3;
+    const int32_t in_dims[4] = {1, h, w, c}, out_dims[4] = {1, oh, ow, c}, in2_dims[4] = {1, oh, ow, c2};
+    const int32_t cat_dims[4] = {1, oh, ow, c + c2}, size_dims[1] = {2};
+    const int32_t size_data[2] = {oh, ow};
+    struct tflw_tensor tensors[5];
+    tensors[0] = int8_tensor(4, in_dims, &scale, &zp);
+    memset(&tensors[1], 0, sizeof(tensors[1]));
+    tensors[1].type = TFLW_INT32;
+    tensors[1].num_dims = 1;
+    tensors[1].dims[0] = size_dims[0];
+    tensors[1].data = size_data;
+    tensors[1].data_bytes = sizeof(size_data);
+    tensors[2] = int8_tensor(4, out_dims, &scale, &zp);
+    tensors[3] = int8_tensor(4, in2_dims, &scale, &zp);
+    tensors[4] = int8_tensor(4, cat_dims, &scale, &zp);
+    const size_t n_in2 = (size_t) (oh * ow * c2);
+    int8_t* second = malloc(n_in2);
+    test_fill_s8(second, n_in2);
+    tensors[3].data = second; /* a constant second input */
+    tensors[3].data_bytes = n_in2;
+    struct tflw_op ops[2];
+    memset(ops, 0, sizeof(ops));
+    ops[0].builtin = bilinear ? OP_RESIZE_BILINEAR : OP_RESIZE_NEAREST_NEIGHBOR;
+    ops[0].num_inputs = 2;
+    ops[0].inputs[0] = 0;
+    ops[0].inputs[1] = 1;
+    ops[0].output = 2;
+    ops[0].options_type = bilinear ? OPT_RESIZE_BILINEAR : OPT_RESIZE_NEAREST_NEIGHBOR;
+    ops[0].num_options = 2;
+    ops[0].options[0] = (struct tflw_field){bilinear ? 2u : 0u, 1, align};
+    ops[0].options[1] = (struct tflw_field){bilinear ? 3u : 1u, 1, half};
+    ops[1].builtin = OP_CONCATENATION;
+    ops[1].num_inputs = 2;
+    ops[1].inputs[0] = 2;
+    ops[1].inputs[1] = 3;
+    ops[1].output = 4;
+    ops[1].options_type = OPT_CONCATENATION;
+    ops[1].num_options = 1;
+    ops[1].options[0] = (struct tflw_field){0, 4, 3};
+    const int32_t inputs[1] = {0}, outputs[1] = {4};
+    size_t size;
+    uint8_t* file = tflw_write(tensors, 5, ops, 2, inputs, 1, outputs, 1, &size);
+    assert_non_null(file);
+    const size_t n_in = (size_t) (h * w * c), n_out = (size_t) (oh * ow * (c + c2));
+    int8_t* input = malloc(n_in);
+    int8_t* output = malloc(n_out);
+    int8_t* resized = malloc((size_t) (oh * ow * c));
+    test_fill_s8(input, n_in);
+    run_everywhere(file, size, input, n_in, output, n_out);
+    ref_resize_s8(bilinear, align, half, 1, (size_t) h, (size_t) w, (size_t) c, (size_t) oh, (size_t) ow, input, resized);
+    for (int32_t p = 0; p < oh * ow; p++) {
+      for (int32_t k = 0; k < c + c2; k++) {
+        const int8_t want = k < c ? resized[p * c + k] : second[p * c2 + k - c];
+        if (output[p * (c + c2) + k] != want) {
+          fail_msg("%s %dx%dx%d -> %dx%d align %d half %d: pixel %d channel %d is %d, want %d",
+                   bilinear ? "bilinear" : "nearest", h, w, c, oh, ow, align, half, p, k, output[p * (c + c2) + k],
+                   want);
+        }
+      }
+    }
+    free(input), free(output), free(resized), free(second), free(file);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fully_connected_against_reference),
@@ -604,6 +683,7 @@ int main(void) {
       cmocka_unit_test(test_fused_lookup_chain),
       cmocka_unit_test(test_unary_builtins),
       cmocka_unit_test(test_pool_builtins),
+      cmocka_unit_test(test_resize_concat_builtins),
       cmocka_unit_test(test_backend_placement_is_where_it_runs),
   };
   return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
