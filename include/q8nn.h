@@ -524,6 +524,44 @@ Q8NN_API enum q8nn_status q8nn_run_operators_on(size_t count, const q8nn_operato
                                                 const struct q8nn_threadpool* pool);
 
 /* ---------------------------------------------------------------------------------------------
+ * Transposed convolution (deconvolution) 2D, NHWC, int8 and uint8
+ * ------------------------------------------------------------------------------------------- */
+
+/**
+ * Creates a transposed convolution: each input pixel (iy, ix) adds kernel[o][ky][kx][i] x (in - input
+ * zero point) to output pixel (iy * stride + ky * dilation - padding_top, ix * stride + kx *
+ * dilation - padding_left), cropped to the output; then bias and requantization per output channel
+ * as struct q8nn_conv_quantization says (TFLite's TransposeConv for int8, reference_integer_ops, with
+ * per-channel or per-tensor weights; XNNPACK's deconvolution with q8nn_rounding_fp32).
+ * desc: the convolution's fields with their transposed meaning (padding crops the output; groups
+ * as PyTorch's ConvTranspose2d). Kernel layout [groups * group_output_channels][kernel_height]
+ * [kernel_width][group_input_channels] (TFLite's TRANSPOSE_CONV filter; PyTorch's [in][out/groups]
+ * [kh][kw] weight must be permuted). kernel, stride and dilation up to 65536.
+ * It runs on the igemm microkernels: the indirection gathers, for each output pixel and tap, the
+ * input pixel that lands there or the zero point where none does. The VTA backend declines it.
+ */
+Q8NN_API enum q8nn_status q8nn_create_deconvolution2d_nhwc_s8(
+    const struct q8nn_convolution2d_desc* desc, const struct q8nn_conv_quantization* quant,
+    const int8_t* kernel, const int32_t* bias, uint32_t flags, q8nn_operator_t* deconvolution_out);
+/**
+ * Binds a transposed convolution. Output size: (input - 1) * stride + dilation * (kernel - 1) + 1 -
+ * padding_before - padding_after + adjustment (PyTorch's output_padding; TFLite's output shape
+ * when it exceeds the cropped size), each adjustment below its stride; a non-positive size or an
+ * adjustment not below the stride is invalid_parameter. Otherwise as the convolution's setup.
+ */
+Q8NN_API enum q8nn_status q8nn_setup_deconvolution2d_nhwc_s8(
+    q8nn_operator_t deconvolution, size_t batch_size, size_t input_height, size_t input_width,
+    uint32_t adjustment_height, uint32_t adjustment_width, const int8_t* input, size_t input_pixel_stride,
+    int8_t* output, size_t output_pixel_stride, size_t* output_height_out, size_t* output_width_out);
+Q8NN_API enum q8nn_status q8nn_create_deconvolution2d_nhwc_u8(
+    const struct q8nn_convolution2d_desc* desc, const struct q8nn_conv_quantization_u8* quant,
+    const int8_t* kernel, const int32_t* bias, uint32_t flags, q8nn_operator_t* deconvolution_out);
+Q8NN_API enum q8nn_status q8nn_setup_deconvolution2d_nhwc_u8(
+    q8nn_operator_t deconvolution, size_t batch_size, size_t input_height, size_t input_width,
+    uint32_t adjustment_height, uint32_t adjustment_width, const uint8_t* input, size_t input_pixel_stride,
+    uint8_t* output, size_t output_pixel_stride, size_t* output_height_out, size_t* output_width_out);
+
+/* ---------------------------------------------------------------------------------------------
  * Fully connected, int8 and uint8
  * ------------------------------------------------------------------------------------------- */
 

@@ -189,6 +189,12 @@ struct q8nn_operator {
   /* ---- concatenation, channel shuffle: their own state, freed by their class ---- */
   void* class_state;
 
+  /* transposed convolution (deconvolution-nhwc.c): the igemm path with an indirection that
+     gathers, for output pixel (oy, ox) and tap (ky, kx), input pixel ((oy + pad_top - ky * dil_h) /
+     stride_h, ...) where that division is exact and inside the image, else the zero buffer; the
+     output grows by the adjustment (PyTorch's output_padding) below and right */
+  int transposed;
+  uint32_t adjustment_height, adjustment_width;
   int fully_connected; /* a convolution created by q8nn_create_fully_connected_nc_* (1x1, rows as pixels) */
 
   int is_setup;
@@ -216,6 +222,13 @@ Q8NN_INTERNAL enum q8nn_status q8nn_create_conv_common(
     struct q8nn_operator* op, const struct q8nn_conv_geometry* geometry,
     const struct q8nn_conv_quantization* quant, const int8_t* kernel_ohwi, const int32_t* bias,
     uint32_t flags, const char* caller);
+
+/* A convolution object from the public descriptor (validated), transposed or not: the convolution's
+   and the transposed convolution's create. */
+Q8NN_INTERNAL enum q8nn_status q8nn_create_convolution_object(
+    const struct q8nn_convolution2d_desc* desc, const struct q8nn_conv_quantization* quant,
+    const int8_t* kernel, const int32_t* bias, uint32_t flags, int u8, int transposed,
+    q8nn_operator_t* convolution_out, const char* caller);
 
 /* The int8 form of a uint8 quantization (zero points and clamp - 128); invalid_parameter for zero
    points outside [0, 255] or output_min > output_max. */

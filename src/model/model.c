@@ -32,13 +32,14 @@ enum {
   OP_DEQUANTIZE = 6, OP_FULLY_CONNECTED = 9, OP_MAX_POOL_2D = 17, OP_MUL = 18, OP_RESHAPE = 22,
   OP_SOFTMAX = 25, OP_PAD = 34, OP_MEAN = 40, OP_SUB = 41, OP_SQUEEZE = 43, OP_PADV2 = 60, OP_QUANTIZE = 114,
   OP_LOGISTIC = 14, OP_RELU = 19, OP_RELU_N1_TO_1 = 20, OP_RELU6 = 21, OP_TANH = 28, OP_LEAKY_RELU = 98, OP_ELU = 111,
-  OP_HARD_SWISH = 117, OP_RESIZE_BILINEAR = 23, OP_RESIZE_NEAREST_NEIGHBOR = 97,
+  OP_HARD_SWISH = 117, OP_RESIZE_BILINEAR = 23, OP_RESIZE_NEAREST_NEIGHBOR = 97, OP_TRANSPOSE_CONV = 67,
 };
 /* BuiltinOptions union types */
 enum {
   OPT_CONV_2D = 1, OPT_DEPTHWISE_CONV_2D = 2, OPT_POOL_2D = 5, OPT_FULLY_CONNECTED = 8, OPT_SOFTMAX = 9,
   OPT_CONCATENATION = 10, OPT_ADD = 11, OPT_RESHAPE = 17, OPT_MUL = 21, OPT_PAD = 22, OPT_REDUCER = 27,
   OPT_SUB = 28, OPT_SQUEEZE = 30, OPT_LEAKY_RELU = 75, OPT_RESIZE_BILINEAR = 15, OPT_RESIZE_NEAREST_NEIGHBOR = 74,
+  OPT_TRANSPOSE_CONV = 49,
 };
 /* ActivationFunctionType */
 enum { ACT_NONE = 0, ACT_RELU = 1, ACT_RELU_N1_TO_1 = 2, ACT_RELU6 = 3 };
@@ -62,12 +63,13 @@ static const char* builtin_name(int32_t code) {
   if (code == OP_ELU) return "ELU";
   if (code == OP_HARD_SWISH) return "HARD_SWISH";
   if (code == OP_RESIZE_NEAREST_NEIGHBOR) return "RESIZE_NEAREST_NEIGHBOR";
+  if (code == OP_TRANSPOSE_CONV) return "TRANSPOSE_CONV";
   return "(unknown builtin)";
 }
 
 enum kind {
   K_CONV, K_FC, K_ADD, K_AVERAGE_POOL, K_MAX_POOL, K_COPY, K_SOFTMAX, K_MUL, K_SUB, K_PAD, K_MEAN,
-  K_CONCAT, K_QUANTIZE, K_DEQUANTIZE, K_UNARY, K_RESIZE,
+  K_CONCAT, K_QUANTIZE, K_DEQUANTIZE, K_UNARY, K_RESIZE, K_TRANSPOSE_CONV,
 };
 
 struct tensor {
@@ -507,6 +509,97 @@ static enum q8nn_status prepare_conv(struct loader* l, struct op* op) {
                    "q8nn setup failed (%s)", q8nn_status_string(status));
   }
   op->macs = (uint64_t) N * OH * OW * OC * KH * KW * (depthwise ? 1 : group_in);
+  return q8nn_status_success;
+}
+
+/* TRANSPOSE_CONV (inputs: output shape, filter [OC][KH][KW][IC], input, optional bias): q8nn's
+   transposed convolution. TFLite pads as a convolution from the output back to the input would
+   (ComputePaddingHeightWidth on the output size) and uses the top / left padding only; the output
+   size is the shape tensor's. Here the bottom / right crop and the adjustment follow from that
+   size: full = (in - 1) * stride + kernel, crop = full - pad_top - out, an adjustment where it is
+   negative. */
+static enum q8nn_status prepare_transpose_conv(struct loader* l, struct op* op) {
+  struct fb_reader* r = &l->r;
+  struct tensor* shape = in_tensor(l, op, 0);
+  struct tensor* filter = in_tensor(l, op, 1);
+  struct tensor* in = in_tensor(l, op, 2);
+  struct tensor* bias = op->num_inputs > 3 ? in_tensor(l, op, 3) : NULL;
+  struct tensor* out = &l->m->tensors[op->output];
+  if (!expect_options(op, OPT_TRANSPOSE_CONV)) {
+    return op_fail(l, op, q8nn_status_invalid_parameter, "wrong options type %u", op->options_type);
+  }
+  const int padding = fb_u8(r, &op->options, 0, 0);
+  const int32_t stride_w = fb_i32(r, &op->options, 1, 0), stride_h = fb_i32(r, &op->options, 2, 0);
+  const int activation = fb_u8(r, &op->options, 3, 0);
+  if (fb_failed(r)) return reader_fail(l);
+  if (in == NULL || filter == NULL || shape == NULL || !is_int8_activation(in) || !is_int8_activation(out) ||
+      in->num_dims != 4 || out->num_dims != 4 || filter->num_dims != 4 || filter->type != q8nn_model_type_int8 ||
+      filter->constant == NULL || shape->constant == NULL) {
+    return op_fail(l, op, q8nn_status_unsupported_parameter,
+                   "needs int8 4D input/output, a constant int8 4D filter and a constant output shape");
+  }
+  if ((padding != PAD_SAME && padding != PAD_VALID) || stride_w <= 0 || stride_h <= 0 || stride_w > 65536 ||
+      stride_h > 65536) {
+    return op_fail(l, op, q8nn_status_unsupported_parameter, "padding %d, stride %dx%d", padding, (int) stride_h,
+                   (int) stride_w);
+  }
+  int32_t out_min, out_max;
+  if (!activation_range(activation, out, &out_min, &out_max)) {
+    return op_fail(l, op, q8nn_status_unsupported_parameter, "fused activation %d not supported", activation);
+  }
+  const size_t N = in->dims[0], H = in->dims[1], W = in->dims[2], C = in->dims[3];
+  const size_t OC = filter->dims[0], KH = filter->dims[1], KW = filter->dims[2];
+  if (filter->dims[3] != C || out->dims[0] != N || out->dims[3] != OC || KH > 65536 || KW > 65536) {
+    return op_fail(l, op, q8nn_status_invalid_parameter, "filter or output shape does not match the input");
+  }
+  const size_t OH = out->dims[1], OW = out->dims[2];
+  /* ComputePaddingHeightWidth with the output as the convolution's input */
+  size_t unused;
+  uint32_t pt, pb_unused, pl, pr_unused;
+  if (!conv_dim(padding, OH, KH, (size_t) stride_h, 1, &unused, &pt, &pb_unused) ||
+      !conv_dim(padding, OW, KW, (size_t) stride_w, 1, &unused, &pl, &pr_unused)) {
+    return op_fail(l, op, q8nn_status_invalid_parameter, "kernel larger than the output");
+  }
+  const int64_t crop_h = (int64_t) ((H - 1) * (size_t) stride_h + KH) - (int64_t) pt - (int64_t) OH;
+  const int64_t crop_w = (int64_t) ((W - 1) * (size_t) stride_w + KW) - (int64_t) pl - (int64_t) OW;
+  const uint32_t pb = crop_h > 0 ? (uint32_t) crop_h : 0, pr = crop_w > 0 ? (uint32_t) crop_w : 0;
+  const int64_t adj_h = crop_h < 0 ? -crop_h : 0, adj_w = crop_w < 0 ? -crop_w : 0;
+  if (adj_h >= stride_h || adj_w >= stride_w) {
+    return op_fail(l, op, q8nn_status_unsupported_parameter, "output %zux%zu beyond what the input reaches", OH, OW);
+  }
+  float* scales = NULL;
+  int32_t* b = NULL;
+  uint32_t flags = 0;
+  enum q8nn_status status = read_scales(l, op, filter, OC, 0, &scales, &flags);
+  if (status != q8nn_status_success) return status;
+  status = read_bias(l, op, bias, OC, &b);
+  if (status != q8nn_status_success) {
+    free(scales);
+    return status;
+  }
+  const struct q8nn_conv_quantization quant = {
+      .input_zero_point = in->zero_point, .input_scale = in->scale, .kernel_scale = scales,
+      .output_zero_point = out->zero_point, .output_scale = out->scale, .output_min = (int8_t) out_min,
+      .output_max = (int8_t) out_max,
+      .rounding = l->m->numerics == q8nn_model_numerics_xnnpack_fp32 ? q8nn_rounding_fp32 : q8nn_rounding_double};
+  const struct q8nn_convolution2d_desc desc = {
+      .padding_top = pt, .padding_right = pr, .padding_bottom = pb, .padding_left = pl,
+      .kernel_height = (uint32_t) KH, .kernel_width = (uint32_t) KW, .stride_height = (uint32_t) stride_h,
+      .stride_width = (uint32_t) stride_w, .dilation_height = 1, .dilation_width = 1, .groups = 1,
+      .group_input_channels = C, .group_output_channels = OC};
+  status = q8nn_create_deconvolution2d_nhwc_s8(&desc, &quant, (const int8_t*) filter->constant, b, flags, &op->qop);
+  free(scales);
+  free(b);
+  if (status != q8nn_status_success) return op_fail(l, op, status, "q8nn create failed (%s)", q8nn_status_string(status));
+  size_t oh = 0, ow = 0;
+  status = q8nn_setup_deconvolution2d_nhwc_s8(op->qop, N, H, W, (uint32_t) adj_h, (uint32_t) adj_w,
+                                              (const int8_t*) in->data, C, (int8_t*) out->data, OC, &oh, &ow);
+  op->placement = placement_of(op);
+  if (status != q8nn_status_success || oh != OH || ow != OW) {
+    return op_fail(l, op, status != q8nn_status_success ? status : q8nn_status_invalid_parameter,
+                   "q8nn setup failed (%s)", q8nn_status_string(status));
+  }
+  op->macs = (uint64_t) N * H * W * OC * KH * KW * C;
   return q8nn_status_success;
 }
 
@@ -1075,6 +1168,7 @@ static enum q8nn_status prepare_op(struct loader* l, struct op* op) {
     case K_DEQUANTIZE: return prepare_quantize(l, op);
     case K_UNARY: return prepare_unary(l, op);
     case K_RESIZE: return prepare_resize(l, op);
+    case K_TRANSPOSE_CONV: return prepare_transpose_conv(l, op);
   }
   return q8nn_status_invalid_parameter;
 }
@@ -1111,6 +1205,8 @@ static int kind_of(int32_t builtin, enum kind* kind, size_t* data_inputs) {
     case OP_ELU: *kind = K_UNARY; return 1;
     case OP_RESIZE_BILINEAR:
     case OP_RESIZE_NEAREST_NEIGHBOR: *kind = K_RESIZE; return 1;
+    /* the data input is the third (after the output shape and the filter, both constants) */
+    case OP_TRANSPOSE_CONV: *kind = K_TRANSPOSE_CONV; *data_inputs = 3; return 1;
     default: return 0;
   }
 }
@@ -1326,7 +1422,8 @@ static enum q8nn_status copy_runtime_constants(struct loader* l) {
   for (int pass = 0; pass < 2; pass++) {
     for (size_t k = 0; k < m->num_ops; k++) {
       const struct op* op = &m->ops[k];
-      for (size_t i = 0; i < op->num_data_inputs; i++) {
+      /* TRANSPOSE_CONV's first two inputs (shape, filter) are read at load only */
+      for (size_t i = op->kind == K_TRANSPOSE_CONV ? 2 : 0; i < op->num_data_inputs; i++) {
         struct tensor* t = &m->tensors[op->inputs[i]];
         if (t->constant == NULL || (pass == 0 ? t->first == -2 : t->data != NULL)) continue;
         if (pass == 0) {
@@ -1649,7 +1746,8 @@ static enum q8nn_status run_op(struct q8nn_model* m, struct op* op, const struct
       break;
     case K_MEAN: q8nn_model_mean_s8(&op->mean, (const int8_t*) in->data, (int8_t*) out->data); break;
     case K_CONCAT:
-    case K_RESIZE: return run_operator(t, op->qop);
+    case K_RESIZE:
+    case K_TRANSPOSE_CONV: return run_operator(t, op->qop);
     case K_QUANTIZE:
       if (op->requantize) {
         q8nn_model_requantize_8(out->elements, in->type == q8nn_model_type_uint8, in->zero_point,
@@ -1696,7 +1794,7 @@ static enum q8nn_status model_run(q8nn_model_t m, const struct run_threads* t) {
     if (op->fused_into < 0) { /* a fused op's work is done by the op it was fused into */
       if (batch && (op->kind == K_CONV || op->kind == K_FC || op->kind == K_ADD || op->kind == K_UNARY ||
                     op->kind == K_AVERAGE_POOL || op->kind == K_MAX_POOL ||
-                    op->kind == K_CONCAT || op->kind == K_RESIZE)) {
+                    op->kind == K_CONCAT || op->kind == K_RESIZE || op->kind == K_TRANSPOSE_CONV)) {
         list[listed++] = op->qop;
         if (listed == RUN_LIST_MAX) {
           const enum q8nn_status status = run_list(list, &listed, t);

@@ -190,19 +190,20 @@ enum q8nn_status q8nn_create_conv_common(
 
   const struct q8nn_dispatch d = q8nn_get_dispatch(op->u8);
   const size_t gic = g->group_input_channels, goc = g->group_output_channels;
-  const int is_gemm = g->kernel_height == 1 && g->kernel_width == 1 && g->stride_height == 1 &&
+  /* a transposed convolution always takes the igemm path (its indirection does the gathering) */
+  const int is_gemm = !op->transposed && g->kernel_height == 1 && g->kernel_width == 1 && g->stride_height == 1 &&
                       g->stride_width == 1 && g->padding_top == 0 && g->padding_bottom == 0 &&
                       g->padding_left == 0 && g->padding_right == 0;
   const struct q8nn_gemm_entry* ge = d.gemm[op->rounding];
   const struct q8nn_gemm_entry* ie = d.im2col_gemm[op->rounding];
-  const int is_im2col = !is_gemm && g->groups == 1 && gic < Q8NN_IM2COL_MAX_CHANNELS && ie != NULL &&
+  const int is_im2col = !is_gemm && !op->transposed && g->groups == 1 && gic < Q8NN_IM2COL_MAX_CHANNELS && ie != NULL &&
                         q8nn_round_up(ks * gic, q8nn_min_sz(ie->kr, Q8NN_IM2COL_ROW_KR)) <= Q8NN_IM2COL_MAX_K;
   size_t zero_size = gic;
   /* One input channel and one group with several outputs (a single-channel image's first
      convolution, or a depthwise one of one channel with a depth multiplier: person_detect's 96x96x1
      and kws's 49x10x1) is an ordinary convolution of K = taps: as gemm or im2col it reads the image
      once, where the depthwise path copies it dm times and runs a depthwise kernel per copy. */
-  if (gic == 1 && !(g->groups == 1 && goc > 1 && (is_gemm || is_im2col))) {
+  if (!op->transposed && gic == 1 && !(g->groups == 1 && goc > 1 && (is_gemm || is_im2col))) {
     /* One input channel per group: depthwise, channels innermost. With a depth multiplier
        (goc > 1) run reads each input channel dm times into op->expanded_input first, so output
        channel c*dm+m finds its input at the same index and the dwconv kernels apply unchanged. */
@@ -275,18 +276,24 @@ enum q8nn_status q8nn_create_conv_common(
   return q8nn_status_success;
 }
 
-static enum q8nn_status create_convolution(
+enum q8nn_status q8nn_create_convolution_object(
     const struct q8nn_convolution2d_desc* desc, const struct q8nn_conv_quantization* quant,
-    const int8_t* kernel, const int32_t* bias, uint32_t flags, int u8, q8nn_operator_t* convolution_out,
-    const char* caller) {
+    const int8_t* kernel, const int32_t* bias, uint32_t flags, int u8, int transposed,
+    q8nn_operator_t* convolution_out, const char* caller) {
   if (kernel == NULL || convolution_out == NULL) {
-    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "kernel and convolution_out must not be NULL");
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "kernel and the out-pointer must not be NULL");
   }
   if (desc->kernel_height == 0 || desc->kernel_width == 0 || desc->stride_height == 0 || desc->stride_width == 0 ||
       desc->dilation_height == 0 || desc->dilation_width == 0 || desc->groups == 0 ||
       desc->group_input_channels == 0 || desc->group_output_channels == 0) {
     return q8nn_log_error(q8nn_status_invalid_parameter, caller,
                           "kernel size, stride, dilation, groups and channels must be >= 1");
+  }
+  /* a transposed convolution's output extent is (in - 1) * stride + dilation * (kernel - 1) + 1 in size_t */
+  const uint32_t limit = 65536;
+  if (transposed && (desc->kernel_height > limit || desc->kernel_width > limit || desc->stride_height > limit ||
+                     desc->stride_width > limit || desc->dilation_height > limit || desc->dilation_width > limit)) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "kernel, stride or dilation above 65536");
   }
   const struct q8nn_conv_geometry g = {
       desc->padding_top, desc->padding_right, desc->padding_bottom, desc->padding_left,
@@ -296,6 +303,7 @@ static enum q8nn_status create_convolution(
   struct q8nn_operator* op = q8nn_allocate_operator(q8nn_operator_type_convolution);
   if (op == NULL) return q8nn_log_error(q8nn_status_out_of_memory, caller, "operator");
   op->u8 = u8;
+  op->transposed = transposed;
   const enum q8nn_status status = q8nn_create_conv_common(op, &g, quant, kernel, bias, flags, caller);
   if (status != q8nn_status_success) {
     q8nn_delete_operator(op);
@@ -310,7 +318,7 @@ enum q8nn_status q8nn_create_convolution2d_nhwc_s8(
     const int8_t* kernel, const int32_t* bias, uint32_t flags, q8nn_operator_t* convolution_out) {
   if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
   if (desc == NULL || quant == NULL) return Q8NN_ERROR(q8nn_status_invalid_parameter, "desc and quant must not be NULL");
-  return create_convolution(desc, quant, kernel, bias, flags, 0, convolution_out, __func__);
+  return q8nn_create_convolution_object(desc, quant, kernel, bias, flags, 0, 0, convolution_out, __func__);
 }
 
 enum q8nn_status q8nn_conv_quantization_from_u8(const struct q8nn_conv_quantization_u8* quant,
@@ -348,7 +356,7 @@ enum q8nn_status q8nn_create_convolution2d_nhwc_u8(
   struct q8nn_conv_quantization s8;
   const enum q8nn_status status = q8nn_conv_quantization_from_u8(quant, &s8, __func__);
   if (status != q8nn_status_success) return status;
-  return create_convolution(desc, &s8, kernel, bias, flags, 1, convolution_out, __func__);
+  return q8nn_create_convolution_object(desc, &s8, kernel, bias, flags, 1, 0, convolution_out, __func__);
 }
 
 /* Output extent per TFLite; 0 when it is not positive. */
@@ -358,6 +366,24 @@ static size_t output_extent(size_t input, uint32_t pad_before, uint32_t pad_afte
   const size_t effective = (size_t) dilation * (kernel - 1) + 1;
   if (padded < effective) return 0;
   return (padded - effective) / stride + 1;
+}
+
+/* Output extent of a transposed convolution: (input - 1) * stride + dilation * (kernel - 1) + 1
+   - padding + adjustment; 0 when that is not positive. */
+static size_t transposed_extent(size_t input, uint32_t pad_before, uint32_t pad_after, uint32_t kernel,
+                                uint32_t stride, uint32_t dilation, uint32_t adjustment) {
+  const size_t full = (input - 1) * stride + (size_t) dilation * (kernel - 1) + 1 + adjustment;
+  const size_t padding = (size_t) pad_before + pad_after;
+  return full > padding ? full - padding : 0;
+}
+
+/* Input coordinate of output coordinate o and tap k of a transposed convolution, or -1 where no
+   input pixel lands there (the division is not exact, or it falls outside the image). */
+static int64_t transposed_source(size_t o, size_t k, uint32_t pad_before, uint32_t stride, uint32_t dilation,
+                                 size_t input) {
+  const int64_t n = (int64_t) o + pad_before - (int64_t) (k * dilation);
+  if (n < 0 || n % stride != 0 || n / stride >= (int64_t) input) return -1;
+  return n / stride;
 }
 
 static void build_indirection(struct q8nn_operator* op, size_t tile, size_t tiles, const int8_t* base,
@@ -372,9 +398,16 @@ static void build_indirection(struct q8nn_operator* op, size_t tile, size_t tile
         size_t m = mt * tile + i;
         if (m >= m_total) m = m_total - 1; /* partial tile: repeat the last pixel */
         const size_t oy = m / op->output_width, ox = m % op->output_width;
-        /* iy = oy*stride + ky*dilation - pad, in signed arithmetic wide enough for any input */
-        const int64_t iy = (int64_t) (oy * g->stride_height + ky * g->dilation_height) - g->padding_top;
-        const int64_t ix = (int64_t) (ox * g->stride_width + kx * g->dilation_width) - g->padding_left;
+        /* iy = oy*stride + ky*dilation - pad, in signed arithmetic wide enough for any input;
+           transposed: the iy whose output oy = iy*stride + ky*dilation - pad */
+        const int64_t iy =
+            op->transposed ? transposed_source(oy, ky, g->padding_top, g->stride_height, g->dilation_height,
+                                               op->input_height)
+                           : (int64_t) (oy * g->stride_height + ky * g->dilation_height) - g->padding_top;
+        const int64_t ix =
+            op->transposed ? transposed_source(ox, kx, g->padding_left, g->stride_width, g->dilation_width,
+                                               op->input_width)
+                           : (int64_t) (ox * g->stride_width + kx * g->dilation_width) - g->padding_left;
         const int8_t* p = op->zero_buffer;
         if (iy >= 0 && iy < (int64_t) op->input_height && ix >= 0 && ix < (int64_t) op->input_width) {
           p = base + ((size_t) iy * op->input_width + (size_t) ix) * pixel_stride;
@@ -407,10 +440,16 @@ enum q8nn_status q8nn_setup_conv_common(
   if (input_height > UINT32_MAX || input_width > UINT32_MAX) {
     return q8nn_log_error(q8nn_status_invalid_parameter, caller, "input size beyond 2^32");
   }
-  const size_t oh = output_extent(input_height, g->padding_top, g->padding_bottom, g->kernel_height,
-                                  g->stride_height, g->dilation_height);
-  const size_t ow = output_extent(input_width, g->padding_left, g->padding_right, g->kernel_width,
-                                  g->stride_width, g->dilation_width);
+  const size_t oh = op->transposed ? transposed_extent(input_height, g->padding_top, g->padding_bottom,
+                                                       g->kernel_height, g->stride_height, g->dilation_height,
+                                                       op->adjustment_height)
+                                    : output_extent(input_height, g->padding_top, g->padding_bottom, g->kernel_height,
+                                                    g->stride_height, g->dilation_height);
+  const size_t ow = op->transposed ? transposed_extent(input_width, g->padding_left, g->padding_right,
+                                                       g->kernel_width, g->stride_width, g->dilation_width,
+                                                       op->adjustment_width)
+                                    : output_extent(input_width, g->padding_left, g->padding_right, g->kernel_width,
+                                                    g->stride_width, g->dilation_width);
   if (oh == 0 || ow == 0) {
     return q8nn_log_error(q8nn_status_invalid_parameter, caller, "output size %zux%zu is not positive", oh, ow);
   }
@@ -450,7 +489,8 @@ enum q8nn_status q8nn_setup_conv_common(
                                    ? out_channels : input_pixel_stride;
     reuse_indirection = op->indirection_tile == tile && op->indirection_input_height == input_height &&
                         op->indirection_input_width == input_width &&
-                        op->indirection_pixel_stride == base_stride;
+                        op->indirection_pixel_stride == base_stride &&
+                        (!op->transposed || (op->output_height == oh && op->output_width == ow));
     if (pointers > op->indirection_capacity) {
       const int8_t** grown = realloc(op->indirection, pointers * sizeof(void*));
       if (grown == NULL) return q8nn_log_error(q8nn_status_out_of_memory, caller, "indirection buffer");
@@ -523,7 +563,7 @@ enum q8nn_status q8nn_setup_convolution2d_nhwc_s8(
     const int8_t* input, size_t input_pixel_stride, int8_t* output, size_t output_pixel_stride,
     size_t* output_height_out, size_t* output_width_out) {
   if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
-  if (op == NULL || op->type != q8nn_operator_type_convolution || op->u8 || op->fully_connected) {
+  if (op == NULL || op->type != q8nn_operator_type_convolution || op->u8 || op->fully_connected || op->transposed) {
     return Q8NN_ERROR(q8nn_status_invalid_parameter, "not an int8 convolution operator");
   }
   return q8nn_setup_conv_common(op, batch_size, input_height, input_width, input, input_pixel_stride,
@@ -535,7 +575,8 @@ enum q8nn_status q8nn_setup_convolution2d_nhwc_u8(
     const uint8_t* input, size_t input_pixel_stride, uint8_t* output, size_t output_pixel_stride,
     size_t* output_height_out, size_t* output_width_out) {
   if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
-  if (op == NULL || op->type != q8nn_operator_type_convolution || !op->u8 || op->fully_connected) {
+  if (op == NULL || op->type != q8nn_operator_type_convolution || !op->u8 || op->fully_connected ||
+      op->transposed) {
     return Q8NN_ERROR(q8nn_status_invalid_parameter, "not a uint8 convolution operator");
   }
   return q8nn_setup_conv_common(op, batch_size, input_height, input_width, (const int8_t*) input,

@@ -22,6 +22,7 @@
 #include <q8nn.h>
 
 #include "reference/reference-model.h"
+#include "reference/reference.h"
 #include "reference/reference-resize.h"
 #include "reference/reference-unary.h"
 #include "testers/test-util.h"
@@ -36,6 +37,7 @@ enum {
 enum { OPT_LEAKY_RELU = 75 };
 enum { OP_AVERAGE_POOL_2D = 1, OP_MAX_POOL_2D = 17, OPT_POOL_2D = 5 };
 enum { OP_CONCATENATION = 2, OPT_CONCATENATION = 10 };
+enum { OP_TRANSPOSE_CONV = 67, OPT_TRANSPOSE_CONV = 49 };
 enum { OP_RESIZE_BILINEAR = 23, OP_RESIZE_NEAREST_NEIGHBOR = 97, OPT_RESIZE_BILINEAR = 15,
        OPT_RESIZE_NEAREST_NEIGHBOR = 74 };
 
@@ -676,6 +678,98 @@ static void test_resize_concat_builtins(void** state) {
   }
 }
 
+/* TRANSPOSE_CONV with SAME and VALID padding, strides 1 to 3, per-channel scales, with and without
+   bias, loaded from a file: against the reference's scatter form with TFLite's padding (the
+   convolution from the output back to the input). */
+static void test_transpose_conv_builtin(void** state) {
+  (void) state;
+  for (int t = 0; t < 30; t++) {
+    const int same = t % 2, has_bias = (t / 2) % 2;
+    const int32_t h = 1 + (int32_t) (test_rand() % 6), w = 1 + (int32_t) (test_rand() % 6);
+    const int32_t c = 1 + (int32_t) (test_rand() % 12), oc = 1 + (int32_t) (test_rand() % 12);
+    const int32_t kh = 1 + (int32_t) (test_rand() % 4), kw = 1 + (int32_t) (test_rand() % 4);
+    const int32_t sh = 1 + (int32_t) (test_rand() % 3), sw = 1 + (int32_t) (test_rand() % 3);
+    const int32_t oh = same ? h * sh : (h - 1) * sh + kh, ow = same ? w * sw : (w - 1) * sw + kw;
+    /* TFLite's padding: a convolution of the oh x ow output with this kernel and stride */
+    int32_t pt = 0, pl = 0;
+    if (same) {
+      const int32_t th = ((oh + sh - 1) / sh - 1) * sh + kh - oh, tw = ((ow + sw - 1) / sw - 1) * sw + kw - ow;
+      pt = th > 0 ? th / 2 : 0;
+      pl = tw > 0 ? tw / 2 : 0;
+    }
+    float in_scale = 0.05f, out_scale = 0.1f * sqrtf((float) (kh * kw * c)), filter_scales[12];
+    int64_t in_zp = test_rand_range(-20, 20), out_zp = test_rand_range(-20, 20), filter_zps[12] = {0};
+    for (int32_t i = 0; i < oc; i++) filter_scales[i] = test_rand_float(0.005f, 0.03f);
+    const int32_t shape_dims[1] = {4}, shape_data[4] = {1, oh, ow, oc};
+    const int32_t filter_dims[4] = {oc, kh, kw, c}, in_dims[4] = {1, h, w, c}, out_dims[4] = {1, oh, ow, oc};
+    const int32_t bias_dims[1] = {oc};
+    int8_t filter[12 * 4 * 4 * 12];
+    int32_t bias[12];
+    test_fill_s8(filter, (size_t) (oc * kh * kw * c));
+    test_fill_s32_range(bias, (size_t) oc, -3000, 3000);
+    struct tflw_tensor tensors[5];
+    memset(tensors, 0, sizeof(tensors));
+    tensors[0].type = TFLW_INT32;
+    tensors[0].num_dims = 1;
+    tensors[0].dims[0] = shape_dims[0];
+    tensors[0].data = shape_data;
+    tensors[0].data_bytes = sizeof(shape_data);
+    tensors[1] = int8_tensor(4, filter_dims, filter_scales, filter_zps);
+    tensors[1].num_scales = (size_t) oc;
+    tensors[1].data = filter;
+    tensors[1].data_bytes = (size_t) (oc * kh * kw * c);
+    tensors[2] = int8_tensor(4, in_dims, &in_scale, &in_zp);
+    tensors[3].type = TFLW_INT32;
+    tensors[3].num_dims = 1;
+    tensors[3].dims[0] = bias_dims[0];
+    tensors[3].data = bias;
+    tensors[3].data_bytes = (size_t) oc * sizeof(int32_t);
+    tensors[4] = int8_tensor(4, out_dims, &out_scale, &out_zp);
+    struct tflw_op op;
+    memset(&op, 0, sizeof(op));
+    op.builtin = OP_TRANSPOSE_CONV;
+    op.num_inputs = has_bias ? 4 : 3;
+    op.inputs[0] = 0;
+    op.inputs[1] = 1;
+    op.inputs[2] = 2;
+    op.inputs[3] = 3;
+    op.output = 4;
+    op.options_type = OPT_TRANSPOSE_CONV;
+    op.num_options = 3;
+    op.options[0] = (struct tflw_field){0, 1, same ? 0 : 1};
+    op.options[1] = (struct tflw_field){1, 4, sw};
+    op.options[2] = (struct tflw_field){2, 4, sh};
+    const int32_t inputs[1] = {2}, outputs[1] = {4};
+    size_t size;
+    uint8_t* file = tflw_write(tensors, 5, &op, 1, inputs, 1, outputs, 1, &size);
+    assert_non_null(file);
+    const size_t n_in = (size_t) (h * w * c), n_out = (size_t) (oh * ow * oc);
+    int8_t* input = malloc(n_in);
+    int8_t* output = malloc(n_out);
+    int8_t* ref = malloc(n_out);
+    test_fill_s8(input, n_in);
+    run_everywhere(file, size, input, n_in, output, n_out);
+    int32_t multiplier[12], shift[12];
+    for (int32_t i = 0; i < oc; i++) {
+      assert_true(ref_quantize_multiplier((double) in_scale * (double) filter_scales[i] / (double) out_scale,
+                                          &multiplier[i], &shift[i]));
+    }
+    const struct ref_conv_params rp = {
+        .batch = 1, .in_h = (size_t) h, .in_w = (size_t) w, .in_c = (size_t) c, .groups = 1, .out_c = (size_t) oc,
+        .k_h = (size_t) kh, .k_w = (size_t) kw, .stride_h = (size_t) sh, .stride_w = (size_t) sw, .dil_h = 1,
+        .dil_w = 1, .pad_top = (size_t) pt, .pad_left = (size_t) pl, .in_pixel_stride = (size_t) c,
+        .out_pixel_stride = (size_t) oc, .in_zp = (int32_t) in_zp, .out_zp = (int32_t) out_zp, .out_min = -128,
+        .out_max = 127, .multiplier = multiplier, .shift = shift, .rounding = 0};
+    ref_transpose_conv2d(&rp, (size_t) oh, (size_t) ow, input, filter, has_bias ? bias : NULL, ref);
+    const size_t bad = test_first_mismatch(output, ref, n_out);
+    if (bad != SIZE_MAX) {
+      fail_msg("%s %dx%dx%d -> %dx%dx%d k %dx%d s %dx%d: [%zu] %d, reference %d", same ? "SAME" : "VALID", h, w, c,
+               oh, ow, oc, kh, kw, sh, sw, bad, output[bad], ref[bad]);
+    }
+    free(input), free(output), free(ref), free(file);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fully_connected_against_reference),
@@ -684,6 +778,7 @@ int main(void) {
       cmocka_unit_test(test_unary_builtins),
       cmocka_unit_test(test_pool_builtins),
       cmocka_unit_test(test_resize_concat_builtins),
+      cmocka_unit_test(test_transpose_conv_builtin),
       cmocka_unit_test(test_backend_placement_is_where_it_runs),
   };
   return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 static size_t overflow_count;
 
@@ -159,6 +160,50 @@ void ref_conv2d(const struct ref_conv_params* p, const int8_t* input, const int8
       }
     }
   }
+}
+
+void ref_transpose_conv2d(const struct ref_conv_params* p, size_t out_h, size_t out_w, const int8_t* input,
+                          const int8_t* kernel, const int32_t* bias, int8_t* output) {
+  /* reference_integer_ops::TransposeConv's scatter form: every input pixel adds its products to the
+     output pixels its taps land on (cropped by the padding), into a wide accumulator per output
+     value; then bias and requantization */
+  const size_t total_out_c = p->groups * p->out_c;
+  int64_t* acc = calloc(out_h * out_w * total_out_c, sizeof(int64_t));
+  assert(acc != NULL);
+  for (size_t n = 0; n < p->batch; n++) {
+    memset(acc, 0, out_h * out_w * total_out_c * sizeof(int64_t));
+    for (size_t iy = 0; iy < p->in_h; iy++) {
+      for (size_t ix = 0; ix < p->in_w; ix++) {
+        const int8_t* in_pixel = input + ((n * p->in_h + iy) * p->in_w + ix) * p->in_pixel_stride;
+        for (size_t ky = 0; ky < p->k_h; ky++) {
+          const long oy = (long) (iy * p->stride_h + ky * p->dil_h) - (long) p->pad_top;
+          if (oy < 0 || oy >= (long) out_h) continue;
+          for (size_t kx = 0; kx < p->k_w; kx++) {
+            const long ox = (long) (ix * p->stride_w + kx * p->dil_w) - (long) p->pad_left;
+            if (ox < 0 || ox >= (long) out_w) continue;
+            for (size_t oc = 0; oc < total_out_c; oc++) {
+              const size_t g = oc / p->out_c;
+              const int8_t* k = kernel + ((oc * p->k_h + ky) * p->k_w + kx) * p->in_c;
+              int64_t sum = 0;
+              for (size_t ic = 0; ic < p->in_c; ic++) {
+                sum += (int64_t) k[ic] * ((int64_t) in_pixel[g * p->in_c + ic] - p->in_zp);
+              }
+              acc[((size_t) oy * out_w + (size_t) ox) * total_out_c + oc] += sum;
+            }
+          }
+        }
+      }
+    }
+    for (size_t m = 0; m < out_h * out_w; m++) {
+      int8_t* out_pixel = output + (n * out_h * out_w + m) * p->out_pixel_stride;
+      for (size_t oc = 0; oc < total_out_c; oc++) {
+        int64_t a = acc[m * total_out_c + oc];
+        if (bias != NULL) a += bias[oc];
+        out_pixel[oc] = requantize(p, a, oc);
+      }
+    }
+  }
+  free(acc);
 }
 
 void ref_depthwise(const struct ref_conv_params* p, const int8_t* input, const int8_t* kernel,

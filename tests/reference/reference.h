@@ -82,6 +82,14 @@ void ref_conv2d(const struct ref_conv_params* p, const int8_t* input, const int8
                 const int32_t* bias, int8_t* output);
 
 /**
+ * TFLite reference_integer_ops::TransposeConv (per channel, int8) with groups: input pixel (iy, ix)
+ * adds to output pixel (iy * stride + ky * dil - pad_top, ix * stride + kx * dil - pad_left) when
+ * that lies inside out_h x out_w. kernel [groups*out_c][k_h][k_w][in_c]; pad_bottom/right unused.
+ */
+void ref_transpose_conv2d(const struct ref_conv_params* p, size_t out_h, size_t out_w, const int8_t* input,
+                          const int8_t* kernel, const int32_t* bias, int8_t* output);
+
+/**
  * TFLite reference_integer_ops::DepthwiseConvPerChannel. in_c = channels, out_c = depth
  * multiplier, groups ignored. kernel: [k_h][k_w][channels*dm]; output channel c*dm+m reads input
  * channel c; multiplier/shift/bias per output channel.

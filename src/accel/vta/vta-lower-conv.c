@@ -302,6 +302,7 @@ static bool plan_conv(const struct q8nn_vta_hw_config* cfg, const struct conv_sh
 bool q8nn_vta_conv_supports(const struct q8nn_vta_target* vta, const struct q8nn_operator* op) {
   const struct q8nn_vta_hw_config* cfg = &vta->config;
   if (op->kernel == NULL || op->bias == NULL || op->multiplier == NULL || op->shift == NULL) return false;
+  if (op->transposed) return false; /* the lowering computes a convolution's input windows */
   /* VTA's requantization derives from TFLite's fixed-point multipliers; XNNPACK's fp32 has none */
   if (op->rounding == q8nn_rounding_fp32) return false;
   if (cfg->block_in != cfg->block_out) return false;
