@@ -778,6 +778,33 @@ Q8NN_API enum q8nn_status q8nn_setup_resize2d_nhwc_u8(q8nn_operator_t resize, si
                                                       size_t output_pixel_stride);
 
 /* ---------------------------------------------------------------------------------------------
+ * Softmax over the last dimension, int8 and uint8
+ * ------------------------------------------------------------------------------------------- */
+
+/**
+ * Creates a softmax of rows of `channels` values: TFLite's int8 Softmax (reference_ops::Softmax:
+ * PreprocessSoftmaxScaling(beta, input_scale, 5), gemmlowp's exp and reciprocal); output scale
+ * 1/256 and zero point -128 (uint8: 0), as TFLite requires. The input zero point does not matter
+ * (only differences from the row's maximum do).
+ * @return invalid_parameter for a NULL out-pointer, unknown flags, or input_scale / beta not finite
+ *         and > 0; unsupported_parameter where beta x input_scale is too small for TFLite's scaling
+ *         (its QuantizeMultiplierGreaterThanOne would fail).
+ */
+Q8NN_API enum q8nn_status q8nn_create_softmax_nc_s8(float input_scale, float beta, uint32_t flags,
+                                                    q8nn_operator_t* softmax_out);
+/** batch_size rows, strides >= channels; the output may alias the input exactly (same pointer and
+    stride). invalid_parameter for NULL pointers, zero sizes, strides below channels, or extents that
+    overflow the address space. */
+Q8NN_API enum q8nn_status q8nn_setup_softmax_nc_s8(q8nn_operator_t softmax, size_t batch_size, size_t channels,
+                                                   const int8_t* input, size_t input_stride, int8_t* output,
+                                                   size_t output_stride);
+Q8NN_API enum q8nn_status q8nn_create_softmax_nc_u8(float input_scale, float beta, uint32_t flags,
+                                                    q8nn_operator_t* softmax_out);
+Q8NN_API enum q8nn_status q8nn_setup_softmax_nc_u8(q8nn_operator_t softmax, size_t batch_size, size_t channels,
+                                                   const uint8_t* input, size_t input_stride, uint8_t* output,
+                                                   size_t output_stride);
+
+/* ---------------------------------------------------------------------------------------------
  * Concatenation and channel shuffle: data movement, int8 and uint8
  * ------------------------------------------------------------------------------------------- */
 

@@ -16,6 +16,7 @@ enum q8nn_operator_type {
   q8nn_operator_type_resize = 6,  /* resize 2D (resize-nhwc.c) */
   q8nn_operator_type_concatenate = 7, /* concatenation along any axis (concatenate-nd.c) */
   q8nn_operator_type_channel_shuffle = 8,
+  q8nn_operator_type_softmax = 9,
 };
 
 /* How a convolution runs on the CPU. */

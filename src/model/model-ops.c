@@ -21,14 +21,6 @@ static int32_t rdbpot(int32_t x, int exponent) {
   return (x >> exponent) + (remainder > threshold ? 1 : 0);
 }
 
-/* SaturatingRoundingMultiplyByPOT with a positive exponent: saturating left shift. */
-static int32_t sat_shl(int32_t x, int exponent) {
-  const int32_t threshold = (int32_t) ((UINT32_C(1) << (31 - exponent)) - 1);
-  if (x > threshold) return INT32_MAX;
-  if (x < -threshold) return INT32_MIN;
-  return (int32_t) ((uint32_t) x << exponent);
-}
-
 static int32_t wrap_add(int32_t a, int32_t b) { return (int32_t) ((uint32_t) a + (uint32_t) b); }
 static int32_t wrap_sub(int32_t a, int32_t b) { return (int32_t) ((uint32_t) a - (uint32_t) b); }
 
@@ -57,109 +49,6 @@ int q8nn_model_quantize_multiplier(double real, int32_t* multiplier, int* shift)
   *multiplier = (int32_t) q_fixed;
   *shift = exponent;
   return exponent <= 30;
-}
-
-/* ---- softmax --------------------------------------------------------------------------------- */
-
-/* gemmlowp exp_on_interval_between_negative_one_quarter_and_0_excl, Q0.31 in and out. */
-static int32_t exp_quarter(int32_t a) {
-  const int32_t constant_term = 1895147668;      /* exp(-1/8) */
-  const int32_t constant_1_over_3 = 715827883;   /* 1/3 */
-  const int32_t x = wrap_add(a, INT32_C(1) << 28); /* a + 1/8 */
-  const int32_t x2 = srdhm(x, x);
-  const int32_t x3 = srdhm(x2, x);
-  const int32_t x4 = srdhm(x2, x2);
-  const int32_t x4_over_4 = rdbpot(x4, 2);
-  const int32_t poly = rdbpot(wrap_add(srdhm(wrap_add(x4_over_4, x3), constant_1_over_3), x2), 1);
-  return wrap_add(constant_term, srdhm(constant_term, wrap_add(x, poly)));
-}
-
-/* gemmlowp exp_on_negative_values for a Q5.26 input (a <= 0), Q0.31 result. */
-static int32_t exp_on_negative_values_q5(int32_t a) {
-  const int fractional_bits = 26;
-  const int32_t one_quarter = INT32_C(1) << (fractional_bits - 2);
-  const int32_t mask = one_quarter - 1;
-  const int32_t a_mod_quarter_minus_one_quarter = wrap_sub(a & mask, one_quarter);
-  int32_t result = exp_quarter(sat_shl(a_mod_quarter_minus_one_quarter, 5)); /* Rescale Q5 -> Q0 */
-  const int32_t remainder = wrap_sub(a_mod_quarter_minus_one_quarter, a);
-  static const int32_t multipliers[7] = {1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242};
-  for (int e = -2; e <= 4; e++) { /* exp(-2^e) for each bit of the remainder */
-    if ((remainder & (INT32_C(1) << (fractional_bits + e))) != 0) result = srdhm(result, multipliers[e + 2]);
-  }
-  if (a == 0) result = INT32_MAX;
-  return result;
-}
-
-/* gemmlowp one_over_one_plus_x_for_x_in_0_1: Q0.31 in, Q0.31 out (Newton-Raphson in Q2.29). */
-static int32_t one_over_one_plus_x(int32_t a) {
-  const int64_t sum = (int64_t) a + INT32_MAX;
-  const int32_t half_denominator = (int32_t) ((sum + (sum >= 0 ? 1 : -1)) / 2);
-  const int32_t constant_48_over_17 = 1515870810, constant_neg_32_over_17 = -1010580540;
-  int32_t x = wrap_add(constant_48_over_17, srdhm(half_denominator, constant_neg_32_over_17));
-  for (int i = 0; i < 3; i++) {
-    const int32_t half_denominator_times_x = srdhm(half_denominator, x);
-    const int32_t one_minus = wrap_sub(INT32_C(1) << 29, half_denominator_times_x);
-    x = wrap_add(x, sat_shl(srdhm(x, one_minus), 2));
-  }
-  return sat_shl(x, 1);
-}
-
-int q8nn_model_softmax_prepare(double beta, double input_scale, struct q8nn_model_softmax_params* p) {
-  const int scaled_diff_integer_bits = 5;
-  double real = beta * input_scale * (double) (1 << (31 - scaled_diff_integer_bits));
-  const double max_real = (double) ((INT64_C(1) << 31) - 1);
-  if (real > max_real) real = max_real;
-  int32_t multiplier;
-  int shift;
-  if (!q8nn_model_quantize_multiplier(real, &multiplier, &shift) || shift < 0) return 0;
-  p->input_multiplier = multiplier;
-  p->input_left_shift = shift;
-  const double max_input_rescaled = 1.0 * (double) ((1 << scaled_diff_integer_bits) - 1) *
-                                    (double) (INT64_C(1) << (31 - scaled_diff_integer_bits)) /
-                                    (double) (INT64_C(1) << shift);
-  p->diff_min = -(int32_t) floor(max_input_rescaled);
-  for (int d = 0; d < 256; d++) {
-    const int32_t diff = -d;
-    p->in_range[d] = diff >= p->diff_min;
-    /* MultiplyByQuantizedMultiplierGreaterThanOne: SRDHM(diff * 2^shift, multiplier); |diff| <= 255
-       and diff >= diff_min keep diff * 2^shift inside int32. */
-    p->exp_table[d] = p->in_range[d]
-        ? exp_on_negative_values_q5(srdhm((int32_t) ((uint32_t) diff << shift), multiplier)) : 0;
-  }
-  return 1;
-}
-
-void q8nn_model_softmax_s8(const struct q8nn_model_softmax_params* p, size_t outer, size_t depth,
-                           const int8_t* input, int8_t* output) {
-  for (size_t i = 0; i < outer; i++) {
-    const int8_t* in = input + i * depth;
-    int8_t* out = output + i * depth;
-    int32_t max_in_row = INT8_MIN;
-    for (size_t c = 0; c < depth; c++) max_in_row = in[c] > max_in_row ? in[c] : max_in_row;
-    /* sum of exps in Q12.19: each exp is rescaled from Q0.31 by RoundingDivideByPOT(.., 12) */
-    int32_t sum_of_exps = 0;
-    for (size_t c = 0; c < depth; c++) {
-      const int32_t d = max_in_row - in[c];
-      if (p->in_range[d]) sum_of_exps = wrap_add(sum_of_exps, rdbpot(p->exp_table[d], 12));
-    }
-    /* GetReciprocal(sum, 12) */
-    const int headroom_plus_one = sum_of_exps == 0 ? 32 : __builtin_clz((uint32_t) sum_of_exps);
-    const int num_bits_over_unit = 12 - headroom_plus_one;
-    const int32_t shifted_sum_minus_one =
-        (int32_t) (((uint32_t) sum_of_exps << (headroom_plus_one & 31)) - (UINT32_C(1) << 31));
-    const int32_t shifted_scale = one_over_one_plus_x(shifted_sum_minus_one);
-    for (size_t c = 0; c < depth; c++) {
-      const int32_t d = max_in_row - in[c];
-      if (p->in_range[d]) {
-        const int32_t unsat = rdbpot(srdhm(shifted_scale, p->exp_table[d]), num_bits_over_unit + 31 - 8);
-        int32_t v = unsat - 128;
-        v = v < -128 ? -128 : v > 127 ? 127 : v;
-        out[c] = (int8_t) v;
-      } else {
-        out[c] = INT8_MIN;
-      }
-    }
-  }
 }
 
 /* ---- MUL / SUB ------------------------------------------------------------------------------- */

@@ -16,22 +16,6 @@ int32_t q8nn_model_mbqm(int32_t x, int32_t multiplier, int shift);
 /* TFLite QuantizeMultiplier; returns 0 when the shift exceeds 30 (unrepresentable). */
 int q8nn_model_quantize_multiplier(double real, int32_t* multiplier, int* shift);
 
-/* ---- softmax: TFLite reference_ops::Softmax for int8 in, int8 out (gemmlowp fixed point) ---- */
-struct q8nn_model_softmax_params {
-  int32_t input_multiplier;   /* PreprocessSoftmaxScaling(beta, input_scale, 5) */
-  int32_t input_left_shift;
-  int32_t diff_min;           /* -CalculateInputRadius(5, input_left_shift) */
-  /* exp_on_negative_values of the rescaled difference, for differences 0..-255 (index = -diff);
-     0 where the difference is below diff_min (those contribute nothing and output -128). */
-  int32_t exp_table[256];
-  uint8_t in_range[256];
-};
-/* Returns 0 when beta * input_scale cannot be represented (TFLite's QuantizeMultiplierGreaterThanOne
-   would fail its check). */
-int q8nn_model_softmax_prepare(double beta, double input_scale, struct q8nn_model_softmax_params* p);
-void q8nn_model_softmax_s8(const struct q8nn_model_softmax_params* p, size_t outer, size_t depth,
-                           const int8_t* input, int8_t* output);
-
 /* ---- pooling: the shape of AVERAGE_POOL_2D / MAX_POOL_2D as the loader derives it; q8nn's pooling
    operators run them (q8nn.h) --------------------------------------------------------------------- */
 struct q8nn_model_pool_params {

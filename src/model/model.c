@@ -102,7 +102,6 @@ struct op {
   const char* placement;
   uint64_t macs, last_ns;
   size_t copy_bytes;
-  struct q8nn_model_softmax_params* softmax;
   struct q8nn_model_pool_params pool;
   struct q8nn_model_binary_params binary;
   struct q8nn_model_mean_params mean;
@@ -882,11 +881,17 @@ static enum q8nn_status prepare_softmax(struct loader* l, struct op* op) {
   if (out->zero_point != -128 || fabsf(out->scale - 1.0f / 256) > 0.001f / 256) {
     return op_fail(l, op, q8nn_status_unsupported_parameter, "int8 output must have zero point -128 and scale 1/256");
   }
-  op->softmax = (struct q8nn_model_softmax_params*) malloc(sizeof(*op->softmax));
-  if (op->softmax == NULL) return fail(l, q8nn_status_out_of_memory, "out of memory");
-  if (!isfinite(beta) || beta <= 0.0f || !q8nn_model_softmax_prepare((double) beta, (double) in->scale, op->softmax)) {
-    return op_fail(l, op, q8nn_status_unsupported_parameter, "beta %g with input scale %g not representable",
-                   (double) beta, (double) in->scale);
+  /* q8nn's softmax over the last dimension */
+  const size_t depth = in->dims[in->num_dims - 1], rows = in->elements / depth;
+  enum q8nn_status status = q8nn_create_softmax_nc_s8(in->scale, beta, 0, &op->qop);
+  if (status == q8nn_status_success) {
+    status = q8nn_setup_softmax_nc_s8(op->qop, rows, depth, (const int8_t*) in->data, depth, (int8_t*) out->data,
+                                      depth);
+  }
+  op->placement = placement_of(op);
+  if (status != q8nn_status_success) {
+    return op_fail(l, op, q8nn_status_unsupported_parameter, "beta %g with input scale %g: %s", (double) beta,
+                   (double) in->scale, q8nn_status_string(status));
   }
   return q8nn_status_success;
 }
@@ -1722,11 +1727,7 @@ static enum q8nn_status run_op(struct q8nn_model* m, struct op* op, const struct
     case K_AVERAGE_POOL:
     case K_MAX_POOL: return run_operator(t, op->qop);
     case K_COPY: memmove(out->data, in->data, op->copy_bytes); break;
-    case K_SOFTMAX: {
-      const size_t depth = in->dims[in->num_dims - 1];
-      q8nn_model_softmax_s8(op->softmax, in->elements / depth, depth, (const int8_t*) in->data, (int8_t*) out->data);
-      break;
-    }
+    case K_SOFTMAX: return run_operator(t, op->qop);
     case K_MUL:
     case K_SUB:
       if (op->table != NULL) {
@@ -1794,7 +1795,8 @@ static enum q8nn_status model_run(q8nn_model_t m, const struct run_threads* t) {
     if (op->fused_into < 0) { /* a fused op's work is done by the op it was fused into */
       if (batch && (op->kind == K_CONV || op->kind == K_FC || op->kind == K_ADD || op->kind == K_UNARY ||
                     op->kind == K_AVERAGE_POOL || op->kind == K_MAX_POOL ||
-                    op->kind == K_CONCAT || op->kind == K_RESIZE || op->kind == K_TRANSPOSE_CONV)) {
+                    op->kind == K_CONCAT || op->kind == K_RESIZE || op->kind == K_TRANSPOSE_CONV ||
+                    op->kind == K_SOFTMAX)) {
         list[listed++] = op->qop;
         if (listed == RUN_LIST_MAX) {
           const enum q8nn_status status = run_list(list, &listed, t);
@@ -1866,7 +1868,6 @@ enum q8nn_status q8nn_model_delete(q8nn_model_t m) {
   for (size_t k = 0; k < m->num_ops && m->ops != NULL; k++) {
     q8nn_delete_operator(m->ops[k].qop);
     free(m->ops[k].inputs);
-    free(m->ops[k].softmax);
     free(m->ops[k].table);
   }
   for (size_t i = 0; i < m->num_tensors && m->tensors != NULL; i++) free(m->tensors[i].name);

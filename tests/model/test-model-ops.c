@@ -18,29 +18,6 @@
 #include "reference/reference-model.h"
 #include "testers/test-util.h"
 
-static void test_softmax(void** state) {
-  (void) state;
-  int8_t in[3 * 300], out[3 * 300], ref[3 * 300];
-  for (int t = 0; t < 3000; t++) {
-    const size_t depth = 1 + test_rand() % (t < 2000 ? 40 : 300), outer = 1 + test_rand() % 3;
-    const float scale = expf(test_rand_float(logf(1e-3f), logf(2.0f)));
-    const float beta = (t % 3 == 0) ? 1.0f : test_rand_float(0.25f, 4.0f);
-    if (t % 5 == 0) test_fill_s8_range(in, outer * depth, 100, 127); /* near-equal values */
-    else test_fill_s8(in, outer * depth);
-    struct q8nn_model_softmax_params p;
-    const int ok = q8nn_model_softmax_prepare((double) beta, (double) scale, &p);
-    const int ref_ok = ref_softmax_s8(beta, scale, outer, depth, in, ref);
-    assert_int_equal(ok, ref_ok);
-    if (!ok) continue;
-    q8nn_model_softmax_s8(&p, outer, depth, in, out);
-    const size_t bad = test_first_mismatch(out, ref, outer * depth);
-    if (bad != SIZE_MAX) {
-      fail_msg("softmax depth %zu outer %zu scale %g beta %g: [%zu] %d, reference %d", depth, outer, (double) scale,
-               (double) beta, bad, out[bad], ref[bad]);
-    }
-  }
-}
-
 static void test_mul_sub_broadcast(void** state) {
   (void) state;
   for (int t = 0; t < 600; t++) {
@@ -320,7 +297,6 @@ static void test_quantize_dequantize(void** state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_softmax),
       cmocka_unit_test(test_mul_sub_broadcast),
       cmocka_unit_test(test_mul_sub_table),
       cmocka_unit_test(test_table_lengths),

@@ -19,7 +19,8 @@ static bool vta_supports(struct q8nn_backend* backend, const struct q8nn_operato
     case q8nn_operator_type_pooling:
     case q8nn_operator_type_resize:
     case q8nn_operator_type_concatenate:
-    case q8nn_operator_type_channel_shuffle: return false; /* no lowering: they stay on the CPU */
+    case q8nn_operator_type_channel_shuffle:
+    case q8nn_operator_type_softmax: return false; /* no lowering: they stay on the CPU */
   }
   return false;
 }
