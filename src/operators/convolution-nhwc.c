@@ -453,11 +453,18 @@ enum q8nn_status q8nn_setup_conv_common(
   if (oh == 0 || ow == 0) {
     return q8nn_log_error(q8nn_status_invalid_parameter, caller, "output size %zux%zu is not positive", oh, ow);
   }
-  size_t n;
-  if (!q8nn_mul_sz(batch_size, input_height, &n) || !q8nn_mul_sz(n, input_width, &n) ||
-      !q8nn_mul_sz(n, input_pixel_stride, &n) || !q8nn_mul_sz(batch_size, oh, &n) ||
-      !q8nn_mul_sz(n, ow, &n) || !q8nn_mul_sz(n, output_pixel_stride, &n)) {
+  size_t n, in_pixels, out_pixels;
+  if (!q8nn_mul_sz(batch_size, input_height, &in_pixels) || !q8nn_mul_sz(in_pixels, input_width, &in_pixels) ||
+      !q8nn_mul_sz(in_pixels, input_pixel_stride, &n) || !q8nn_mul_sz(batch_size, oh, &out_pixels) ||
+      !q8nn_mul_sz(out_pixels, ow, &out_pixels) || !q8nn_mul_sz(out_pixels, output_pixel_stride, &n)) {
     return q8nn_log_error(q8nn_status_invalid_parameter, caller, "tensor size overflows size_t");
+  }
+  /* the last byte of the input and of the output is addressable: pointer + extent does not wrap
+     (the products above fit, but an input near the top of the address space plus its extent may
+     still wrap, and the kernels would form pointers past it) */
+  if ((uintptr_t) input > UINTPTR_MAX - ((in_pixels - 1) * input_pixel_stride + in_channels - 1) ||
+      (uintptr_t) output > UINTPTR_MAX - ((out_pixels - 1) * output_pixel_stride + out_channels - 1)) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "a tensor's extent overflows the address space");
   }
 
   /* Tile rows for this M, among the lines that share the packed weights (tile-select.c); stored

@@ -276,6 +276,54 @@ static void test_depthwise_invalid(void** state) {
   q8nn_delete_operator(op);
 }
 
+/* A pixel stride whose products fit in size_t but whose extent from the input pointer wraps the
+   address space: every setup refuses it (the kernels would form pointers past the input).
+   Depthwise (the case found with an enormous input pixel stride), convolution, fully connected,
+   add with one huge dimension. */
+static void test_pixel_stride_extent_wraps(void** state) {
+  (void) state;
+  static int8_t buffer[4096];
+  const struct q8nn_conv_quantization q = good_quant();
+  const struct q8nn_depthwise_convolution2d_desc dd = {
+      .kernel_height = 3, .kernel_width = 3, .stride_height = 1, .stride_width = 1, .dilation_height = 1,
+      .dilation_width = 1, .padding_top = 1, .padding_bottom = 1, .padding_left = 1, .padding_right = 1,
+      .channels = 4, .depth_multiplier = 1};
+  q8nn_operator_t op = NULL;
+  assert_int_equal(q8nn_create_depthwise_convolution2d_nhwc_s8(&dd, &q, kernel, NULL, 0, &op), q8nn_status_success);
+  /* 2x2 pixels: 3 strides of SIZE_MAX / 3 - 16 fit in size_t (3 x stride = SIZE_MAX - 48), and from
+     any pointer above 48 the input's last byte lies past the end of the address space */
+  const size_t huge = SIZE_MAX / 3 - 16;
+  assert_int_equal(q8nn_setup_depthwise_convolution2d_nhwc_s8(op, 1, 2, 2, buffer + 2048, huge, buffer, 4, NULL, NULL),
+                   q8nn_status_invalid_parameter);
+  assert_int_equal(q8nn_setup_depthwise_convolution2d_nhwc_s8(op, 1, 2, 2, buffer, 4, buffer + 2048, SIZE_MAX / 3,
+                                                              NULL, NULL),
+                   q8nn_status_invalid_parameter);
+  assert_int_equal(q8nn_run_operator(op, NULL), q8nn_status_invalid_state);
+  q8nn_delete_operator(op);
+  const struct q8nn_convolution2d_desc cd = {
+      .kernel_height = 1, .kernel_width = 1, .stride_height = 1, .stride_width = 1, .dilation_height = 1,
+      .dilation_width = 1, .groups = 1, .group_input_channels = 4, .group_output_channels = 4};
+  assert_int_equal(q8nn_create_convolution2d_nhwc_s8(&cd, &q, kernel, NULL, 0, &op), q8nn_status_success);
+  assert_int_equal(q8nn_setup_convolution2d_nhwc_s8(op, 1, 1, 2, buffer, SIZE_MAX - 64, buffer + 2048, 4, NULL, NULL),
+                   q8nn_status_invalid_parameter);
+  q8nn_delete_operator(op);
+  const float kernel_scale = 0.01f;
+  struct q8nn_conv_quantization fq = q;
+  fq.kernel_scale = &kernel_scale;
+  assert_int_equal(q8nn_create_fully_connected_nc_s8(4, 4, &fq, kernel, NULL, Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE, &op),
+                   q8nn_status_success);
+  assert_int_equal(q8nn_setup_fully_connected_nc_s8(op, 2, buffer, SIZE_MAX - 64, buffer + 2048, 4),
+                   q8nn_status_invalid_parameter);
+  q8nn_delete_operator(op);
+  const struct q8nn_add_quantization aq = {0, 0.5f, 0, 0.25f, 0, 1.0f, -128, 127, NULL};
+  assert_int_equal(q8nn_create_add_nd_s8(&aq, 0, &op), q8nn_status_success);
+  const size_t long_shape[1] = {SIZE_MAX - 64}, one[1] = {1};
+  assert_int_equal(q8nn_setup_add_nd_s8(op, 1, long_shape, 1, one, buffer, buffer + 8, buffer + 2048),
+                   q8nn_status_invalid_parameter);
+  assert_int_equal(q8nn_run_operator(op, NULL), q8nn_status_invalid_state);
+  q8nn_delete_operator(op);
+}
+
 static void test_add_invalid(void** state) {
   (void) state;
   const struct q8nn_add_quantization good = {
@@ -530,6 +578,7 @@ int main(void) {
       cmocka_unit_test(test_conv_setup_invalid),
       cmocka_unit_test(test_depthwise_invalid),
       cmocka_unit_test(test_add_invalid),
+      cmocka_unit_test(test_pixel_stride_extent_wraps),
       cmocka_unit_test(test_xnnpack_modes_validation),
       cmocka_unit_test(test_resetup_and_threads),
       cmocka_unit_test(test_same_padding),
