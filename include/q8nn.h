@@ -199,7 +199,8 @@ Q8NN_API enum q8nn_status q8nn_create_convolution2d_nhwc_s8(
  * @param output_pixel_stride elements between pixels, >= groups*group_output_channels.
  * @param output_height_out, output_width_out  receive the output size; may be NULL.
  * @return invalid_parameter for NULL pointers, zero sizes, pixel strides below the channel counts,
- *         a non-positive output size or sizes whose products overflow size_t; out_of_memory;
+ *         a non-positive output size, sizes whose products overflow size_t, or a tensor whose last
+ *         byte would lie past the end of the address space (pointer plus extent); out_of_memory;
  *         a backend's status (see q8nn_operator_set_backend). On failure nothing is written through
  *         the out-pointers and the operator must be set up again before it runs.
  */
