@@ -59,6 +59,12 @@ Q8NN_DECLARE_POOL(q8nn_s8_avgpool_ukernel__scalar)
 #if Q8NN_ARCH_X86
 Q8NN_DECLARE_POOL(q8nn_s8_maxpool_ukernel__avx2)
 Q8NN_DECLARE_POOL(q8nn_s8_avgpool_ukernel__avx2)
+#elif Q8NN_ARCH_NEON
+Q8NN_DECLARE_POOL(q8nn_s8_maxpool_ukernel__neon)
+Q8NN_DECLARE_POOL(q8nn_s8_avgpool_ukernel__neon)
+#elif Q8NN_ARCH_RVV
+Q8NN_DECLARE_POOL(q8nn_s8_maxpool_ukernel__rvv)
+Q8NN_DECLARE_POOL(q8nn_s8_avgpool_ukernel__rvv)
 #endif
 
 #endif

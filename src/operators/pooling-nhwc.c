@@ -53,13 +53,28 @@ static enum q8nn_status create_pooling(const struct q8nn_pooling2d_desc* desc, i
   op->pooling_min = (int8_t) (output_min - (u8 ? 128 : 0));
   op->pooling_max = (int8_t) (output_max - (u8 ? 128 : 0));
   op->u8 = u8;
+  /* the kernel of the best active line (kernels/kernel-decls.h); the portable one otherwise */
+  const uint32_t isa = q8nn_get_active_isa();
+  const char* line = "scalar";
+  op->pool_kernel = average ? q8nn_s8_avgpool_ukernel__scalar : q8nn_s8_maxpool_ukernel__scalar;
 #if Q8NN_ARCH_X86
-  const int avx2 = (q8nn_get_active_isa() & Q8NN_ISA_X86_AVX2) != 0;
-#else
-  const int avx2 = 0;
+  if (isa & Q8NN_ISA_X86_AVX2) {
+    op->pool_kernel = average ? q8nn_s8_avgpool_ukernel__avx2 : q8nn_s8_maxpool_ukernel__avx2;
+    line = "avx2";
+  }
+#elif Q8NN_ARCH_NEON
+  if (isa & Q8NN_ISA_ARM_NEON) {
+    op->pool_kernel = average ? q8nn_s8_avgpool_ukernel__neon : q8nn_s8_maxpool_ukernel__neon;
+    line = "neon";
+  }
+#elif Q8NN_ARCH_RVV
+  if (isa & Q8NN_ISA_RISCV_V) {
+    op->pool_kernel = average ? q8nn_s8_avgpool_ukernel__rvv : q8nn_s8_maxpool_ukernel__rvv;
+    line = "rvv";
+  }
 #endif
-  snprintf(op->kernel_name, sizeof(op->kernel_name), "q8nn_s8_%spool_ukernel__%s", average ? "avg" : "max",
-           avx2 ? "avx2" : "scalar");
+  (void) isa;
+  snprintf(op->kernel_name, sizeof(op->kernel_name), "q8nn_s8_%spool_ukernel__%s", average ? "avg" : "max", line);
   *pooling_out = op;
   return q8nn_status_success;
 }
@@ -166,12 +181,7 @@ static void pooling_task(void* context, size_t unused, size_t row0, size_t count
   const struct q8nn_operator* op = context;
   const struct q8nn_conv_geometry* g = &op->geometry;
   const struct q8nn_pool_params params = {op->pooling_min, op->pooling_max, (uint8_t) (op->u8 ? 0x80 : 0)};
-  q8nn_pool_ukernel_fn kernel = op->pooling_average ? q8nn_s8_avgpool_ukernel__scalar : q8nn_s8_maxpool_ukernel__scalar;
-#if Q8NN_ARCH_X86
-  if (strstr(op->kernel_name, "avx2") != NULL) {
-    kernel = op->pooling_average ? q8nn_s8_avgpool_ukernel__avx2 : q8nn_s8_maxpool_ukernel__avx2;
-  }
-#endif
+  const q8nn_pool_ukernel_fn kernel = op->pool_kernel;
   const size_t row_stride = op->input_width * op->input_pixel_stride;
   for (size_t row = row0; row < row0 + count; row++) {
     const size_t n = row / op->output_height, oy = row % op->output_height;
