@@ -1,5 +1,6 @@
-// torch.ops.q8nn: PyTorch eager-mode quantized conv2d (depthwise via groups), linear and add on
-// q8nn, byte for byte what PyTorch 1.13's qnnpack engine computes:
+// torch.ops.q8nn: PyTorch eager-mode quantized conv2d (depthwise via groups), linear, add, cat,
+// max_pool2d, hardswish, hardsigmoid and channel_shuffle on q8nn, byte for byte what PyTorch 1.13's
+// qnnpack engine computes:
 //  - quint8 activations run where PyTorch runs pytorch_qnnpack: bias quantized by
 //    quant_utils::QuantizeBias (at::quantize_per_tensor / _per_channel with scale
 //    w_scale * input_scale in double), requantization scale (w_scale * input_scale) * (1 / output_scale)
@@ -8,15 +9,21 @@
 //  - qint8 activations run where PyTorch runs XNNPACK (qs8/qc8 convolution, qs8 fully connected,
 //    qs8 add): the same bias, requantization scale input_scale * w_scale / output_scale in float,
 //    add with XNNPACK's qs8 arithmetic (Q8NN_FLAG_XNNPACK_ADD).
+//  - linear layers on q8nn's fully connected operator, convolutions on its convolutions.
+//  - hardswish and hardsigmoid as q8nn lookups of the 256-entry table PyTorch computes in float
+//    (pytorch_qnnpack's, or its generic kernel's where both of that kernel's forms agree); cat on
+//    q8nn's concatenation (Q8NN_FLAG_PYTORCH_REQUANTIZE), channel_shuffle on q8nn's channel
+//    shuffle, max_pool2d on q8nn's max pooling (dilated windows: a loop here). Where PyTorch's own
+//    kernels give two answers for one quantization, the op calls PyTorch's kernel instead.
 // The q8nn operator is created at the first call (the input's scale is only known then), kept
 // while the input and output quantization stay the same, and set up again with the new tensors'
 // pointers on every call (O(1) in q8nn). It runs on PyTorch's intra-op threads (at::parallel_for),
-// so torch.set_num_threads applies.
-// Also max pooling (q8nn::max_pool2d), computed here on the same threads: PyTorch's quint8 max pool
-// runs on pytorch_qnnpack's own thread pool, whose workers keep spinning after it and take cores
-// from the next layer's intra-op threads.
+// so torch.set_num_threads applies: PyTorch's quint8 max pool runs on pytorch_qnnpack's own thread
+// pool, whose workers keep spinning after it and take cores from the next layer's intra-op threads.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
 #include <torch/custom_class.h>
 #include <torch/library.h>
 
@@ -61,6 +68,7 @@ std::atomic<int64_t> stat_calls{0};
 std::atomic<int64_t> stat_op_ns{0};
 std::atomic<int64_t> stat_run_ns{0};
 std::atomic<int64_t> stat_max_threads{0};
+std::atomic<int64_t> stat_pytorch_calls{0};  // calls the ops handed to PyTorch's kernels
 
 // PyTorch's intra-op threads as q8nn's host pool. Inside a parallel region at::parallel_for runs
 // inline, so q8nn is told one thread there.
@@ -107,7 +115,8 @@ struct Recording {
 };
 Recording recording;
 
-void run(const Operator& op, std::initializer_list<at::Tensor> tensors) {
+template <typename Tensors>
+void run_keeping(const Operator& op, const Tensors& tensors) {
   {
     std::lock_guard<std::mutex> lock(recording.mutex);
     recording.runs++;
@@ -120,6 +129,9 @@ void run(const Operator& op, std::initializer_list<at::Tensor> tensors) {
   check_status(q8nn_run_operator_on(op.get(), &host_pool), "q8nn_run_operator_on");
   stat_run_ns += now_ns() - start;
 }
+
+// Runs op on the intra-op threads; the tensors it reads and writes are kept by a recording.
+void run(const Operator& op, std::initializer_list<at::Tensor> tensors) { run_keeping(op, tensors); }
 
 struct OpTimer {
   int64_t start = now_ns();
@@ -173,14 +185,17 @@ struct ConvKey {
   }
 };
 
-// One convolution (a linear layer is a 1x1 one): the weights in q8nn's layout, created from a
-// PyTorch qint8 weight [O][I/groups][kh][kw] (per tensor or per channel along 0, zero points 0).
+// One convolution, or a fully connected layer (fully_connected: a 1x1 weight [O][I][1][1], run by
+// q8nn's fully connected operator): the weights in q8nn's layout, created from a PyTorch qint8
+// weight [O][I/groups][kh][kw] (per tensor or per channel along 0, zero points 0).
 class ConvCore {
  public:
   ConvCore(at::Tensor weight, c10::optional<at::Tensor> bias, std::vector<int64_t> stride,
-           std::vector<int64_t> padding, std::vector<int64_t> dilation, int64_t groups, const char* op)
+           std::vector<int64_t> padding, std::vector<int64_t> dilation, int64_t groups, const char* op,
+           bool fully_connected = false)
       : weight_(std::move(weight)), bias_(std::move(bias)), stride_(std::move(stride)),
-        padding_(std::move(padding)), dilation_(std::move(dilation)), groups_(groups) {
+        padding_(std::move(padding)), dilation_(std::move(dilation)), groups_(groups),
+        fully_connected_(fully_connected) {
     TORCH_CHECK(weight_.defined() && weight_.is_quantized() && weight_.scalar_type() == at::kQInt8, op,
                 ": weight must be a quantized torch.qint8 tensor, got ",
                 weight_.defined() ? toString(weight_.scalar_type()) : "undefined");
@@ -199,6 +214,8 @@ class ConvCore {
     TORCH_CHECK(group_in_ >= 1 && kh_ >= 1 && kw_ >= 1, op, ": empty weight");
     in_channels_ = group_in_ * groups_;
     depthwise_ = group_in_ == 1 && groups_ == in_channels_ && groups_ > 1;
+    TORCH_CHECK(!fully_connected_ || (groups_ == 1 && kh_ == 1 && kw_ == 1), op,
+                ": a fully connected weight is [O][I][1][1] with one group");
 
     // Scales and zero points: q8nn takes symmetric weights only (PyTorch's XNNPACK path too).
     const auto qscheme = weight_.qscheme();
@@ -271,7 +288,7 @@ class ConvCore {
     return y;
   }
 
-  // A linear layer: the rows of x [..., K] as the pixels of a 1 x rows image.
+  // A linear layer: the rows of x [..., K] through q8nn's fully connected operator.
   at::Tensor linear(const at::Tensor& act, double output_scale, int64_t output_zero_point, bool relu,
                     const char* op) {
     OpTimer timer;
@@ -292,7 +309,13 @@ class ConvCore {
     }
     std::lock_guard<std::mutex> lock(mutex_);
     prepare(ConvKey{act.scalar_type(), act.q_scale(), act.q_zero_point(), output_scale, output_zero_point, relu});
-    setup(1, 1, rows, x.data_ptr(), in_channels_, y.data_ptr(), out_channels_);
+    const bool u8 = key_.dtype == at::kQUInt8;
+    const q8nn_status status =
+        u8 ? q8nn_setup_fully_connected_nc_u8(op_.get(), rows, static_cast<const uint8_t*>(x.data_ptr()),
+                                              in_channels_, static_cast<uint8_t*>(y.data_ptr()), out_channels_)
+           : q8nn_setup_fully_connected_nc_s8(op_.get(), rows, static_cast<const int8_t*>(x.data_ptr()),
+                                              in_channels_, static_cast<int8_t*>(y.data_ptr()), out_channels_);
+    check_status(status, "setup fully connected");
     run(op_, {x, y});
     return y;
   }
@@ -352,7 +375,16 @@ class ConvCore {
     const int32_t* bias = bias32.data_ptr<int32_t>();
     q8nn_operator_t created = nullptr;
     q8nn_status status;
-    if (depthwise_) {
+    if (fully_connected_) {
+      const size_t k = static_cast<size_t>(in_channels_), n = static_cast<size_t>(out_channels_);
+      if (u8) {
+        const auto quant = quantization<q8nn_conv_quantization_u8, uint8_t>(key, scale, limits);
+        status = q8nn_create_fully_connected_nc_u8(k, n, &quant, kernel, bias, 0, &created);
+      } else {
+        const auto quant = quantization<q8nn_conv_quantization, int8_t>(key, scale, limits);
+        status = q8nn_create_fully_connected_nc_s8(k, n, &quant, kernel, bias, 0, &created);
+      }
+    } else if (depthwise_) {
       q8nn_depthwise_convolution2d_desc desc = {};
       fill_geometry(desc);
       desc.channels = static_cast<size_t>(in_channels_);
@@ -378,7 +410,9 @@ class ConvCore {
         status = q8nn_create_convolution2d_nhwc_s8(&desc, &quant, kernel, bias, 0, &created);
       }
     }
-    check_status(status, depthwise_ ? "create depthwise convolution" : "create convolution");
+    check_status(status, fully_connected_ ? "create fully connected"
+                         : depthwise_     ? "create depthwise convolution"
+                                          : "create convolution");
     op_.reset(created, OperatorDeleter{});
     key_ = key;
   }
@@ -436,6 +470,7 @@ class ConvCore {
   c10::optional<at::Tensor> bias_;
   std::vector<int64_t> stride_, padding_, dilation_;
   int64_t groups_;
+  bool fully_connected_ = false;
   int64_t out_channels_ = 0, in_channels_ = 0, group_in_ = 0, kh_ = 0, kw_ = 0;
   bool depthwise_ = false;
   bool per_channel_ = false;
@@ -458,7 +493,8 @@ struct Conv2dPacked : torch::CustomClassHolder {
 
 struct LinearPacked : torch::CustomClassHolder {
   LinearPacked(const at::Tensor& weight, c10::optional<at::Tensor> bias)
-      : core(linear_weight(weight), std::move(bias), {1, 1}, {0, 0}, {1, 1}, 1, "q8nn::linear_prepack") {}
+      : core(linear_weight(weight), std::move(bias), {1, 1}, {0, 0}, {1, 1}, 1, "q8nn::linear_prepack",
+             /*fully_connected=*/true) {}
 
   static at::Tensor linear_weight(const at::Tensor& weight) {
     TORCH_CHECK(weight.defined() && weight.dim() == 2, "q8nn::linear_prepack: weight must be 2-d [out, in], got ",
@@ -738,9 +774,44 @@ at::Tensor max_pool2d(const at::Tensor& qx, std::vector<int64_t> kernel_size, st
   if (y.numel() == 0) {
     return y;
   }
-  // Where PyTorch runs it: pytorch_qnnpack (clamped taps) for quint8 without ceil_mode on the
-  // qnnpack engine, its generic kernel (valid taps) otherwise. Both agree unless a dilated window
-  // reaches into the padding.
+  if (d[0] == 1 && d[1] == 1) {
+    // Without dilation PyTorch's taps (clamped or valid, see below) are the window clipped to the
+    // input, which is q8nn's max pooling: the operator, with ceil_mode's extra windows as padding
+    // at the bottom and right (each such window starts inside the input, so that padding stays
+    // below the window size).
+    ensure_initialized();
+    q8nn_pooling2d_desc desc = {};
+    desc.padding_top = static_cast<uint32_t>(p[0]);
+    desc.padding_left = static_cast<uint32_t>(p[1]);
+    desc.padding_bottom = static_cast<uint32_t>(std::max<int64_t>((oh - 1) * s[0] + k[0] - h - p[0], 0));
+    desc.padding_right = static_cast<uint32_t>(std::max<int64_t>((ow - 1) * s[1] + k[1] - w - p[1], 0));
+    desc.pooling_height = static_cast<uint32_t>(k[0]);
+    desc.pooling_width = static_cast<uint32_t>(k[1]);
+    desc.stride_height = static_cast<uint32_t>(s[0]);
+    desc.stride_width = static_cast<uint32_t>(s[1]);
+    desc.channels = static_cast<size_t>(channels);
+    const bool u8 = dtype == at::kQUInt8;
+    q8nn_operator_t created = nullptr;
+    check_status(u8 ? q8nn_create_max_pooling2d_nhwc_u8(&desc, 0, 255, 0, &created)
+                    : q8nn_create_max_pooling2d_nhwc_s8(&desc, -128, 127, 0, &created),
+                 "create max pooling");
+    const Operator pool(created, OperatorDeleter{});
+    size_t out_h = 0, out_w = 0;
+    check_status(u8 ? q8nn_setup_pooling2d_nhwc_u8(pool.get(), n, h, w, static_cast<const uint8_t*>(x.data_ptr()),
+                                                   channels, static_cast<uint8_t*>(y.data_ptr()), channels, &out_h,
+                                                   &out_w)
+                    : q8nn_setup_pooling2d_nhwc_s8(pool.get(), n, h, w, static_cast<const int8_t*>(x.data_ptr()),
+                                                   channels, static_cast<int8_t*>(y.data_ptr()), channels, &out_h,
+                                                   &out_w),
+                 "setup max pooling");
+    TORCH_CHECK(static_cast<int64_t>(out_h) == oh && static_cast<int64_t>(out_w) == ow, op,
+                ": internal error: q8nn's output is ", out_h, "x", out_w, ", PyTorch's ", oh, "x", ow);
+    run(pool, {x, y});
+    return y;
+  }
+  // Dilated windows (q8nn's pooling has no dilation): computed here. Where PyTorch runs it:
+  // pytorch_qnnpack (clamped taps) for quint8 without ceil_mode on the qnnpack engine, its generic
+  // kernel (valid taps) otherwise. Both agree unless a dilated window reaches into the padding.
   const bool clamp =
       dtype == at::kQUInt8 && !ceil_mode && at::globalContext().qEngine() == at::QEngine::QNNPACK;
   const PoolTaps rows = pool_taps(h, oh, k[0], p[0], s[0], d[0], clamp);
@@ -759,6 +830,427 @@ at::Tensor max_pool2d(const at::Tensor& qx, std::vector<int64_t> kernel_size, st
   });
   return y;
 }
+
+// ---- PyTorch's own kernels, where q8nn cannot give its bytes --------------------------------
+
+// Calls a registered PyTorch operator (e.g. "quantized::cat") with boxed arguments.
+at::Tensor call_pytorch(const char* name, std::vector<c10::IValue> args) {
+  const auto handle = c10::Dispatcher::singleton().findSchemaOrThrow(name, "");
+  torch::jit::Stack stack(std::make_move_iterator(args.begin()), std::make_move_iterator(args.end()));
+  handle.callBoxed(&stack);
+  stat_pytorch_calls += 1;
+  return stack.back().toTensor();
+}
+
+// ---- 256-entry tables: PyTorch's elementwise arithmetic, byte by byte -------------------------
+//
+// A table is indexed by the stored byte (uint8 bits; for qint8 the two's complement bits) and holds
+// the output byte. PyTorch computes these functions in float, in one of three forms:
+//  - pytorch_qnnpack's table (qnnpack engine, quint8: pytorch_qnnp_create_hardswish_nc_q8 and
+//    _hardsigmoid_nc_q8): x = input_scale * (q - zp); y = f(x); out = lrintf(clamp(y * (1 /
+//    output_scale) + output_zero_point, 0, 255)), the zero point added in float before rounding;
+//  - its generic kernels' vectorized body (cpu_kernel_vec; also quantized cat's NHWC fast path):
+//    x = fmaf(scale, q, scale * -zp) (Vectorized::dequantize), out = rne(y * inverse) + zp, clamped;
+//  - their scalar remainder (dequantize_val, quantize_val): x = (q - zp) * scale in float,
+//    out = zp + nearbyint(y * (1 / output_scale)), clamped.
+// Which elements take the body and which the remainder depends on the tensor's size, the vector
+// width and the threads, so q8nn runs a generic kernel's function only when the two tables agree.
+using Table = std::array<uint8_t, 256>;
+
+int32_t byte_value(int b, bool u8) { return u8 ? b : static_cast<int32_t>(static_cast<int8_t>(b)); }
+
+uint8_t store_byte(float rounded, bool u8) {
+  const float lo = u8 ? 0.0f : -128.0f, hi = u8 ? 255.0f : 127.0f;
+  const int32_t v = static_cast<int32_t>(std::min(std::max(rounded, lo), hi));
+  return static_cast<uint8_t>(v);
+}
+
+enum class Unary : int64_t { hardswish = 0, hardsigmoid = 1 };
+
+float unary_function(Unary f, float x) {
+  const float r6 = std::min(std::max(x + 3.0f, 0.0f), 6.0f);
+  return f == Unary::hardswish ? x * r6 / 6.0f : r6 / 6.0f;
+}
+
+Table qnnpack_unary_table(Unary f, float input_scale, int32_t input_zero_point, float output_scale,
+                          int32_t output_zero_point) {
+  Table t{};
+  const float inverse = 1.0f / output_scale;
+  for (int i = 0; i < 256; i++) {
+    const float x = input_scale * static_cast<float>(i - input_zero_point);
+    float y = inverse * unary_function(f, x) + static_cast<float>(output_zero_point);
+    y = std::min(std::max(y, 0.0f), 255.0f);
+    t[i] = static_cast<uint8_t>(std::lrintf(y));
+  }
+  return t;
+}
+
+// The generic kernels' two tables (vectorized body, scalar remainder) of f.
+std::pair<Table, Table> generic_unary_tables(Unary f, bool u8, float input_scale, int32_t input_zero_point,
+                                             float output_scale, int32_t output_zero_point) {
+  Table body{}, rest{};
+  const float inverse = 1.0f / output_scale;
+  const float premul = input_scale * -static_cast<float>(input_zero_point);
+  for (int b = 0; b < 256; b++) {
+    const float q = static_cast<float>(byte_value(b, u8));
+    const float xb = std::fma(input_scale, q, premul);
+    const float xr = (q - static_cast<float>(input_zero_point)) * input_scale;
+    body[b] = store_byte(std::nearbyint(unary_function(f, xb) * inverse) + static_cast<float>(output_zero_point), u8);
+    rest[b] = store_byte(static_cast<float>(output_zero_point) + std::nearbyint(unary_function(f, xr) * inverse), u8);
+  }
+  return {body, rest};
+}
+
+// quantized cat's requantization of an input byte: PyTorch's dequantize then quantize_per_tensor
+// (its generic path, and the scalar channels of its NHWC fast path), which is also q8nn's
+// Q8NN_FLAG_PYTORCH_REQUANTIZE; and the NHWC fast path's vectorized channels (fmadd dequantize,
+// inverse scale 1.0 / output_scale in double).
+Table cat_table(bool u8, bool fast_vector, double input_scale, int32_t input_zero_point, double output_scale,
+                int32_t output_zero_point) {
+  Table t{};
+  const float scale = static_cast<float>(input_scale);
+  const float inverse = fast_vector ? static_cast<float>(1.0 / output_scale) : 1.0f / static_cast<float>(output_scale);
+  const float premul = scale * -static_cast<float>(input_zero_point);
+  for (int b = 0; b < 256; b++) {
+    const float q = static_cast<float>(byte_value(b, u8));
+    const float x = fast_vector ? std::fma(scale, q, premul) : (q - static_cast<float>(input_zero_point)) * scale;
+    t[b] = store_byte(std::nearbyint(x * inverse) + static_cast<float>(output_zero_point), u8);
+  }
+  return t;
+}
+
+Table identity_table() {
+  Table t{};
+  for (int b = 0; b < 256; b++) t[b] = static_cast<uint8_t>(b);
+  return t;
+}
+
+// ---- hardswish and hardsigmoid: q8nn lookups ----------------------------------------------------
+
+struct UnaryKey {
+  at::ScalarType dtype;
+  bool qnnpack;  // pytorch_qnnpack's table (qnnpack engine, quint8), else the generic kernel's
+  double input_scale;
+  int64_t input_zero_point;
+  double output_scale;
+  int64_t output_zero_point;
+  bool operator==(const UnaryKey& o) const {
+    return dtype == o.dtype && qnnpack == o.qnnpack && input_scale == o.input_scale &&
+           input_zero_point == o.input_zero_point && output_scale == o.output_scale &&
+           output_zero_point == o.output_zero_point;
+  }
+};
+
+// An elementwise function of one byte as a q8nn lookup (q8nn_create_lookup_nc_*) of the table PyTorch
+// computes for this input and output quantization, kept while they stay the same. Output in the
+// input's memory format, as PyTorch's. Where PyTorch's generic kernel gives two answers for some
+// byte (see above), PyTorch's op runs instead.
+struct UnaryPacked : torch::CustomClassHolder {
+  explicit UnaryPacked(int64_t kind) : kind(kind) {
+    TORCH_CHECK(kind == static_cast<int64_t>(Unary::hardswish) || kind == static_cast<int64_t>(Unary::hardsigmoid),
+                "q8nn: unknown elementwise function ", kind);
+  }
+
+  at::Tensor apply(const at::Tensor& qx, double output_scale, int64_t output_zero_point, const char* op) {
+    OpTimer timer;
+    ensure_initialized();
+    check_activation(qx, op, "input");
+    const Unary f = static_cast<Unary>(kind);
+    const at::ScalarType dtype = qx.scalar_type();
+    const bool u8 = dtype == at::kQUInt8;
+    const bool qnnpack = u8 && at::globalContext().qEngine() == at::QEngine::QNNPACK;
+    if (f == Unary::hardsigmoid) {
+      // PyTorch's fixed output quantization: [0, 1] in 1/256 steps.
+      output_scale = 1.0 / 256.0;
+      output_zero_point = u8 ? 0 : -128;
+    }
+    check_output_quantization(dtype, output_scale, output_zero_point, op);
+    TORCH_CHECK(std::isnormal(static_cast<float>(qx.q_scale())) && std::isnormal(static_cast<float>(output_scale)),
+                op, ": scales must be normal floats, got ", qx.q_scale(), " and ", output_scale);
+    const auto format = qx.suggest_memory_format();
+    const at::Tensor x = qx.contiguous(format);
+    std::unique_lock<std::mutex> lock(mutex_);
+    const UnaryKey key{dtype, qnnpack, qx.q_scale(), qx.q_zero_point(), output_scale, output_zero_point};
+    if (!prepared_ || !(key == key_)) {
+      prepare(key, f);
+    }
+    if (!op_) {
+      lock.unlock();
+      return f == Unary::hardswish
+                 ? call_pytorch("quantized::hardswish", {qx, output_scale, output_zero_point})
+                 : at::hardsigmoid(qx);
+    }
+    at::Tensor y = at::_empty_affine_quantized(x.sizes(), at::device(at::kCPU).dtype(dtype).memory_format(format),
+                                               output_scale, output_zero_point, c10::nullopt);
+    if (y.numel() == 0) {
+      return y;
+    }
+    const size_t count = static_cast<size_t>(x.numel());
+    const q8nn_status status =
+        u8 ? q8nn_setup_unary_elementwise_nc_u8(op_.get(), 1, count, static_cast<const uint8_t*>(x.data_ptr()), count,
+                                                static_cast<uint8_t*>(y.data_ptr()), count)
+           : q8nn_setup_unary_elementwise_nc_s8(op_.get(), 1, count, static_cast<const int8_t*>(x.data_ptr()), count,
+                                                static_cast<int8_t*>(y.data_ptr()), count);
+    check_status(status, "setup lookup");
+    run(op_, {x, y});
+    return y;
+  }
+
+  void prepare(const UnaryKey& key, Unary f) {
+    op_.reset();
+    const bool u8 = key.dtype == at::kQUInt8;
+    const float input_scale = static_cast<float>(key.input_scale);
+    const float output_scale = static_cast<float>(key.output_scale);
+    const int32_t izp = static_cast<int32_t>(key.input_zero_point), ozp = static_cast<int32_t>(key.output_zero_point);
+    Table table;
+    bool exact = true;
+    if (key.qnnpack) {
+      table = qnnpack_unary_table(f, input_scale, izp, output_scale, ozp);
+    } else {
+      const auto tables = generic_unary_tables(f, u8, input_scale, izp, output_scale, ozp);
+      table = tables.first;
+      exact = tables.first == tables.second;
+    }
+    if (exact) {
+      q8nn_operator_t created = nullptr;
+      check_status(u8 ? q8nn_create_lookup_nc_u8(table.data(), 0, &created)
+                      : q8nn_create_lookup_nc_s8(reinterpret_cast<const int8_t*>(table.data()), 0, &created),
+                   "create lookup");
+      op_.reset(created, OperatorDeleter{});
+    }
+    key_ = key;
+    prepared_ = true;
+  }
+
+  std::string kernel_name() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return op_ ? std::string(q8nn_operator_kernel_name(op_.get())) : std::string();
+  }
+
+  const int64_t kind;
+  std::mutex mutex_;
+  Operator op_;  // null: this quantization runs on PyTorch's op
+  bool prepared_ = false;
+  UnaryKey key_{};
+};
+
+// ---- cat ---------------------------------------------------------------------------------------
+
+struct CatKey {
+  at::ScalarType dtype;
+  bool fast;  // PyTorch's NHWC fast path (dim 1, every input 4-d channels-last)
+  std::vector<std::pair<double, int64_t>> inputs;
+  double output_scale;
+  int64_t output_zero_point;
+  bool operator==(const CatKey& o) const {
+    return dtype == o.dtype && fast == o.fast && inputs == o.inputs && output_scale == o.output_scale &&
+           output_zero_point == o.output_zero_point;
+  }
+};
+
+// PyTorch's quantized cat (quantized::cat, QFunctional.cat) on q8nn's concatenation: inputs with the
+// output's quantization copied, others requantized (Q8NN_FLAG_PYTORCH_REQUANTIZE). Along any
+// dimension, in memory order: channels-last when every input is (4-d), else contiguous.
+struct CatPacked : torch::CustomClassHolder {
+  at::Tensor cat(const std::vector<at::Tensor>& qxs, int64_t dim, double output_scale, int64_t output_zero_point) {
+    OpTimer timer;
+    ensure_initialized();
+    const char* op = "q8nn::cat";
+    TORCH_CHECK(!qxs.empty(), op, ": expected a non-empty list of tensors");
+    const at::Tensor& first = qxs[0];
+    check_activation(first, op, "input 0");
+    const at::ScalarType dtype = first.scalar_type();
+    const int64_t rank = first.dim();
+    TORCH_CHECK(rank >= 1, op, ": zero-dimensional tensor (at position 0) cannot be concatenated");
+    const int64_t axis = c10::maybe_wrap_dim(dim, rank);
+    bool all_channels_last = rank == 4, fast = axis == 1 && rank == 4;
+    for (size_t i = 0; i < qxs.size(); i++) {
+      const at::Tensor& t = qxs[i];
+      const std::string what = "input " + std::to_string(i);
+      check_activation(t, op, what.c_str());
+      TORCH_CHECK(t.scalar_type() == dtype, op, ": all inputs must have the same dtype, got ", dtype, " and ",
+                  t.scalar_type(), " (input ", i, ")");
+      TORCH_CHECK(t.dim() == rank, op, ": input ", i, " has ", t.dim(), " dimensions, input 0 has ", rank);
+      for (int64_t d = 0; d < rank; d++) {
+        TORCH_CHECK(d == axis || t.size(d) == first.size(d), op, ": sizes of the inputs must match except in "
+                    "dimension ", axis, "; input ", i, " has ", t.sizes(), ", input 0 has ", first.sizes());
+      }
+      fast = fast && t.is_contiguous(at::MemoryFormat::ChannelsLast);
+      all_channels_last = all_channels_last && t.suggest_memory_format() == at::MemoryFormat::ChannelsLast;
+    }
+    check_output_quantization(dtype, output_scale, output_zero_point, op);
+    TORCH_CHECK(std::isnormal(static_cast<float>(output_scale)), op, ": output_scale must be a normal float, got ",
+                output_scale);
+    const auto format = all_channels_last ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
+
+    // The inputs with something along the axis, in the output's memory format; the sizes in memory
+    // order as [outer, axis, inner].
+    std::vector<at::Tensor> xs;
+    CatKey key{dtype, fast, {}, output_scale, output_zero_point};
+    std::vector<int64_t> sizes = first.sizes().vec();
+    sizes[axis] = 0;
+    for (const at::Tensor& t : qxs) {
+      sizes[axis] += t.size(axis);
+      if (t.size(axis) > 0) {
+        xs.push_back(t.contiguous(format));
+        key.inputs.emplace_back(t.q_scale(), t.q_zero_point());
+        TORCH_CHECK(std::isnormal(static_cast<float>(t.q_scale())), op, ": input scales must be normal floats, got ",
+                    t.q_scale());
+      }
+    }
+    at::Tensor y = at::_empty_affine_quantized(sizes, at::device(at::kCPU).dtype(dtype).memory_format(format),
+                                               output_scale, output_zero_point, c10::nullopt);
+    if (y.numel() == 0) {
+      return y;
+    }
+    std::vector<int64_t> order(rank);
+    for (int64_t d = 0; d < rank; d++) order[d] = d;
+    if (format == at::MemoryFormat::ChannelsLast) order = {0, 2, 3, 1};
+    size_t outer = 1, inner = 1;
+    bool before = true;
+    for (const int64_t d : order) {
+      if (d == axis) {
+        before = false;
+      } else if (before) {
+        outer *= static_cast<size_t>(y.size(d));
+      } else {
+        inner *= static_cast<size_t>(y.size(d));
+      }
+    }
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!prepared_ || !(key == key_)) {
+      prepare(key);
+    }
+    if (!op_) {
+      lock.unlock();
+      return call_pytorch("quantized::cat", {c10::List<at::Tensor>(c10::ArrayRef<at::Tensor>(qxs)), dim, c10::optional<double>(output_scale),
+                                             c10::optional<int64_t>(output_zero_point)});
+    }
+    const size_t shape[3] = {outer, 0, inner};
+    std::vector<size_t> axis_sizes;
+    std::vector<const void*> inputs;
+    for (const at::Tensor& t : xs) {
+      axis_sizes.push_back(static_cast<size_t>(t.size(axis)));
+      inputs.push_back(t.data_ptr());
+    }
+    const q8nn_status status =
+        dtype == at::kQUInt8
+            ? q8nn_setup_concatenate_nd_u8(op_.get(), 3, shape, 1, axis_sizes.data(),
+                                           reinterpret_cast<const uint8_t* const*>(inputs.data()),
+                                           static_cast<uint8_t*>(y.data_ptr()))
+            : q8nn_setup_concatenate_nd_s8(op_.get(), 3, shape, 1, axis_sizes.data(),
+                                           reinterpret_cast<const int8_t* const*>(inputs.data()),
+                                           static_cast<int8_t*>(y.data_ptr()));
+    check_status(status, "setup concatenate");
+    std::vector<at::Tensor> keep(xs);
+    keep.push_back(y);
+    run_keeping(op_, keep);
+    return y;
+  }
+
+  // q8nn's table for each input (a copy where the float scale and zero point equal the output's,
+  // else PyTorch's requantization) against every table PyTorch may use for it on this path: q8nn
+  // runs the cat only where they all agree.
+  void prepare(const CatKey& key) {
+    op_.reset();
+    const bool u8 = key.dtype == at::kQUInt8;
+    const float out_scale = static_cast<float>(key.output_scale);
+    const int32_t ozp = static_cast<int32_t>(key.output_zero_point);
+    std::vector<float> scales;
+    std::vector<int32_t> zero_points;
+    bool exact = true;
+    for (const auto& in : key.inputs) {
+      const float scale = static_cast<float>(in.first);
+      const int32_t zp = static_cast<int32_t>(in.second);
+      scales.push_back(scale);
+      zero_points.push_back(zp);
+      const Table plain = cat_table(u8, false, in.first, zp, key.output_scale, ozp);
+      const Table q8nn = scale == out_scale && zp == ozp ? identity_table() : plain;
+      if (key.fast && in.first == key.output_scale && in.second == key.output_zero_point) {
+        continue;  // PyTorch copies too
+      }
+      exact = exact && q8nn == plain;
+      if (key.fast) {
+        exact = exact && q8nn == cat_table(u8, true, in.first, zp, key.output_scale, ozp);
+      }
+    }
+    if (exact) {
+      q8nn_concatenate_quantization quant = {};
+      quant.input_scales = scales.data();
+      quant.input_zero_points = zero_points.data();
+      quant.output_scale = out_scale;
+      quant.output_zero_point = ozp;
+      q8nn_operator_t created = nullptr;
+      check_status(u8 ? q8nn_create_concatenate_nd_u8(scales.size(), &quant, Q8NN_FLAG_PYTORCH_REQUANTIZE, &created)
+                      : q8nn_create_concatenate_nd_s8(scales.size(), &quant, Q8NN_FLAG_PYTORCH_REQUANTIZE, &created),
+                   "create concatenate");
+      op_.reset(created, OperatorDeleter{});
+    }
+    key_ = key;
+    prepared_ = true;
+  }
+
+  std::string kernel_name() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return op_ ? std::string(q8nn_operator_kernel_name(op_.get())) : std::string();
+  }
+
+  std::mutex mutex_;
+  Operator op_;  // null: these quantizations run on PyTorch's quantized::cat
+  bool prepared_ = false;
+  CatKey key_{};
+};
+
+// ---- channel shuffle ------------------------------------------------------------------------------
+
+// torch.channel_shuffle / nn.ChannelShuffle (and torchvision ShuffleNetV2's view-transpose-view
+// channel_shuffle): output channel k * groups + g = input channel g * (C / groups) + k, on
+// channels-last pixels; the output is channels-last with the input's quantization.
+struct ChannelShufflePacked : torch::CustomClassHolder {
+  explicit ChannelShufflePacked(int64_t groups) : groups(groups) {
+    TORCH_CHECK(groups >= 1, "q8nn::channel_shuffle: groups must be >= 1, got ", groups);
+  }
+
+  at::Tensor shuffle(const at::Tensor& qx) {
+    OpTimer timer;
+    ensure_initialized();
+    const char* op = "q8nn::channel_shuffle";
+    check_activation(qx, op, "input");
+    TORCH_CHECK(qx.dim() == 4, op, ": input must be 4-d (N, C, H, W), got ", qx.dim(), "-d");
+    const int64_t channels = qx.size(1);
+    TORCH_CHECK(channels % groups == 0, op, ": ", channels, " channels do not split into ", groups, " groups");
+    const at::Tensor x = qx.contiguous(at::MemoryFormat::ChannelsLast);
+    at::Tensor y = at::_empty_affine_quantized(
+        x.sizes(), at::device(at::kCPU).dtype(qx.scalar_type()).memory_format(at::MemoryFormat::ChannelsLast),
+        qx.q_scale(), qx.q_zero_point(), c10::nullopt);
+    const int64_t pixels = x.size(0) * x.size(2) * x.size(3);
+    if (y.numel() == 0) {
+      return y;
+    }
+    if (groups == 1) {
+      y.copy_(x);
+      return y;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!op_ || channels != channels_) {
+      op_.reset();
+      q8nn_operator_t created = nullptr;
+      check_status(q8nn_create_channel_shuffle_nc_x8(groups, channels / groups, 0, &created),
+                   "create channel shuffle");
+      op_.reset(created, OperatorDeleter{});
+      channels_ = channels;
+    }
+    check_status(q8nn_setup_channel_shuffle_nc_x8(op_.get(), pixels, x.data_ptr(), channels, y.data_ptr(), channels),
+                 "setup channel shuffle");
+    run(op_, {x, y});
+    return y;
+  }
+
+  const int64_t groups;
+  std::mutex mutex_;
+  Operator op_;
+  int64_t channels_ = 0;
+};
 
 // ---- registration ----------------------------------------------------------------------------
 
@@ -810,8 +1302,45 @@ at::Tensor add_relu(const at::Tensor& a, const at::Tensor& b, const c10::intrusi
   return packed->add(a, b, output_scale, output_zero_point, true);
 }
 
+c10::intrusive_ptr<UnaryPacked> hardswish_prepack() {
+  return c10::make_intrusive<UnaryPacked>(static_cast<int64_t>(Unary::hardswish));
+}
+
+c10::intrusive_ptr<UnaryPacked> hardsigmoid_prepack() {
+  return c10::make_intrusive<UnaryPacked>(static_cast<int64_t>(Unary::hardsigmoid));
+}
+
+at::Tensor hardswish(const at::Tensor& x, const c10::intrusive_ptr<UnaryPacked>& packed, double output_scale,
+                     int64_t output_zero_point) {
+  TORCH_CHECK(packed->kind == static_cast<int64_t>(Unary::hardswish),
+              "q8nn::hardswish: the packed object is not a hardswish (made by hardsigmoid_prepack)");
+  return packed->apply(x, output_scale, output_zero_point, "q8nn::hardswish");
+}
+
+at::Tensor hardsigmoid(const at::Tensor& x, const c10::intrusive_ptr<UnaryPacked>& packed) {
+  TORCH_CHECK(packed->kind == static_cast<int64_t>(Unary::hardsigmoid),
+              "q8nn::hardsigmoid: the packed object is not a hardsigmoid (made by hardswish_prepack)");
+  return packed->apply(x, 0.0, 0, "q8nn::hardsigmoid");
+}
+
+c10::intrusive_ptr<CatPacked> cat_prepack() { return c10::make_intrusive<CatPacked>(); }
+
+at::Tensor cat(std::vector<at::Tensor> xs, int64_t dim, const c10::intrusive_ptr<CatPacked>& packed,
+               double output_scale, int64_t output_zero_point) {
+  return packed->cat(xs, dim, output_scale, output_zero_point);
+}
+
+c10::intrusive_ptr<ChannelShufflePacked> channel_shuffle_prepack(int64_t groups) {
+  return c10::make_intrusive<ChannelShufflePacked>(groups);
+}
+
+at::Tensor channel_shuffle(const at::Tensor& x, const c10::intrusive_ptr<ChannelShufflePacked>& packed) {
+  return packed->shuffle(x);
+}
+
 std::vector<int64_t> stats() {
-  return {stat_calls.load(), stat_op_ns.load(), stat_run_ns.load(), stat_max_threads.load()};
+  return {stat_calls.load(), stat_op_ns.load(), stat_run_ns.load(), stat_max_threads.load(),
+          stat_pytorch_calls.load()};
 }
 
 void reset_stats() {
@@ -819,6 +1348,7 @@ void reset_stats() {
   stat_op_ns = 0;
   stat_run_ns = 0;
   stat_max_threads = 0;
+  stat_pytorch_calls = 0;
 }
 
 // Starts (on) or stops recording the q8nn operators the next forward runs (see Recording).
@@ -907,6 +1437,37 @@ TORCH_LIBRARY(q8nn, m) {
       .def_pickle([](const c10::intrusive_ptr<AddPacked>&) -> int64_t { return kStateVersion; },
                   [](int64_t) -> c10::intrusive_ptr<AddPacked> { return c10::make_intrusive<AddPacked>(); });
 
+  using UnaryState = std::tuple<int64_t, int64_t>;
+  m.class_<UnaryPacked>("UnaryPacked")
+      .def("kernel_name", [](const c10::intrusive_ptr<UnaryPacked>& self) { return self->kernel_name(); })
+      .def_pickle(
+          [](const c10::intrusive_ptr<UnaryPacked>& self) -> UnaryState {
+            return UnaryState(kStateVersion, self->kind);
+          },
+          [](UnaryState state) -> c10::intrusive_ptr<UnaryPacked> {
+            TORCH_CHECK(std::get<0>(state) == kStateVersion, "q8nn: unknown UnaryPacked state version ",
+                        std::get<0>(state));
+            return c10::make_intrusive<UnaryPacked>(std::get<1>(state));
+          });
+
+  m.class_<CatPacked>("CatPacked")
+      .def("kernel_name", [](const c10::intrusive_ptr<CatPacked>& self) { return self->kernel_name(); })
+      .def_pickle([](const c10::intrusive_ptr<CatPacked>&) -> int64_t { return kStateVersion; },
+                  [](int64_t) -> c10::intrusive_ptr<CatPacked> { return c10::make_intrusive<CatPacked>(); });
+
+  using ShuffleState = std::tuple<int64_t, int64_t>;
+  m.class_<ChannelShufflePacked>("ChannelShufflePacked")
+      .def("groups", [](const c10::intrusive_ptr<ChannelShufflePacked>& self) { return self->groups; })
+      .def_pickle(
+          [](const c10::intrusive_ptr<ChannelShufflePacked>& self) -> ShuffleState {
+            return ShuffleState(kStateVersion, self->groups);
+          },
+          [](ShuffleState state) -> c10::intrusive_ptr<ChannelShufflePacked> {
+            TORCH_CHECK(std::get<0>(state) == kStateVersion, "q8nn: unknown ChannelShufflePacked state version ",
+                        std::get<0>(state));
+            return c10::make_intrusive<ChannelShufflePacked>(std::get<1>(state));
+          });
+
   m.def("conv2d_prepack(Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, int groups) "
         "-> __torch__.torch.classes.q8nn.Conv2dPacked",
         conv2d_prepack);
@@ -933,6 +1494,20 @@ TORCH_LIBRARY(q8nn, m) {
   m.def("max_pool2d(Tensor qx, int[] kernel_size, int[] stride, int[] padding, int[] dilation, bool ceil_mode) "
         "-> Tensor",
         max_pool2d);
+  m.def("hardswish_prepack() -> __torch__.torch.classes.q8nn.UnaryPacked", hardswish_prepack);
+  m.def("hardsigmoid_prepack() -> __torch__.torch.classes.q8nn.UnaryPacked", hardsigmoid_prepack);
+  m.def("hardswish(Tensor qx, __torch__.torch.classes.q8nn.UnaryPacked packed, float output_scale, "
+        "int output_zero_point) -> Tensor",
+        hardswish);
+  m.def("hardsigmoid(Tensor qx, __torch__.torch.classes.q8nn.UnaryPacked packed) -> Tensor", hardsigmoid);
+  m.def("cat_prepack() -> __torch__.torch.classes.q8nn.CatPacked", cat_prepack);
+  m.def("cat(Tensor[] qxs, int dim, __torch__.torch.classes.q8nn.CatPacked packed, float output_scale, "
+        "int output_zero_point) -> Tensor",
+        cat);
+  m.def("channel_shuffle_prepack(int groups) -> __torch__.torch.classes.q8nn.ChannelShufflePacked",
+        channel_shuffle_prepack);
+  m.def("channel_shuffle(Tensor qx, __torch__.torch.classes.q8nn.ChannelShufflePacked packed) -> Tensor",
+        channel_shuffle);
   m.def("stats() -> int[]", stats);
   m.def("reset_stats() -> ()", reset_stats);
   m.def("record(bool on) -> int", record);

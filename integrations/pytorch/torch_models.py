@@ -35,8 +35,9 @@ def quantized_model(name, dtype, size, per_channel=False, seed=0, engine="qnnpac
     model.qconfig = qconfig(dtype, per_channel, engine)
     if dtype == torch.qint8 and per_channel:
         # PyTorch's qint8 linear (XNNPACK fully connected) has no per-channel weights.
-        last = model.fc if hasattr(model, "fc") else model.classifier[1]
-        last.qconfig = qconfig(dtype, per_channel=False, engine=engine)
+        for m in model.modules():
+            if isinstance(m, torch.nn.Linear):
+                m.qconfig = qconfig(dtype, per_channel=False, engine=engine)
     torch.quantization.prepare(model, inplace=True)
     with torch.no_grad():
         for _ in range(2):

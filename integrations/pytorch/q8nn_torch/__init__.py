@@ -1,5 +1,5 @@
-"""q8nn_torch: run an eager-mode quantized PyTorch model's conv, linear, add and max pooling layers
-on q8nn.
+"""q8nn_torch: run an eager-mode quantized PyTorch model's conv, linear, add, cat, max pooling,
+hardswish, hardsigmoid and channel shuffle layers on q8nn.
 
     import q8nn_torch
     model = q8nn_torch.convert(qmodel)          # qmodel: after torch.quantization.convert
@@ -14,6 +14,7 @@ import copy
 import glob
 import logging
 import os
+from typing import List
 
 import torch
 import torch.nn.functional as F
@@ -26,8 +27,9 @@ except ImportError:  # pragma: no cover
     import torch.nn.intrinsic.quantized as nniq
 
 __all__ = [
-    "KINDS", "Conv2d", "Linear", "MaxPool2d", "QFunctional", "ReportEntry", "convert", "format_report",
-    "last_report", "library_path", "load", "Stats", "stats", "reset_stats", "replay_seconds",
+    "KINDS", "ChannelShuffle", "Conv2d", "Hardsigmoid", "Hardswish", "Linear", "MaxPool2d", "QFunctional",
+    "ReportEntry", "ShuffleNetV2Block", "convert", "format_report", "last_report", "library_path", "load", "Stats",
+    "stats", "reset_stats", "replay_seconds",
 ]
 
 _log = logging.getLogger("q8nn_torch")
@@ -67,18 +69,19 @@ def load(path=None):
     return _loaded_path
 
 
-Stats = collections.namedtuple("Stats", "calls op_seconds run_seconds max_threads")
+Stats = collections.namedtuple("Stats", "calls op_seconds run_seconds max_threads pytorch_calls")
 Stats.__doc__ = """Since reset_stats(): calls of the q8nn ops, seconds in them (the whole op: checks,
-output allocation, setup, run), seconds in q8nn_run_operator_on alone, and the most PyTorch threads
-that ran pieces of one parallel-for. max_pool2d (computed in the extension) counts in calls and
-op_seconds only."""
+output allocation, setup, run), seconds in q8nn_run_operator_on alone, the most PyTorch threads
+that ran pieces of one parallel-for, and the calls the ops handed to PyTorch's own kernel (cat,
+hardswish and hardsigmoid where PyTorch's kernels disagree with themselves, see README.md). A
+dilated max_pool2d (computed in the extension) counts in calls and op_seconds only."""
 
 
 def stats():
     """A Stats of the q8nn ops since reset_stats()."""
     load()
-    calls, op_ns, run_ns, max_threads = torch.ops.q8nn.stats()
-    return Stats(calls, op_ns * 1e-9, run_ns * 1e-9, max_threads)
+    calls, op_ns, run_ns, max_threads, pytorch_calls = torch.ops.q8nn.stats()
+    return Stats(calls, op_ns * 1e-9, run_ns * 1e-9, max_threads, pytorch_calls)
 
 
 def reset_stats():
@@ -225,35 +228,50 @@ class Linear(_Packed):
 
 
 class QFunctional(nnq.QFunctional):
-    """torch.nn.quantized.QFunctional whose add and add_relu run on q8nn: qint8 inputs with XNNPACK's
-    qs8 add, quint8 inputs of equal sizes with pytorch_qnnpack's add, as PyTorch's qnnpack engine.
-    quint8 inputs of different sizes go to PyTorch's quantized::add (its generic kernel). Every
-    other method is PyTorch's."""
+    """torch.nn.quantized.QFunctional whose add, add_relu and cat run on q8nn. add: qint8 inputs with
+    XNNPACK's qs8 add, quint8 inputs of equal sizes with pytorch_qnnpack's add, as PyTorch's qnnpack
+    engine; quint8 inputs of different sizes go to PyTorch's quantized::add (its generic kernel).
+    cat: PyTorch's quantized cat along any dimension (q8nn::cat). Every other method (mul,
+    add_scalar, mul_scalar, matmul) is PyTorch's. with_add / with_cat False leave that method to
+    PyTorch (convert's kinds)."""
 
-    def __init__(self, scale=1.0, zero_point=0):
+    def __init__(self, scale=1.0, zero_point=0, with_add=True, with_cat=True):
         super().__init__()
         load()
         self.scale = float(scale)
         self.zero_point = int(zero_point)
+        self.with_add = bool(with_add)
+        self.with_cat = bool(with_cat)
         self._packed = torch.ops.q8nn.add_prepack()
+        self._cat_packed = torch.ops.q8nn.cat_prepack()
 
     @classmethod
-    def from_quantized(cls, mod):
-        return cls(mod.scale, mod.zero_point)
+    def from_quantized(cls, mod, with_add=True, with_cat=True):
+        return cls(mod.scale, mod.zero_point, with_add, with_cat)
 
     def add(self, x, y):
-        if x.dtype == torch.qint8 or x.size() == y.size():
+        if self.with_add and (x.dtype == torch.qint8 or x.size() == y.size()):
             r = torch.ops.q8nn.add(x, y, self._packed, self.scale, self.zero_point)
         else:
             r = torch.ops.quantized.add(x, y, scale=self.scale, zero_point=self.zero_point)
         return self.activation_post_process(r)
 
     def add_relu(self, x, y):
-        if x.dtype == torch.qint8 or x.size() == y.size():
+        if self.with_add and (x.dtype == torch.qint8 or x.size() == y.size()):
             r = torch.ops.q8nn.add_relu(x, y, self._packed, self.scale, self.zero_point)
         else:
             r = torch.ops.quantized.add_relu(x, y, scale=self.scale, zero_point=self.zero_point)
         return self.activation_post_process(r)
+
+    def cat(self, x: List[torch.Tensor], dim: int = 0) -> torch.Tensor:
+        if self.with_cat:
+            r = torch.ops.q8nn.cat(x, dim, self._cat_packed, self.scale, self.zero_point)
+        else:
+            r = torch.ops.quantized.cat(x, scale=self.scale, zero_point=self.zero_point, dim=dim)
+        return self.activation_post_process(r)
+
+    def extra_repr(self):
+        return f"scale={self.scale}, zero_point={self.zero_point}, with_add={self.with_add}, with_cat={self.with_cat}"
 
     def _get_name(self):
         return "Q8nnQFunctional"
@@ -310,9 +328,124 @@ class MaxPool2d(torch.nn.Module):
                 f"padding={tuple(self.padding)}, dilation={tuple(self.dilation)}, ceil_mode={self.ceil_mode}")
 
 
+class Hardswish(torch.nn.Module):
+    """torch.nn.quantized.Hardswish on q8nn: a 256-entry lookup (q8nn::hardswish) of the table PyTorch
+    computes for the input's and this module's quantization (pytorch_qnnpack's for quint8 on the
+    qnnpack engine, its generic kernel's otherwise); output in the input's memory format."""
+
+    def __init__(self, scale, zero_point):
+        super().__init__()
+        load()
+        self.scale = float(scale)
+        self.zero_point = int(zero_point)
+        self._packed = torch.ops.q8nn.hardswish_prepack()
+
+    @classmethod
+    def from_quantized(cls, mod):
+        """From a torch.nn.quantized.Hardswish."""
+        return cls(mod.scale, mod.zero_point)
+
+    def forward(self, x):
+        return torch.ops.q8nn.hardswish(x, self._packed, self.scale, self.zero_point)
+
+    def _get_name(self):
+        return "Q8nnHardswish"
+
+    def extra_repr(self):
+        return f"scale={self.scale}, zero_point={self.zero_point}"
+
+
+class Hardsigmoid(torch.nn.Module):
+    """torch.nn.Hardsigmoid (inplace=False) whose quantized inputs go through a q8nn lookup
+    (q8nn::hardsigmoid): PyTorch's quantized hardsigmoid bytes, output scale 1/256 and zero point 0
+    (quint8) or -128 (qint8). Float inputs go to torch.nn.functional.hardsigmoid."""
+
+    def __init__(self):
+        super().__init__()
+        load()
+        self._packed = torch.ops.q8nn.hardsigmoid_prepack()
+
+    @classmethod
+    def from_float(cls, mod):
+        """From a torch.nn.Hardsigmoid with inplace=False."""
+        if mod.inplace:
+            raise ValueError("q8nn_torch.Hardsigmoid: inplace=True is not supported")
+        return cls()
+
+    def forward(self, x):
+        if x.is_quantized:
+            return torch.ops.q8nn.hardsigmoid(x, self._packed)
+        return F.hardsigmoid(x)
+
+    def _get_name(self):
+        return "Q8nnHardsigmoid"
+
+
+class ChannelShuffle(torch.nn.Module):
+    """torch.nn.ChannelShuffle whose quantized 4-d inputs (quint8 or qint8, per tensor) are shuffled by
+    q8nn::channel_shuffle: output channel k * groups + g is input channel g * (C / groups) + k, output
+    channels-last with the input's quantization. Other inputs go to torch.channel_shuffle."""
+
+    def __init__(self, groups):
+        super().__init__()
+        load()
+        self.groups = int(groups)
+        self._packed = torch.ops.q8nn.channel_shuffle_prepack(self.groups)
+
+    @classmethod
+    def from_float(cls, mod):
+        """From a torch.nn.ChannelShuffle."""
+        return cls(mod.groups)
+
+    def forward(self, x):
+        if x.is_quantized and x.dim() == 4:
+            return torch.ops.q8nn.channel_shuffle(x, self._packed)
+        return torch.channel_shuffle(x, self.groups)
+
+    def _get_name(self):
+        return "Q8nnChannelShuffle"
+
+    def extra_repr(self):
+        return f"groups={self.groups}"
+
+
+class ShuffleNetV2Block(torch.nn.Module):
+    """torchvision's quantizable ShuffleNetV2 block (QuantizableInvertedResidual) with the same forward,
+    its channel_shuffle(out, 2) (view, transpose, contiguous, view: a PyTorch copy) replaced by a
+    ChannelShuffle(2). Its branches and its cat QFunctional are converted like any other layer."""
+
+    def __init__(self, mod):
+        super().__init__()
+        self.stride = int(mod.stride)
+        self.branch1 = mod.branch1
+        self.branch2 = mod.branch2
+        self.cat = mod.cat
+        self.shuffle = ChannelShuffle(2)
+
+    def forward(self, x):
+        if self.stride == 1:
+            x1, x2 = x.chunk(2, dim=1)
+            out = self.cat.cat([x1, self.branch2(x2)], dim=1)
+        else:
+            out = self.cat.cat([self.branch1(x), self.branch2(x)], dim=1)
+        return self.shuffle(out)
+
+    def _get_name(self):
+        return "Q8nnShuffleNetV2Block"
+
+
+def _is_shufflenet_block(mod):
+    """Exactly torchvision's QuantizableInvertedResidual of ShuffleNetV2 (a subclass may have another
+    forward), quantized (its cat a QFunctional)."""
+    t = type(mod)
+    return (t.__name__ == "QuantizableInvertedResidual" and
+            t.__module__ == "torchvision.models.quantization.shufflenetv2" and
+            isinstance(getattr(mod, "cat", None), nnq.QFunctional))
+
+
 # ---- convert ------------------------------------------------------------------------------------
 
-KINDS = ("conv", "depthwise", "linear", "add", "maxpool")
+KINDS = ("conv", "depthwise", "linear", "add", "cat", "maxpool", "hardswish", "hardsigmoid", "shuffle")
 
 ReportEntry = collections.namedtuple("ReportEntry", "name kind module taken reason")
 ReportEntry.__doc__ = """One layer convert() looked at: its qualified name, kind (one of KINDS or
@@ -363,11 +496,24 @@ def _weight_problem(weight):
     return None
 
 
-def _plan(mod, kinds):
+# QFunctionals whose only use is known from their parent's forward: (parent module, parent class,
+# attribute) -> the one method the parent calls.
+_QFUNCTIONAL_USE = {
+    ("torchvision.models.quantization.shufflenetv2", "QuantizableInvertedResidual", "cat"): "cat",
+    (__name__, "ShuffleNetV2Block", "cat"): "cat",
+    ("torchvision.models.quantization.mobilenetv3", "QuantizableSqueezeExcitation", "skip_mul"): "mul",
+}
+
+_AVGPOOL_REASON = ("no q8nn operator rounds as PyTorch's quantized adaptive average pooling (q8nn's average "
+                   "pooling is TFLite's; see README.md)")
+
+
+def _plan(mod, kinds, use=None):
     """(kind, factory or None, reason) for one module; kind None for modules convert() ignores
-    (q8nn_torch's own among them: converting twice changes nothing)."""
+    (q8nn_torch's own among them: converting twice changes nothing). use: the one QFunctional
+    method its parent calls, where known."""
     t = type(mod)
-    if isinstance(mod, (Conv2d, Linear, QFunctional, MaxPool2d)):
+    if isinstance(mod, (Conv2d, Linear, QFunctional, MaxPool2d, Hardswish, Hardsigmoid, ChannelShuffle)):
         return None, None, None
     if t in (nnq.Conv2d, nniq.ConvReLU2d):
         weight = mod.weight()
@@ -394,19 +540,45 @@ def _plan(mod, kinds):
             return "linear", None, problem
         return "linear", lambda: Linear.from_quantized(mod), None
     if t is nnq.QFunctional:
-        if "add" not in kinds:
-            return "add", None, "kind not selected"
-        return "add", lambda: QFunctional.from_quantized(mod), None
+        if use == "mul":
+            return "other", None, "QFunctional.mul: q8nn has no multiplication"
+        # One module for add, add_relu and cat: kind "cat" where the parent only cats, else "add"
+        # unless only "cat" is selected.
+        kind = "cat" if use == "cat" or ("cat" in kinds and "add" not in kinds) else "add"
+        if kind not in kinds:
+            return kind, None, "kind not selected"
+        return kind, lambda: QFunctional.from_quantized(mod, "add" in kinds, "cat" in kinds), None
+    if t is torch.nn.AdaptiveAvgPool2d:
+        return "other", None, _AVGPOOL_REASON
     if t is torch.nn.MaxPool2d:
         if "maxpool" not in kinds:
             return "maxpool", None, "kind not selected"
         if mod.return_indices:
             return "maxpool", None, "return_indices=True (q8nn returns no indices)"
         return "maxpool", lambda: MaxPool2d.from_float(mod), None
+    if t is nnq.Hardswish:
+        if "hardswish" not in kinds:
+            return "hardswish", None, "kind not selected"
+        return "hardswish", lambda: Hardswish.from_quantized(mod), None
+    if t is torch.nn.Hardsigmoid:
+        if "hardsigmoid" not in kinds:
+            return "hardsigmoid", None, "kind not selected"
+        if mod.inplace:
+            return "hardsigmoid", None, "inplace=True (q8nn writes a new tensor)"
+        return "hardsigmoid", lambda: Hardsigmoid.from_float(mod), None
+    if t is torch.nn.ChannelShuffle:
+        if "shuffle" not in kinds:
+            return "shuffle", None, "kind not selected"
+        return "shuffle", lambda: ChannelShuffle.from_float(mod), None
+    if _is_shufflenet_block(mod):
+        if "shuffle" not in kinds:
+            return "shuffle", None, "kind not selected"
+        return "shuffle", lambda: ShuffleNetV2Block(mod), None
     if isinstance(mod, _OTHER_QUANTIZED) or t.__module__.startswith(("torch.ao.nn.quantized.dynamic",
                                                                        "torch.nn.quantized.dynamic")):
         return "other", None, "no q8nn counterpart"
-    if isinstance(mod, (nnq.Conv2d, nnq.Linear, nnq.QFunctional, torch.nn.MaxPool2d)):
+    if isinstance(mod, (nnq.Conv2d, nnq.Linear, nnq.QFunctional, torch.nn.MaxPool2d, nnq.Hardswish,
+                        torch.nn.Hardsigmoid, torch.nn.ChannelShuffle)):
         return "other", None, f"subclass {t.__name__} of a supported layer: not taken"
     return None, None, None
 
@@ -417,13 +589,16 @@ def convert(model, inplace=False, kinds=KINDS, report=None):
 
     Taken: torch.nn.quantized.Conv2d and torch.nn.intrinsic.quantized.ConvReLU2d (kinds "conv",
     and "depthwise" for one input channel per group), torch.nn.quantized.Linear and
-    torch.nn.intrinsic.quantized.LinearReLU ("linear"), the add and add_relu of
-    torch.nn.quantized.QFunctional ("add"; quint8 adds of different sizes still run on PyTorch, as
-    PyTorch runs them with its generic kernel), torch.nn.MaxPool2d ("maxpool"; quantized 4-d inputs
-    on q8nn, others on PyTorch). Left to PyTorch, with the reason in the report:
-    layers of kinds not in `kinds`, weights with a nonzero zero point, padding modes other than
-    zeros, layers whose q8nn prepack fails, max pools with return_indices=True, other quantized
-    compute layers.
+    torch.nn.intrinsic.quantized.LinearReLU ("linear"), torch.nn.quantized.QFunctional: its add and
+    add_relu ("add"; quint8 adds of different sizes still run on PyTorch, as PyTorch runs them with
+    its generic kernel) and its cat ("cat"; one report entry, of kind "add" unless only "cat" is
+    selected), torch.nn.MaxPool2d ("maxpool"; quantized 4-d inputs on q8nn, others on PyTorch),
+    torch.nn.quantized.Hardswish ("hardswish"), torch.nn.Hardsigmoid ("hardsigmoid"; quantized
+    inputs on q8nn), torch.nn.ChannelShuffle and torchvision's quantizable ShuffleNetV2 block,
+    whose channel_shuffle function becomes a ChannelShuffle module ("shuffle"). Left to PyTorch,
+    with the reason in the report: layers of kinds not in `kinds`, weights with a nonzero zero
+    point, padding modes other than zeros, layers whose q8nn prepack fails, max pools with
+    return_indices=True, hardsigmoids with inplace=True, other quantized compute layers.
 
     report: optional list to which the ReportEntry items are appended (last_report() has them too).
     """
@@ -437,13 +612,18 @@ def convert(model, inplace=False, kinds=KINDS, report=None):
         model = copy.deepcopy(model)
     entries = []
 
-    def visit(name, mod):
-        kind, factory, reason = _plan(mod, kinds)
+    def visit_children(name, mod):
+        parent = (type(mod).__module__, type(mod).__name__)
+        for child_name, child in list(mod.named_children()):
+            new = visit(f"{name}.{child_name}" if name else child_name, child,
+                        _QFUNCTIONAL_USE.get(parent + (child_name,)))
+            if new is not None:
+                setattr(mod, child_name, new)
+
+    def visit(name, mod, use=None):
+        kind, factory, reason = _plan(mod, kinds, use)
         if kind is None:
-            for child_name, child in list(mod.named_children()):
-                new = visit(f"{name}.{child_name}" if name else child_name, child)
-                if new is not None:
-                    setattr(mod, child_name, new)
+            visit_children(name, mod)
             return None
         new = None
         if factory is not None:
@@ -456,6 +636,10 @@ def convert(model, inplace=False, kinds=KINDS, report=None):
             _log.info("q8nn_torch: %s (%s) left to PyTorch: %s", name or "<root>", type(mod).__name__, reason)
         if isinstance(new, torch.nn.Module):
             new.train(mod.training)
+        if isinstance(new, ShuffleNetV2Block):
+            visit_children(name, new)  # its branches and cat
+        elif new is None and _is_shufflenet_block(mod):
+            visit_children(name, mod)
         return new
 
     new_root = visit("", model)

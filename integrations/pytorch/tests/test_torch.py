@@ -9,6 +9,7 @@ import os
 import struct
 import sys
 import unittest
+from typing import List
 
 import numpy as np
 
@@ -35,7 +36,7 @@ def quantized_model(name, dtype, per_channel=False, seed=0):
 
 
 class Recorder:
-    """Outputs of the swapped layers by name: forward hooks, and wrapped add/add_relu (a
+    """Outputs of the swapped layers by name: forward hooks, and wrapped add/add_relu/cat (a
     QFunctional's methods do not go through forward)."""
 
     def __init__(self, model, names):
@@ -45,11 +46,11 @@ class Recorder:
         for name in names:
             mod = modules[name]
             if isinstance(mod, nnq.QFunctional):
-                for method in ("add", "add_relu"):
+                for method in ("add", "add_relu", "cat"):
                     original = getattr(mod, method)
 
-                    def wrapped(x, y, original=original, name=name):
-                        out = original(x, y)
+                    def wrapped(*args, original=original, name=name, **kwargs):
+                        out = original(*args, **kwargs)
                         self.outputs[name] = out
                         return out
                     setattr(mod, method, wrapped)
@@ -61,24 +62,42 @@ class Recorder:
     def remove(self):
         for h in self.handles:
             if isinstance(h, torch.nn.Module):
-                h.__dict__.pop("add", None)
-                h.__dict__.pop("add_relu", None)
+                for method in ("add", "add_relu", "cat"):
+                    h.__dict__.pop(method, None)
             else:
                 h.remove()
 
 
+# What convert() takes in each model (every kind's bytes are checked with the others' below) and
+# what it leaves to PyTorch: adaptive average pools (no q8nn operator with PyTorch's rounding) and
+# MobileNetV3's squeeze-excitation multiplications (q8nn has no multiplication).
+MODEL_KINDS = {
+    "mobilenet_v2": {"conv", "depthwise", "linear", "add"},
+    "resnet18": {"conv", "linear", "add", "maxpool"},
+    "mobilenet_v3_large": {"conv", "depthwise", "linear", "add", "hardswish", "hardsigmoid"},
+    "shufflenet_v2_x1_0": {"conv", "depthwise", "linear", "cat", "maxpool", "shuffle"},
+}
+MODEL_LEFT = {
+    "mobilenet_v2": set(),
+    "resnet18": {"AdaptiveAvgPool2d"},
+    "mobilenet_v3_large": {"AdaptiveAvgPool2d", "QFunctional"},
+    "shufflenet_v2_x1_0": set(),
+}
+
+
 class ModelTest(unittest.TestCase):
-    def check_model(self, name, dtype, per_channel=False, expect_all_taken=None):
+    def check_model(self, name, dtype, per_channel=False):
         model = quantized_model(name, dtype, per_channel)
         report = []
         converted = q8nn_torch.convert(model, report=report)
         taken = [e.name for e in report if e.taken]
-        self.assertEqual([e for e in report if not e.taken], [])
+        left = [e for e in report if not e.taken]
+        self.assertEqual({e.module for e in left}, MODEL_LEFT[name])
+        for e in left:
+            self.assertEqual(e.kind, "other")
+            self.assertTrue(e.module == "AdaptiveAvgPool2d" or e.name.endswith(".skip_mul"), e)
         self.assertGreater(len(taken), 10)
-        kinds = {e.kind for e in report}
-        # ResNet-18's max pool too: its bytes are checked with the other layers' below.
-        self.assertEqual(kinds, {"conv", "depthwise", "linear", "add"} if name == "mobilenet_v2"
-                         else {"conv", "linear", "add", "maxpool"})
+        self.assertEqual({e.kind for e in report if e.taken}, MODEL_KINDS[name])
         for swapped in taken:
             self.assertTrue(type(converted.get_submodule(swapped)).__module__.startswith("q8nn_torch"), swapped)
         # The original is untouched (convert copies).
@@ -135,9 +154,47 @@ class ModelTest(unittest.TestCase):
     def test_resnet18_qint8_per_channel(self):
         self.check_model("resnet18", torch.qint8, per_channel=True)
 
+    def test_mobilenet_v3_quint8(self):
+        self.check_model("mobilenet_v3_large", torch.quint8)
+
+    def test_mobilenet_v3_qint8(self):
+        self.check_model("mobilenet_v3_large", torch.qint8)
+
+    def test_mobilenet_v3_quint8_per_channel(self):
+        self.check_model("mobilenet_v3_large", torch.quint8, per_channel=True)
+
+    def test_shufflenet_v2_quint8(self):
+        self.check_model("shufflenet_v2_x1_0", torch.quint8)
+
+    def test_shufflenet_v2_qint8(self):
+        self.check_model("shufflenet_v2_x1_0", torch.qint8)
+
+    def test_new_ops_run_on_q8nn(self):
+        # The models' hardswish, hardsigmoid, cat and shuffle layers ran q8nn operators, not
+        # PyTorch's kernels (which the ops call only for quantizations PyTorch's kernels disagree
+        # with themselves on).
+        for name, kinds in (("mobilenet_v3_large", ("hardswish", "hardsigmoid")), ("shufflenet_v2_x1_0", ("cat", "shuffle"))):
+            with self.subTest(model=name):
+                model = quantized_model(name, torch.quint8)
+                converted = q8nn_torch.convert(model, kinds=kinds)
+                x = torch.randn(1, 3, SIZE, SIZE, generator=torch.Generator().manual_seed(5))
+                q8nn_torch.reset_stats()
+                torch.ops.q8nn.record(True)
+                try:
+                    out = converted(x)
+                finally:
+                    ran = torch.ops.q8nn.record(False)
+                stats = q8nn_torch.stats()
+                self.assertTrue(torch.equal(out, model(x)))
+                self.assertEqual(stats.pytorch_calls, 0)
+                self.assertEqual(ran, stats.calls)
+                self.assertGreater(ran, 10)
+
     def test_script_save_load(self):
-        # ResNet-18 for its max pool (q8nn_torch.MaxPool2d), MobileNetV2 for depthwise layers.
-        for name, dtype in (("resnet18", torch.quint8), ("mobilenet_v2", torch.qint8)):
+        # ResNet-18 for its max pool (q8nn_torch.MaxPool2d), MobileNetV2 for depthwise layers,
+        # MobileNetV3 for hardswish and hardsigmoid, ShuffleNetV2 for cat and its shuffle block.
+        for name, dtype in (("resnet18", torch.quint8), ("mobilenet_v2", torch.qint8),
+                            ("mobilenet_v3_large", torch.qint8), ("shufflenet_v2_x1_0", torch.quint8)):
             with self.subTest(model=name, dtype=dtype):
                 model = quantized_model(name, dtype)
                 converted = q8nn_torch.convert(model)
@@ -175,16 +232,16 @@ class ModelTest(unittest.TestCase):
         self.assertIsInstance(model.fc, q8nn_torch.Linear)
         self.assertIsInstance(model.conv1, nniq.ConvReLU2d)
         self.assertEqual({e.kind for e in report if e.taken}, {"linear"})
-        self.assertTrue(all(e.reason == "kind not selected" for e in report if not e.taken))
+        self.assertTrue(all(e.reason == "kind not selected" for e in report if not e.taken and e.kind != "other"))
         self.assertEqual(q8nn_torch.last_report(), report)
-        self.assertIn("1 of 30 layers on q8nn", q8nn_torch.format_report(report))
+        self.assertIn("1 of 31 layers on q8nn", q8nn_torch.format_report(report))
         with self.assertRaises(ValueError):
             q8nn_torch.convert(model, kinds=("pooling",))
         # Converting again takes the rest and leaves the q8nn layers alone.
         report = []
         q8nn_torch.convert(model, inplace=True, report=report)
-        self.assertEqual(len(report), 29)
-        self.assertTrue(all(e.taken for e in report))
+        self.assertEqual(len(report), 30)
+        self.assertEqual([e.name for e in report if not e.taken], ["avgpool"])
         self.assertIsInstance(model.fc, q8nn_torch.Linear)
 
 
@@ -403,6 +460,21 @@ class MaxPoolTest(unittest.TestCase):
                             continue
                         self.check(x, torch.ops.q8nn.max_pool2d(x, *args), r)
 
+    def test_q8nn_operator(self):
+        # Windows without dilation run q8nn's max pooling operator (ceil_mode as extra padding),
+        # dilated ones the extension's own loop.
+        x = random_input((1, 16, 9, 10), torch.quint8, 6)
+        for args, operators in ((([3, 3], [2, 2], [1, 1], [1, 1], False), 1), (([3, 2], [2, 3], [1, 0], [1, 1], True), 1),
+                                (([3, 3], [2, 2], [1, 1], [2, 1], False), 0)):
+            with self.subTest(args=args):
+                torch.ops.q8nn.record(True)
+                try:
+                    out = torch.ops.q8nn.max_pool2d(x, *args)
+                finally:
+                    ran = torch.ops.q8nn.record(False)
+                self.assertEqual(ran, operators)
+                self.check(x, out, torch.nn.functional.max_pool2d(x, *args[:4], ceil_mode=args[4]))
+
     def test_engines(self):
         # Dilated windows over the padding: the clamped and the valid taps' maxima differ; q8nn
         # follows the engine PyTorch is set to, as PyTorch does.
@@ -477,6 +549,372 @@ class MaxPoolTest(unittest.TestCase):
                 self.assertIn(text, str(ctx.exception))
         # No stride: the kernel size, as PyTorch's.
         self.assertEqual(pool(x, [2], [], [0], [1], False).shape, (1, 3, 2, 2))
+
+
+# ---- hardswish, hardsigmoid, cat, channel shuffle ------------------------------------------------
+
+# Scales that put many requantized values on or next to a rounding tie (where PyTorch's float
+# expressions differ from one another), and ordinary ones; all float32 values, as a model's are.
+NICE_SCALES = [2.0 ** -k for k in range(2, 9)] + [0.1, 0.05, 0.02, 0.01, 3 / 256, 1 / 48, 0.06, 0.015]
+
+
+def random_scale(rng):
+    if rng.random() < 0.6:
+        return float(np.float32(rng.choice(NICE_SCALES) * rng.choice([1, 3, 5, 0.75])))
+    return float(np.float32(10 ** rng.uniform(-3, -0.5)))
+
+
+def all_bytes_input(shape, dtype, scale, zero_point, rng):
+    """A quantized tensor of `shape` holding every byte value (shuffled), for shapes of >= 256 elements."""
+    lo = 0 if dtype == torch.quint8 else -128
+    n = int(np.prod(shape))
+    values = np.resize(np.arange(lo, lo + 256), n)[rng.permutation(n)].reshape(shape)
+    raw = torch.from_numpy(values.astype(np.int16)).to(torch.uint8 if dtype == torch.quint8 else torch.int8)
+    return torch._make_per_tensor_quantized_tensor(raw, scale, zero_point)
+
+
+def unary_references(name, dtype, scale, zero_point, out_scale, out_zero_point):
+    """The three float forms of PyTorch 1.13's quantized hardswish / hardsigmoid on all 256 bytes
+    (README.md, "Numerics"): pytorch_qnnpack's table, the generic kernel's vectorized body and its
+    scalar remainder, as int arrays indexed by value - lowest."""
+    f32 = np.float32
+    lo, hi = (0, 255) if dtype == torch.quint8 else (-128, 127)
+    q = np.arange(lo, hi + 1).astype(f32)
+    s, os_ = f32(scale), f32(out_scale)
+
+    def f(x):
+        r6 = np.minimum(np.maximum(x + f32(3), f32(0)), f32(6))
+        return x * r6 / f32(6) if name == "hardswish" else r6 / f32(6)
+    inverse = f32(1) / os_
+    qnnpack = np.clip(np.rint(f(s * (q - f32(zero_point))) * inverse + f32(out_zero_point)), lo, hi)
+    # fmaf(s, q, s * -zp): the product and the sum exact in double, one rounding to float (the
+    # product of a float and a byte is exact in double and the sum needs at most 54 bits here).
+    body_x = (q.astype(np.float64) * np.float64(s) + np.float64(s * -f32(zero_point))).astype(f32)
+    body = np.clip(np.rint(f(body_x) * inverse) + out_zero_point, lo, hi)
+    rest = np.clip(out_zero_point + np.rint(f((q - f32(zero_point)) * s) * inverse), lo, hi)
+    return qnnpack.astype(np.int64), body.astype(np.int64), rest.astype(np.int64)
+
+
+class ElementwiseTest(unittest.TestCase):
+    SHAPES = ((256,), (1000,), (3, 77, 2), (2, 5, 7, 9), (2, 5, 7, 9, "channels_last"))
+
+    def run_sweep(self, name, trials):
+        rng = np.random.default_rng(11 if name == "hardswish" else 12)
+        packed = (torch.ops.q8nn.hardswish_prepack() if name == "hardswish" else torch.ops.q8nn.hardsigmoid_prepack())
+        try:
+            for engine in ("qnnpack", "onednn"):
+                torch.backends.quantized.engine = engine
+                for dtype in (torch.quint8, torch.qint8):
+                    lo = 0 if dtype == torch.quint8 else -128
+                    q8nn_torch.reset_stats()
+                    for t in range(trials):
+                        scale, out_scale = random_scale(rng), random_scale(rng)
+                        zp, out_zp = (int(v) for v in rng.integers(lo, lo + 256, 2))
+                        shape = self.SHAPES[t % len(self.SHAPES)]
+                        x = all_bytes_input([d for d in shape if d != "channels_last"], dtype, scale, zp, rng)
+                        if "channels_last" in shape:
+                            x = x.contiguous(memory_format=torch.channels_last)
+                        if name == "hardswish":
+                            r = torch.ops.quantized.hardswish(x, out_scale, out_zp)
+                            q = torch.ops.q8nn.hardswish(x, packed, out_scale, out_zp)
+                        else:
+                            r = torch.nn.functional.hardsigmoid(x)
+                            q = torch.ops.q8nn.hardsigmoid(x, packed)
+                        with self.subTest(engine=engine, dtype=dtype, quantization=(scale, zp, out_scale, out_zp)):
+                            self.assertEqual((q.shape, q.dtype, q.q_scale(), q.q_zero_point(), q.stride()),
+                                             (r.shape, r.dtype, r.q_scale(), r.q_zero_point(), r.stride()))
+                            self.assertTrue(torch.equal(q.int_repr(), r.int_repr()))
+                    stats = q8nn_torch.stats()
+                    self.assertEqual(stats.calls, trials)
+                    if engine == "qnnpack" and dtype == torch.quint8:
+                        self.assertEqual(stats.pytorch_calls, 0)  # one table: always q8nn
+                    else:
+                        # PyTorch's generic kernel: the quantizations where its vectorized body and
+                        # its scalar remainder disagree on some byte run PyTorch's op.
+                        self.assertLess(stats.pytorch_calls, trials // 5)
+        finally:
+            torch.backends.quantized.engine = "qnnpack"
+
+    def test_hardswish(self):
+        self.run_sweep("hardswish", 150)
+
+    def test_hardsigmoid(self):
+        self.run_sweep("hardsigmoid", 100)
+
+    def test_references_match_pytorch(self):
+        # The arithmetic README.md states, on all 256 bytes: pytorch_qnnpack's table adds the output
+        # zero point in float before rounding, which q8nn_unary_hardswish's fp32 form (lrintf(f(x) /
+        # output_scale) + zero point) does not; the generic kernel's body and remainder differ in
+        # their dequantization (fused multiply-add or not).
+        rng = np.random.default_rng(13)
+        differ = {"qnnpack/q8nn_unary": 0, "body/rest": 0}
+        try:
+            for engine, dtype in (("qnnpack", torch.quint8), ("qnnpack", torch.qint8), ("onednn", torch.quint8)):
+                torch.backends.quantized.engine = engine
+                lo = 0 if dtype == torch.quint8 else -128
+                for t in range(120):
+                    scale, out_scale = random_scale(rng), random_scale(rng)
+                    zp, out_zp = (int(v) for v in rng.integers(lo, lo + 256, 2))
+                    x = all_bytes_input((256,), dtype, scale, zp, rng)
+                    order = x.int_repr().numpy().astype(np.int64) - lo
+                    r = torch.ops.quantized.hardswish(x, out_scale, out_zp).int_repr().numpy()
+                    qnnpack, body, rest = unary_references("hardswish", dtype, scale, zp, out_scale, out_zp)
+                    if engine == "qnnpack" and dtype == torch.quint8:
+                        self.assertTrue(np.array_equal(r, qnnpack[order]))
+                        f32 = np.float32
+                        v = f32(scale) * (np.arange(256).astype(f32) - f32(zp))
+                        fp32 = np.clip(np.rint(v * np.minimum(np.maximum(v + f32(3), f32(0)), f32(6)) / f32(6)
+                                               / f32(out_scale)) + out_zp, 0, 255)
+                        differ["qnnpack/q8nn_unary"] += not np.array_equal(fp32, qnnpack)
+                    else:
+                        # 256 elements: all in the vectorized body
+                        self.assertTrue(np.array_equal(r, body[order]))
+                        one = [torch.ops.quantized.hardswish(x[i:i + 1], out_scale, out_zp).int_repr().item()
+                               for i in range(0, 256, 17)]
+                        self.assertEqual(one, rest[order[0:256:17]].tolist())
+                        differ["body/rest"] += not np.array_equal(body, rest)
+        finally:
+            torch.backends.quantized.engine = "qnnpack"
+        self.assertGreater(differ["qnnpack/q8nn_unary"], 0)
+        self.assertGreater(differ["body/rest"], 0)
+
+    def test_modules(self):
+        seq = torch.nn.Sequential(nnq.Hardswish(0.05, 10), torch.nn.Hardsigmoid(), torch.nn.Hardsigmoid(inplace=True))
+        report = []
+        converted = q8nn_torch.convert(seq, report=report)
+        self.assertEqual([(e.kind, e.taken) for e in report],
+                         [("hardswish", True), ("hardsigmoid", True), ("hardsigmoid", False)])
+        self.assertIn("inplace", report[2].reason)
+        self.assertIsInstance(converted[0], q8nn_torch.Hardswish)
+        self.assertIsInstance(converted[1], q8nn_torch.Hardsigmoid)
+        model, converted = seq[:2], converted[:2]
+        scripted = torch.jit.script(converted)
+        buffer = io.BytesIO()
+        torch.jit.save(scripted, buffer)
+        buffer.seek(0)
+        loaded = torch.jit.load(buffer)
+        for dtype in (torch.quint8, torch.qint8):
+            x = random_input((2, 8, 5, 6), dtype, 4, scale=0.03)
+            ref = model(x)
+            for m in (converted, scripted, loaded):
+                out = m(x)
+                self.assertEqual((out.q_scale(), out.q_zero_point()), (ref.q_scale(), ref.q_zero_point()))
+                self.assertTrue(torch.equal(out.int_repr(), ref.int_repr()))
+        x = torch.randn(3, 4)
+        self.assertTrue(torch.equal(converted[1](x), torch.nn.functional.hardsigmoid(x)))  # float: PyTorch's
+
+    def test_bad_inputs(self):
+        hs, hsig = torch.ops.q8nn.hardswish_prepack(), torch.ops.q8nn.hardsigmoid_prepack()
+        x = random_input((2, 3), torch.quint8, 1)
+        cases = [
+            (lambda: torch.ops.q8nn.hardswish(x.dequantize(), hs, 0.1, 0), "must be a quantized tensor"),
+            (lambda: torch.ops.q8nn.hardswish(x, hs, 0.1, 300), "output_zero_point 300"),
+            (lambda: torch.ops.q8nn.hardswish(x, hs, -1.0, 0), "output_scale"),
+            (lambda: torch.ops.q8nn.hardswish(x, hsig, 0.1, 0), "not a hardswish"),
+            (lambda: torch.ops.q8nn.hardsigmoid(x, hs), "not a hardsigmoid"),
+            (lambda: torch.ops.q8nn.hardsigmoid(torch.quantize_per_tensor(torch.randn(3), 0.1, 0, torch.qint32), hsig),
+             "must be torch.quint8 or torch.qint8"),
+        ]
+        for fn, text in cases:
+            with self.subTest(text=text):
+                with self.assertRaises(RuntimeError) as ctx:
+                    fn()
+                self.assertIn(text, str(ctx.exception))
+
+
+def make_cat_inputs(rng, dtype, rank, dim, count, layout):
+    lo = 0 if dtype == torch.quint8 else -128
+    shape = [int(v) for v in rng.integers(1, 5, rank)]
+    xs = []
+    for i in range(count):
+        sizes = list(shape)
+        # 1 to 40 along the axis (channels: the vectorized and the scalar channels of PyTorch's NHWC
+        # cat); a later input may be empty along it.
+        sizes[dim] = int(rng.integers(0 if i else 1, 41))
+        if rng.random() < 0.3:
+            scale, zp = None, None  # the output's quantization: copied
+        else:
+            scale, zp = random_scale(rng), int(rng.integers(lo, lo + 256))
+        xs.append((sizes, scale, zp))
+    out_scale, out_zp = random_scale(rng), int(rng.integers(lo, lo + 256))
+    tensors = []
+    for i, (sizes, scale, zp) in enumerate(xs):
+        raw = torch.from_numpy(rng.integers(lo, lo + 256, sizes).astype(np.int16))
+        x = torch._make_per_tensor_quantized_tensor(raw.to(torch.uint8 if dtype == torch.quint8 else torch.int8),
+                                                    out_scale if scale is None else scale,
+                                                    out_zp if zp is None else zp)
+        if rank == 4 and (layout == "channels_last" or (layout == "mixed" and i % 2 == 0)):
+            x = x.contiguous(memory_format=torch.channels_last)
+        if layout == "strided":
+            x = torch.cat([x, x], rank - 1)[..., ::2]
+        tensors.append(x)
+    return tensors, out_scale, out_zp
+
+
+class CatNet(torch.nn.Module):
+    """A QFunctional's cat as a forward (TorchScript compiles what forward calls)."""
+
+    def __init__(self, f):
+        super().__init__()
+        self.f = f
+
+    def forward(self, xs: List[torch.Tensor], dim: int):
+        return self.f.cat(xs, dim=dim)
+
+
+class CatTest(unittest.TestCase):
+    def check(self, xs, dim, scale, zero_point, packed):
+        r = torch.ops.quantized.cat(xs, dim=dim, scale=scale, zero_point=zero_point)
+        q = torch.ops.q8nn.cat(xs, dim, packed, scale, zero_point)
+        self.assertEqual((q.shape, q.dtype, q.q_scale(), q.q_zero_point()), (r.shape, r.dtype, r.q_scale(),
+                                                                             r.q_zero_point()))
+        self.assertTrue(torch.equal(q.int_repr(), r.int_repr()))
+        # The memory format: channels-last when every input is, contiguous when every input is.
+        cl = [x.dim() == 4 and x.is_contiguous(memory_format=torch.channels_last) for x in xs]
+        nchw = [x.is_contiguous() for x in xs]
+        if all(c and not n for c, n in zip(cl, nchw)):
+            self.assertTrue(q.is_contiguous(memory_format=torch.channels_last))
+        elif all(n and not c for c, n in zip(cl, nchw)):
+            self.assertTrue(q.is_contiguous())
+
+    def test_bytes(self):
+        rng = np.random.default_rng(21)
+        packed = torch.ops.q8nn.cat_prepack()
+        for dtype in (torch.quint8, torch.qint8):
+            q8nn_torch.reset_stats()
+            trials = 0
+            for rank in (1, 2, 3, 4):
+                for dim in range(-rank, rank):
+                    layouts = ("contiguous", "channels_last", "mixed", "strided") if rank == 4 else ("contiguous", "strided")
+                    for layout in layouts:
+                        for count in (1, 2, 3):
+                            xs, scale, zp = make_cat_inputs(rng, dtype, rank, dim, count, layout)
+                            with self.subTest(dtype=dtype, dim=dim, layout=layout, shapes=[tuple(x.shape) for x in xs]):
+                                self.check(xs, dim, scale, zp, packed)
+                            trials += 1
+            stats = q8nn_torch.stats()
+            self.assertEqual(stats.calls, trials)
+            self.assertLess(stats.pytorch_calls, trials // 10)
+
+    def test_nhwc_fast_path(self):
+        # PyTorch's NHWC cat (dim 1, channels-last inputs) dequantizes its vectorized channels with a
+        # fused multiply-add and 1.0 / scale in double: where that disagrees with its scalar channels
+        # (q8nn's arithmetic) on some byte, the op hands the cat to PyTorch; the bytes are equal
+        # either way, and most quantizations run on q8nn.
+        rng = np.random.default_rng(22)
+        packed = torch.ops.q8nn.cat_prepack()
+        for dtype in (torch.quint8, torch.qint8):
+            lo = 0 if dtype == torch.quint8 else -128
+            q8nn_torch.reset_stats()
+            trials = 150
+            for t in range(trials):
+                xs = []
+                for i in range(2):
+                    channels = int(rng.choice([3, 8, 16, 40, 64]))
+                    x = all_bytes_input((2, channels, 16, 1), dtype, random_scale(rng), int(rng.integers(lo, lo + 256)), rng)
+                    xs.append(x.contiguous(memory_format=torch.channels_last))
+                scale, zp = random_scale(rng), int(rng.integers(lo, lo + 256))
+                with self.subTest(dtype=dtype, trial=t):
+                    self.check(xs, 1, scale, zp, packed)
+            stats = q8nn_torch.stats()
+            self.assertGreater(stats.pytorch_calls, 0)
+            self.assertLess(stats.pytorch_calls, trials // 4)
+
+    def test_module(self):
+        ref = nnq.QFunctional()
+        ref.scale, ref.zero_point = 0.04, 100
+        mod = q8nn_torch.QFunctional.from_quantized(ref)
+        pytorch_cat = q8nn_torch.QFunctional.from_quantized(ref, with_cat=False)
+        a = random_input((2, 3, 4, 5), torch.quint8, 1, scale=0.05, zero_point=90)
+        b = random_input((2, 6, 4, 5), torch.quint8, 2, scale=0.03, zero_point=130)
+        scripted = torch.jit.script(CatNet(mod))
+        q8nn_torch.reset_stats()
+        for m in (CatNet(mod), scripted):
+            for dim, xs in ((1, [a, b]), (0, [a, a]), (-1, [a, a])):
+                self.assertTrue(torch.equal(m(xs, dim).int_repr(), ref.cat(xs, dim=dim).int_repr()))
+        self.assertEqual(q8nn_torch.stats().calls, 6)
+        self.assertTrue(torch.equal(pytorch_cat.cat([a, b], dim=1).int_repr(), ref.cat([a, b], dim=1).int_repr()))
+        self.assertEqual(q8nn_torch.stats().calls, 6)
+        # kinds: "cat" alone swaps a QFunctional for its cat (reported as "cat"), "add" alone leaves cat to PyTorch
+        seq = torch.nn.Sequential(nnq.QFunctional())
+        report = []
+        converted = q8nn_torch.convert(seq, kinds=("cat",), report=report)
+        self.assertEqual([(e.kind, e.taken) for e in report], [("cat", True)])
+        self.assertEqual((converted[0].with_add, converted[0].with_cat), (False, True))
+        self.assertEqual(q8nn_torch.convert(seq, kinds=("add",))[0].with_cat, False)
+        self.assertEqual(q8nn_torch.convert(seq, kinds=("conv",))[0].__class__, nnq.QFunctional)
+
+    def test_bad_inputs(self):
+        packed = torch.ops.q8nn.cat_prepack()
+        a = random_input((1, 2, 3, 3), torch.quint8, 1)
+        cases = [
+            (lambda: torch.ops.q8nn.cat([], 1, packed, 0.1, 0), "non-empty list"),
+            (lambda: torch.ops.q8nn.cat([a, a.dequantize()], 1, packed, 0.1, 0), "must be a quantized tensor"),
+            (lambda: torch.ops.q8nn.cat([a, random_input((1, 2, 3, 3), torch.qint8, 1)], 1, packed, 0.1, 0),
+             "same dtype"),
+            (lambda: torch.ops.q8nn.cat([a, a[:, :, :2]], 1, packed, 0.1, 0), "must match except in dimension 1"),
+            (lambda: torch.ops.q8nn.cat([a, a[0]], 1, packed, 0.1, 0), "has 3 dimensions"),
+            (lambda: torch.ops.q8nn.cat([a, a], 4, packed, 0.1, 0), "Dimension out of range"),
+            (lambda: torch.ops.q8nn.cat([a, a], 1, packed, 0.1, 256), "output_zero_point 256"),
+        ]
+        for fn, text in cases:
+            with self.subTest(text=text):
+                with self.assertRaises((RuntimeError, IndexError)) as ctx:
+                    fn()
+                self.assertIn(text, str(ctx.exception))
+
+
+class ChannelShuffleTest(unittest.TestCase):
+    def test_bytes(self):
+        import torchvision.models.shufflenetv2 as shufflenetv2
+        seed = 400
+        for groups in (1, 2, 3, 4, 8):
+            packed = torch.ops.q8nn.channel_shuffle_prepack(groups)
+            for group_channels in (1, 2, 5, 24):
+                for shape in ((1, 3, 5), (2, 1, 1), (3, 4, 4)):
+                    for dtype in (torch.quint8, torch.qint8):
+                        seed += 1
+                        x = random_input((shape[0], groups * group_channels) + shape[1:], dtype, seed)
+                        for layout, t in (("nchw", x), ("channels_last", x.contiguous(memory_format=torch.channels_last)),
+                                          ("strided", torch.cat([x, x], 3)[..., ::2])):
+                            with self.subTest(groups=groups, shape=tuple(t.shape), dtype=dtype, layout=layout):
+                                q = torch.ops.q8nn.channel_shuffle(t, packed)
+                                # PyTorch's channel_shuffle takes quint8 only (pytorch_qnnpack);
+                                # torchvision's (view, transpose, contiguous) any dtype.
+                                r = (torch.channel_shuffle(t, groups) if dtype == torch.quint8
+                                     else shufflenetv2.channel_shuffle(t, groups))
+                                self.assertEqual((q.shape, q.dtype, q.q_scale(), q.q_zero_point()),
+                                                 (r.shape, r.dtype, r.q_scale(), r.q_zero_point()))
+                                self.assertTrue(q.is_contiguous(memory_format=torch.channels_last))
+                                self.assertTrue(torch.equal(q.int_repr(), r.int_repr()))
+
+    def test_module(self):
+        seq = torch.nn.Sequential(torch.nn.ChannelShuffle(4))
+        report = []
+        converted = q8nn_torch.convert(seq, report=report)
+        self.assertEqual([(e.kind, e.taken) for e in report], [("shuffle", True)])
+        self.assertIsInstance(converted[0], q8nn_torch.ChannelShuffle)
+        scripted = torch.jit.script(converted)
+        for x in (random_input((2, 12, 3, 3), torch.quint8, 1), torch.randn(2, 12, 3, 3)):
+            ref = seq(x)
+            for m in (converted, scripted):
+                out = m(x)
+                self.assertTrue(torch.equal(out.int_repr(), ref.int_repr()) if x.is_quantized else torch.equal(out, ref))
+
+    def test_bad_inputs(self):
+        packed = torch.ops.q8nn.channel_shuffle_prepack(3)
+        cases = [
+            (lambda: torch.ops.q8nn.channel_shuffle(random_input((1, 4, 2, 2), torch.quint8, 1), packed),
+             "4 channels do not split into 3 groups"),
+            (lambda: torch.ops.q8nn.channel_shuffle(random_input((6, 2, 2), torch.quint8, 1), packed), "must be 4-d"),
+            (lambda: torch.ops.q8nn.channel_shuffle(torch.randn(1, 6, 2, 2), packed), "must be a quantized tensor"),
+            (lambda: torch.ops.q8nn.channel_shuffle_prepack(0), "groups must be >= 1"),
+        ]
+        for fn, text in cases:
+            with self.subTest(text=text):
+                with self.assertRaises(RuntimeError) as ctx:
+                    fn()
+                self.assertIn(text, str(ctx.exception))
 
 
 def pytorch_qnnpack_add(a, b, a_scale, a_zero_point, b_scale, b_zero_point, scale, zero_point, relu):
