@@ -59,6 +59,8 @@ Q8NN_DECLARE_POOL(q8nn_s8_avgpool_ukernel__scalar)
 #if Q8NN_ARCH_X86
 Q8NN_DECLARE_POOL(q8nn_s8_maxpool_ukernel__avx2)
 Q8NN_DECLARE_POOL(q8nn_s8_avgpool_ukernel__avx2)
+Q8NN_DECLARE_POOL(q8nn_s8_maxpool_ukernel__avx512)
+Q8NN_DECLARE_POOL(q8nn_s8_avgpool_ukernel__avx512)
 #elif Q8NN_ARCH_NEON
 Q8NN_DECLARE_POOL(q8nn_s8_maxpool_ukernel__neon)
 Q8NN_DECLARE_POOL(q8nn_s8_avgpool_ukernel__neon)

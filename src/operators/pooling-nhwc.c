@@ -58,7 +58,10 @@ static enum q8nn_status create_pooling(const struct q8nn_pooling2d_desc* desc, i
   const char* line = "scalar";
   op->pool_kernel = average ? q8nn_s8_avgpool_ukernel__scalar : q8nn_s8_maxpool_ukernel__scalar;
 #if Q8NN_ARCH_X86
-  if (isa & Q8NN_ISA_X86_AVX2) {
+  if (isa & Q8NN_ISA_X86_AVX512VNNI) {
+    op->pool_kernel = average ? q8nn_s8_avgpool_ukernel__avx512 : q8nn_s8_maxpool_ukernel__avx512;
+    line = "avx512";
+  } else if (isa & Q8NN_ISA_X86_AVX2) {
     op->pool_kernel = average ? q8nn_s8_avgpool_ukernel__avx2 : q8nn_s8_maxpool_ukernel__avx2;
     line = "avx2";
   }
