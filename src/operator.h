@@ -243,6 +243,15 @@ Q8NN_INTERNAL enum q8nn_status q8nn_setup_conv_common(
     const int8_t* input, size_t input_pixel_stride, int8_t* output, size_t output_pixel_stride,
     size_t* output_height_out, size_t* output_width_out, const char* caller);
 
+/* Whether `count` rows (pixels) of `bytes` used bytes each, `stride` apart, from base end inside the
+   address space: the products fit in size_t and base plus the last byte's offset does not wrap
+   (every setup checks its buffers so; count and bytes >= 1). */
+static inline int q8nn_extent_fits(const void* base, size_t count, size_t bytes, size_t stride) {
+  size_t last;
+  if (!q8nn_mul_sz(count - 1, stride, &last) || last > SIZE_MAX - bytes) return 0;
+  return (uintptr_t) base <= UINTPTR_MAX - (last + bytes - 1);
+}
+
 /* Where a run's parallel loops go: the caller's pthreadpool, the host's parallel-for (struct
    q8nn_threadpool), or, both NULL, the calling thread. */
 struct q8nn_exec {

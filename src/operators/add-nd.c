@@ -192,8 +192,8 @@ static enum q8nn_status setup_add(q8nn_operator_t op, size_t num_a_dims, const s
   size_t a_total = 1, b_total = 1;
   for (size_t i = 0; i < Q8NN_MAX_DIMS; i++) a_total *= sa[i], b_total *= sb[i];
   /* every operand's last byte is addressable: pointer + extent does not wrap */
-  if ((uintptr_t) a > UINTPTR_MAX - (a_total - 1) || (uintptr_t) b > UINTPTR_MAX - (b_total - 1) ||
-      (uintptr_t) output > UINTPTR_MAX - (total - 1)) {
+  if (!q8nn_extent_fits(a, a_total, 1, 1) || !q8nn_extent_fits(b, b_total, 1, 1) ||
+      !q8nn_extent_fits(output, total, 1, 1)) {
     return q8nn_log_error(q8nn_status_invalid_parameter, caller, "an operand's extent overflows the address space");
   }
   if ((output == (int8_t*) a && a_total != total) || (output == (int8_t*) b && b_total != total)) {

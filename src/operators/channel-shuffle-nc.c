@@ -44,12 +44,6 @@ enum q8nn_status q8nn_create_channel_shuffle_nc_x8(size_t groups, size_t group_c
   return q8nn_status_success;
 }
 
-static int rows_fit(const void* base, size_t rows, size_t bytes, size_t stride) {
-  size_t last;
-  if (!q8nn_mul_sz(rows - 1, stride, &last) || last > SIZE_MAX - bytes) return 0;
-  return (uintptr_t) base <= UINTPTR_MAX - (last + bytes - 1);
-}
-
 enum q8nn_status q8nn_setup_channel_shuffle_nc_x8(q8nn_operator_t op, size_t batch_size, const void* input,
                                                   size_t input_stride, void* output, size_t output_stride) {
   if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
@@ -63,11 +57,13 @@ enum q8nn_status q8nn_setup_channel_shuffle_nc_x8(q8nn_operator_t op, size_t bat
     return Q8NN_ERROR(q8nn_status_invalid_parameter, "NULL buffer, zero batch or strides below %zu channels",
                       channels);
   }
-  if (!rows_fit(input, batch_size, channels, input_stride) || !rows_fit(output, batch_size, channels, output_stride)) {
+  if (!q8nn_extent_fits(input, batch_size, channels, input_stride) ||
+      !q8nn_extent_fits(output, batch_size, channels, output_stride)) {
     return Q8NN_ERROR(q8nn_status_invalid_parameter, "the pixels' extent overflows the address space");
   }
   const uintptr_t ib = (uintptr_t) input, ob = (uintptr_t) output;
-  const size_t in_bytes = (batch_size - 1) * input_stride + channels, out_bytes = (batch_size - 1) * output_stride + channels;
+  const size_t in_bytes = (batch_size - 1) * input_stride + channels;
+  const size_t out_bytes = (batch_size - 1) * output_stride + channels;
   if (ib < ob + out_bytes && ob < ib + in_bytes) {
     return Q8NN_ERROR(q8nn_status_invalid_parameter, "the output overlaps the input");
   }

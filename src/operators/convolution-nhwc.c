@@ -462,8 +462,8 @@ enum q8nn_status q8nn_setup_conv_common(
   /* the last byte of the input and of the output is addressable: pointer + extent does not wrap
      (the products above fit, but an input near the top of the address space plus its extent may
      still wrap, and the kernels would form pointers past it) */
-  if ((uintptr_t) input > UINTPTR_MAX - ((in_pixels - 1) * input_pixel_stride + in_channels - 1) ||
-      (uintptr_t) output > UINTPTR_MAX - ((out_pixels - 1) * output_pixel_stride + out_channels - 1)) {
+  if (!q8nn_extent_fits(input, in_pixels, in_channels, input_pixel_stride) ||
+      !q8nn_extent_fits(output, out_pixels, out_channels, output_pixel_stride)) {
     return q8nn_log_error(q8nn_status_invalid_parameter, caller, "a tensor's extent overflows the address space");
   }
 

@@ -12,7 +12,9 @@ enum q8nn_status q8nn_create_deconvolution2d_nhwc_s8(const struct q8nn_convoluti
                                                      const int32_t* bias, uint32_t flags,
                                                      q8nn_operator_t* deconvolution_out) {
   if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
-  if (desc == NULL || quant == NULL) return Q8NN_ERROR(q8nn_status_invalid_parameter, "desc and quant must not be NULL");
+  if (desc == NULL || quant == NULL) {
+    return Q8NN_ERROR(q8nn_status_invalid_parameter, "desc and quant must not be NULL");
+  }
   return q8nn_create_convolution_object(desc, quant, kernel, bias, flags, 0, 1, deconvolution_out, __func__);
 }
 
@@ -21,18 +23,13 @@ enum q8nn_status q8nn_create_deconvolution2d_nhwc_u8(const struct q8nn_convoluti
                                                      const int8_t* kernel, const int32_t* bias, uint32_t flags,
                                                      q8nn_operator_t* deconvolution_out) {
   if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
-  if (desc == NULL || quant == NULL) return Q8NN_ERROR(q8nn_status_invalid_parameter, "desc and quant must not be NULL");
+  if (desc == NULL || quant == NULL) {
+    return Q8NN_ERROR(q8nn_status_invalid_parameter, "desc and quant must not be NULL");
+  }
   struct q8nn_conv_quantization s8;
   const enum q8nn_status status = q8nn_conv_quantization_from_u8(quant, &s8, __func__);
   if (status != q8nn_status_success) return status;
   return q8nn_create_convolution_object(desc, &s8, kernel, bias, flags, 1, 1, deconvolution_out, __func__);
-}
-
-/* The last byte of `pixels` pixels `stride` apart, `bytes` used each, from base is addressable. */
-static int pixels_fit(const void* base, size_t pixels, size_t bytes, size_t stride) {
-  size_t last;
-  if (!q8nn_mul_sz(pixels - 1, stride, &last) || last > SIZE_MAX - bytes) return 0;
-  return (uintptr_t) base <= UINTPTR_MAX - (last + bytes - 1);
 }
 
 static enum q8nn_status setup_deconvolution(q8nn_operator_t op, int u8, size_t batch_size, size_t input_height,
@@ -57,7 +54,7 @@ static enum q8nn_status setup_deconvolution(q8nn_operator_t op, int u8, size_t b
   if (input != NULL && batch_size != 0 && input_height != 0 && input_width != 0 &&
       input_pixel_stride >= in_channels &&
       (!q8nn_mul_sz(batch_size, input_height, &pixels) || !q8nn_mul_sz(pixels, input_width, &pixels) ||
-       !pixels_fit(input, pixels, in_channels, input_pixel_stride))) {
+       !q8nn_extent_fits(input, pixels, in_channels, input_pixel_stride))) {
     return q8nn_log_error(q8nn_status_invalid_parameter, caller, "the input's extent overflows the address space");
   }
   const uint32_t kept_h = op->adjustment_height, kept_w = op->adjustment_width;
@@ -67,7 +64,8 @@ static enum q8nn_status setup_deconvolution(q8nn_operator_t op, int u8, size_t b
   enum q8nn_status status = q8nn_setup_conv_common(op, batch_size, input_height, input_width, input,
                                                    input_pixel_stride, output, output_pixel_stride, &oh, &ow, caller);
   if (status == q8nn_status_success &&
-      (!q8nn_mul_sz(batch_size * oh, ow, &pixels) || !pixels_fit(output, pixels, out_channels, output_pixel_stride))) {
+      (!q8nn_mul_sz(batch_size * oh, ow, &pixels) ||
+       !q8nn_extent_fits(output, pixels, out_channels, output_pixel_stride))) {
     op->is_setup = 0;
     status = q8nn_log_error(q8nn_status_invalid_parameter, caller, "the output's extent overflows the address space");
   }

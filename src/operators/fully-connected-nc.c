@@ -54,13 +54,6 @@ enum q8nn_status q8nn_create_fully_connected_nc_u8(size_t input_channels, size_t
                                 __func__);
 }
 
-/* The last byte of `rows` rows `stride` apart, `bytes` used each, from base is addressable. */
-static int rows_fit(const void* base, size_t rows, size_t bytes, size_t stride) {
-  size_t last;
-  if (!q8nn_mul_sz(rows - 1, stride, &last) || last > SIZE_MAX - bytes) return 0;
-  return (uintptr_t) base <= UINTPTR_MAX - (last + bytes - 1);
-}
-
 static enum q8nn_status setup_fully_connected(q8nn_operator_t op, int u8, size_t batch_size, const void* input,
                                               size_t input_stride, void* output, size_t output_stride,
                                               const char* caller) {
@@ -71,7 +64,8 @@ static enum q8nn_status setup_fully_connected(q8nn_operator_t op, int u8, size_t
   }
   const size_t k = op->geometry.group_input_channels, n = op->geometry.group_output_channels;
   if (batch_size != 0 && input != NULL && output != NULL && input_stride >= k && output_stride >= n &&
-      (!rows_fit(input, batch_size, k, input_stride) || !rows_fit(output, batch_size, n, output_stride))) {
+      (!q8nn_extent_fits(input, batch_size, k, input_stride) ||
+       !q8nn_extent_fits(output, batch_size, n, output_stride))) {
     op->is_setup = 0;
     return q8nn_log_error(q8nn_status_invalid_parameter, caller, "the rows' extent overflows the address space");
   }

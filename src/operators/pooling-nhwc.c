@@ -104,14 +104,6 @@ enum q8nn_status q8nn_create_average_pooling2d_nhwc_u8(const struct q8nn_pooling
   return create_pooling(desc, 1, output_min, output_max, flags, 1, pooling_out, __func__);
 }
 
-/* The last byte of `pixels` pixels `stride` apart (`bytes` used each) from base is addressable. */
-static int pixels_fit(const void* base, size_t pixels, size_t bytes, size_t stride) {
-  size_t last;
-  if (!q8nn_mul_sz(pixels - 1, stride, &last) || last > SIZE_MAX - bytes) return 0;
-  last += bytes - 1;
-  return (uintptr_t) base <= UINTPTR_MAX - last;
-}
-
 static enum q8nn_status setup_pooling(q8nn_operator_t op, int u8, size_t batch_size, size_t input_height,
                                       size_t input_width, const void* input, size_t input_pixel_stride, void* output,
                                       size_t output_pixel_stride, size_t* output_height_out, size_t* output_width_out,
@@ -141,8 +133,8 @@ static enum q8nn_status setup_pooling(q8nn_operator_t op, int u8, size_t batch_s
   size_t in_pixels, out_pixels;
   if (!q8nn_mul_sz(batch_size, input_height, &in_pixels) || !q8nn_mul_sz(in_pixels, input_width, &in_pixels) ||
       !q8nn_mul_sz(batch_size, output_height, &out_pixels) || !q8nn_mul_sz(out_pixels, output_width, &out_pixels) ||
-      !pixels_fit(input, in_pixels, channels, input_pixel_stride) ||
-      !pixels_fit(output, out_pixels, channels, output_pixel_stride)) {
+      !q8nn_extent_fits(input, in_pixels, channels, input_pixel_stride) ||
+      !q8nn_extent_fits(output, out_pixels, channels, output_pixel_stride)) {
     return q8nn_log_error(q8nn_status_invalid_parameter, caller, "the tensors' extent overflows the address space");
   }
   op->batch_size = batch_size;

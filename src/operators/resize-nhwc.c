@@ -161,14 +161,6 @@ static size_t nearest_source(size_t o, float scale, int align_corners, int half_
   return i < (uint64_t) (in - 1) ? (size_t) i : in - 1;
 }
 
-/* The last byte of `pixels` pixels `stride` apart (`bytes` used each) from base is addressable. */
-static int pixels_fit(const void* base, size_t pixels, size_t bytes, size_t stride) {
-  size_t last;
-  if (!q8nn_mul_sz(pixels - 1, stride, &last) || last > SIZE_MAX - bytes) return 0;
-  last += bytes - 1;
-  return (uintptr_t) base <= UINTPTR_MAX - last;
-}
-
 static enum q8nn_status setup_resize(q8nn_operator_t op, int u8, size_t batch_size, size_t input_height,
                                      size_t input_width, const void* input, size_t input_pixel_stride, void* output,
                                      size_t output_pixel_stride, const char* caller) {
@@ -192,8 +184,8 @@ static enum q8nn_status setup_resize(q8nn_operator_t op, int u8, size_t batch_si
   size_t in_pixels, out_pixels;
   if (!q8nn_mul_sz(batch_size, input_height, &in_pixels) || !q8nn_mul_sz(in_pixels, input_width, &in_pixels) ||
       !q8nn_mul_sz(batch_size, output_height, &out_pixels) || !q8nn_mul_sz(out_pixels, output_width, &out_pixels) ||
-      !pixels_fit(input, in_pixels, channels, input_pixel_stride) ||
-      !pixels_fit(output, out_pixels, channels, output_pixel_stride)) {
+      !q8nn_extent_fits(input, in_pixels, channels, input_pixel_stride) ||
+      !q8nn_extent_fits(output, out_pixels, channels, output_pixel_stride)) {
     return q8nn_log_error(q8nn_status_invalid_parameter, caller, "the tensors' extent overflows the address space");
   }
   if (s->columns == NULL) {

@@ -158,12 +158,6 @@ enum q8nn_status q8nn_create_softmax_nc_u8(float input_scale, float beta, uint32
   return create_softmax(input_scale, beta, flags, 1, softmax_out, __func__);
 }
 
-static int rows_fit(const void* base, size_t rows, size_t bytes, size_t stride) {
-  size_t last;
-  if (!q8nn_mul_sz(rows - 1, stride, &last) || last > SIZE_MAX - bytes) return 0;
-  return (uintptr_t) base <= UINTPTR_MAX - (last + bytes - 1);
-}
-
 static enum q8nn_status setup_softmax(q8nn_operator_t op, int u8, size_t batch_size, size_t channels, const void* input,
                                       size_t input_stride, void* output, size_t output_stride, const char* caller) {
   if (!q8nn_is_initialized()) return q8nn_log_error(q8nn_status_uninitialized, caller, "call q8nn_initialize first");
@@ -175,7 +169,8 @@ static enum q8nn_status setup_softmax(q8nn_operator_t op, int u8, size_t batch_s
       output_stride < channels) {
     return q8nn_log_error(q8nn_status_invalid_parameter, caller, "NULL buffer, zero size or strides below channels");
   }
-  if (!rows_fit(input, batch_size, channels, input_stride) || !rows_fit(output, batch_size, channels, output_stride)) {
+  if (!q8nn_extent_fits(input, batch_size, channels, input_stride) ||
+      !q8nn_extent_fits(output, batch_size, channels, output_stride)) {
     return q8nn_log_error(q8nn_status_invalid_parameter, caller, "the rows' extent overflows the address space");
   }
   if (input == output ? input_stride != output_stride : 0) {

@@ -116,15 +116,6 @@ enum q8nn_status q8nn_create_lookup_nc_u8(const uint8_t* table, uint32_t flags, 
   return create_lookup(table, flags, 1, lookup_out, __func__);
 }
 
-/* The last byte of rows of `elements` bytes, `stride` apart, from `base`, is addressable: no
-   product and no address wraps. */
-static int rows_fit(const void* base, size_t rows, size_t elements, size_t stride) {
-  size_t last;
-  if (!q8nn_mul_sz(rows - 1, stride, &last) || last > SIZE_MAX - elements) return 0;
-  last += elements - 1;
-  return (uintptr_t) base <= UINTPTR_MAX - last;
-}
-
 static enum q8nn_status setup_unary(q8nn_operator_t op, int u8, size_t batch_size, size_t channels, const void* input,
                                     size_t input_stride, void* output, size_t output_stride, const char* caller) {
   if (!q8nn_is_initialized()) return q8nn_log_error(q8nn_status_uninitialized, caller, "call q8nn_initialize first");
@@ -140,7 +131,8 @@ static enum q8nn_status setup_unary(q8nn_operator_t op, int u8, size_t batch_siz
     return q8nn_log_error(q8nn_status_invalid_parameter, caller, "strides %zu, %zu below %zu channels", input_stride,
                           output_stride, channels);
   }
-  if (!rows_fit(input, batch_size, channels, input_stride) || !rows_fit(output, batch_size, channels, output_stride)) {
+  if (!q8nn_extent_fits(input, batch_size, channels, input_stride) ||
+      !q8nn_extent_fits(output, batch_size, channels, output_stride)) {
     return q8nn_log_error(q8nn_status_invalid_parameter, caller, "the rows' extent overflows the address space");
   }
   if (input == output ? input_stride != output_stride : 0) {
