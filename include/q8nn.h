@@ -664,7 +664,8 @@ Q8NN_API enum q8nn_status q8nn_create_lookup_nc_s8(const int8_t* table, uint32_t
  * Binds rows of a unary elementwise or lookup operator: batch_size rows of `channels` values,
  * input rows input_stride elements apart, output rows output_stride apart (each >= channels).
  * The output may alias the input exactly (same pointer and stride). invalid_parameter for NULL
- * pointers, zero sizes, strides below channels, or extents that overflow.
+ * pointers, zero sizes, strides below channels, any other overlap of output and input, or extents
+ * that overflow.
  */
 Q8NN_API enum q8nn_status q8nn_setup_unary_elementwise_nc_s8(
     q8nn_operator_t unary, size_t batch_size, size_t channels, const int8_t* input, size_t input_stride,
@@ -794,8 +795,8 @@ Q8NN_API enum q8nn_status q8nn_setup_resize2d_nhwc_u8(q8nn_operator_t resize, si
 Q8NN_API enum q8nn_status q8nn_create_softmax_nc_s8(float input_scale, float beta, uint32_t flags,
                                                     q8nn_operator_t* softmax_out);
 /** batch_size rows, strides >= channels; the output may alias the input exactly (same pointer and
-    stride). invalid_parameter for NULL pointers, zero sizes, strides below channels, or extents that
-    overflow the address space. */
+    stride). invalid_parameter for NULL pointers, zero sizes, strides below channels, any other
+    overlap of output and input, or extents that overflow the address space. */
 Q8NN_API enum q8nn_status q8nn_setup_softmax_nc_s8(q8nn_operator_t softmax, size_t batch_size, size_t channels,
                                                    const int8_t* input, size_t input_stride, int8_t* output,
                                                    size_t output_stride);

@@ -26,8 +26,8 @@ struct softmax_state {
 
 static int32_t srdhm(int32_t a, int32_t b) { return q8nn_srdhm(a, b); }
 
-/* gemmlowp's RoundingDivideByPOT. The output step's exponent, 31 - 8 + 12 - headroom, exceeds 31
-   when a row's exp sum reaches 2^27 (about 256 or more values near the row's maximum): there
+/* gemmlowp's RoundingDivideByPOT. The output step's exponent, 35 - clz(exp sum), exceeds 31 when a
+   row's exp sum reaches 2^28 (512 or more values at the row's maximum, each 2^19): there
    gemmlowp's int32 mask of an int64 2^e - 1 is all ones and its shift by e is what x86-64 executes,
    a shift by e mod 32 (TFLite compiled for x86-64 gives these bytes). */
 static int32_t rdbpot(int32_t x, int exponent) {
@@ -173,8 +173,15 @@ static enum q8nn_status setup_softmax(q8nn_operator_t op, int u8, size_t batch_s
       !q8nn_extent_fits(output, batch_size, channels, output_stride)) {
     return q8nn_log_error(q8nn_status_invalid_parameter, caller, "the rows' extent overflows the address space");
   }
-  if (input == output ? input_stride != output_stride : 0) {
-    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "an in-place softmax needs equal strides");
+  /* in place only exactly (same pointer and stride): rows that overlap otherwise would be read
+     after an earlier row's output overwrote them */
+  const uintptr_t ib = (uintptr_t) input, ob = (uintptr_t) output;
+  const size_t in_bytes = (batch_size - 1) * input_stride + channels;
+  const size_t out_bytes = (batch_size - 1) * output_stride + channels;
+  const int overlap = ib < ob + out_bytes && ob < ib + in_bytes;
+  if (overlap && (input != output || input_stride != output_stride)) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller,
+                          "the output overlaps the input other than exactly (same pointer and stride)");
   }
   struct softmax_state* st = op->class_state;
   st->rows = batch_size;

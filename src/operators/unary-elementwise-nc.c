@@ -135,8 +135,15 @@ static enum q8nn_status setup_unary(q8nn_operator_t op, int u8, size_t batch_siz
       !q8nn_extent_fits(output, batch_size, channels, output_stride)) {
     return q8nn_log_error(q8nn_status_invalid_parameter, caller, "the rows' extent overflows the address space");
   }
-  if (input == output ? input_stride != output_stride : 0) {
-    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "an in-place operator needs equal strides");
+  /* in place only exactly (same pointer and stride): rows that overlap otherwise would be read
+     after an earlier row's output overwrote them */
+  const uintptr_t ib = (uintptr_t) input, ob = (uintptr_t) output;
+  const size_t in_bytes = (batch_size - 1) * input_stride + channels;
+  const size_t out_bytes = (batch_size - 1) * output_stride + channels;
+  const int overlap = ib < ob + out_bytes && ob < ib + in_bytes;
+  if (overlap && (input != output || input_stride != output_stride)) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller,
+                          "the output overlaps the input other than exactly (same pointer and stride)");
   }
   op->rows = batch_size;
   op->row_elements = channels;

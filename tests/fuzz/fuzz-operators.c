@@ -1,6 +1,7 @@
 /*
- * fuzz-operators: convolution, depthwise convolution, add, the unary elementwise (table), pooling,
- * concatenation and channel shuffle operators through the public API against the
+ * fuzz-operators: convolution, depthwise convolution, add, fully connected, transposed convolution,
+ * the unary elementwise (table), pooling, softmax, resize, concatenation and channel shuffle
+ * operators through the public API against the
  * independent reference (tests/reference). Every call either succeeds and writes exactly the
  * reference's bytes (the whole output buffer is compared, so bytes between pixels must keep their
  * canary), or fails with a documented status and leaves the output and the out-pointers
@@ -15,6 +16,7 @@
 #include "fuzz-util.h"
 #include "reference/reference.h"
 #include "reference/reference-model.h"
+#include "reference/reference-resize.h"
 #include "reference/reference-unary.h"
 
 /* Shape bounds: small enough that the naive reference takes well under a millisecond on average. */
@@ -1028,17 +1030,249 @@ static void fuzz_data_movement(struct fuzz_reader* r, pthreadpool_t threadpool) 
   free(y);
 }
 
+/* Fully connected (kind bit0 clear) and transposed convolution (set), int8 and uint8, TFLite
+   double rounding or fp32: against ref_conv2d (1x1 over the rows) and ref_transpose_conv2d, canaries
+   between rows / pixels; sizes, adjustments and strides that must be refused. */
+static void fuzz_fc_deconv(struct fuzz_reader* r, pthreadpool_t threadpool) {
+  const uint8_t kind = fuzz_u8(r);
+  const int deconv = kind & 1, u8 = (kind >> 1) & 1, fp32 = (kind >> 2) & 1;
+  const size_t gic = fuzz_dim(r, 0, 40), goc = fuzz_dim(r, 0, 40);
+  const size_t kh = deconv ? fuzz_dim(r, 0, 4) : 1, kw = deconv ? fuzz_dim(r, 0, 4) : 1;
+  const size_t sh = deconv ? fuzz_dim(r, 0, 3) : 1, sw = deconv ? fuzz_dim(r, 0, 3) : 1;
+  const size_t pt = deconv ? fuzz_range(r, 0, 3) : 0, pb = deconv ? fuzz_range(r, 0, 3) : 0;
+  const size_t pl = deconv ? fuzz_range(r, 0, 3) : 0, pr = deconv ? fuzz_range(r, 0, 3) : 0;
+  const size_t ah = deconv ? fuzz_range(r, 0, 3) : 0, aw = deconv ? fuzz_range(r, 0, 3) : 0;
+  const int32_t in_zp = (int32_t) fuzz_range(r, 0, 255) - 128, out_zp = (int32_t) fuzz_range(r, 0, 255) - 128;
+  if (gic == 0 || goc == 0 || kh == 0 || kw == 0 || sh == 0 || sw == 0 || gic > 64 || goc > 64 || kh > 8 || kw > 8 ||
+      sh > 8 || sw > 8) {
+    q8nn_operator_t op = (q8nn_operator_t) (uintptr_t) 0xDEADBEEF;
+    const float ks = 0.01f;
+    const struct q8nn_conv_quantization q = {in_zp, 0.05f, &ks, out_zp, 0.5f, -128, 127, q8nn_rounding_double,
+                                             NULL, NULL, NULL};
+    static const int8_t zeros[8 * 8 * 64 * 64];
+    const struct q8nn_convolution2d_desc d = {(uint32_t) pt, (uint32_t) pr, (uint32_t) pb, (uint32_t) pl,
+                                              (uint32_t) kh, (uint32_t) kw, (uint32_t) sh, (uint32_t) sw, 1, 1, 1,
+                                              gic, goc};
+    const int big = gic > 64 || goc > 64 || kh > 8 || kw > 8 || sh > 8 || sw > 8;
+    if (!big) {
+      const enum q8nn_status s =
+          deconv ? q8nn_create_deconvolution2d_nhwc_s8(&d, &q, zeros, NULL, Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE, &op)
+                 : q8nn_create_fully_connected_nc_s8(gic, goc, &q, zeros, NULL, Q8NN_FLAG_PER_TENSOR_KERNEL_SCALE, &op);
+      FUZZ_CHECK(s == q8nn_status_invalid_parameter && op == (q8nn_operator_t) (uintptr_t) 0xDEADBEEF,
+                 "fc/deconv create with a zero size: %s", q8nn_status_string(s));
+    }
+    return;
+  }
+  const size_t taps = kh * kw;
+  int8_t* kernel = xmalloc(goc * taps * gic);
+  int32_t bias[64];
+  float scales[64];
+  int32_t multiplier[64], shift[64];
+  float fscale[64];
+  fuzz_fill(r, kernel, goc * taps * gic);
+  fuzz_fill_s32(r, bias, goc);
+  for (size_t i = 0; i < goc; i++) bias[i] %= 100000;
+  const float in_scale = 0.05f, out_scale = 0.03f * (float) (1 + fuzz_range(r, 0, 30));
+  for (size_t i = 0; i < goc; i++) {
+    scales[i] = 0.001f * (float) (1 + fuzz_range(r, 0, 40));
+    ref_quantize_multiplier((double) in_scale * (double) scales[i] / (double) out_scale, &multiplier[i], &shift[i]);
+    fscale[i] = ref_fp32_scale(in_scale, scales[i], out_scale);
+  }
+  q8nn_operator_t op = NULL;
+  const enum q8nn_rounding rounding = fp32 ? q8nn_rounding_fp32 : q8nn_rounding_double;
+  const struct q8nn_convolution2d_desc d = {(uint32_t) pt, (uint32_t) pr, (uint32_t) pb, (uint32_t) pl, (uint32_t) kh,
+                                            (uint32_t) kw, (uint32_t) sh, (uint32_t) sw, 1, 1, 1, gic, goc};
+  enum q8nn_status status;
+  if (u8) {
+    const struct q8nn_conv_quantization_u8 q = {in_zp + 128, in_scale, scales, out_zp + 128, out_scale, 0, 255,
+                                                rounding, NULL, NULL, NULL};
+    status = deconv ? q8nn_create_deconvolution2d_nhwc_u8(&d, &q, kernel, bias, 0, &op)
+                    : q8nn_create_fully_connected_nc_u8(gic, goc, &q, kernel, bias, 0, &op);
+  } else {
+    const struct q8nn_conv_quantization q = {in_zp, in_scale, scales, out_zp, out_scale, -128, 127, rounding, NULL,
+                                             NULL, NULL};
+    status = deconv ? q8nn_create_deconvolution2d_nhwc_s8(&d, &q, kernel, bias, 0, &op)
+                    : q8nn_create_fully_connected_nc_s8(gic, goc, &q, kernel, bias, 0, &op);
+  }
+  FUZZ_CHECK(status == q8nn_status_success, "fc/deconv create: %s", q8nn_status_string(status));
+  const size_t batch = fuzz_dim(r, 0, 3), h = deconv ? fuzz_dim(r, 0, 6) : 1, w = fuzz_dim(r, 0, deconv ? 6 : 8);
+  const size_t in_stride = read_stride(r, gic), out_stride = read_stride(r, goc);
+  const size_t full_h = (h - 1) * sh + kh + ah, full_w = (w - 1) * sw + kw + aw;
+  const int sizes_ok = batch != 0 && h != 0 && w != 0 && in_stride >= gic && out_stride >= goc;
+  const int valid = sizes_ok && ah < sh && aw < sw && full_h > pt + pb && full_w > pl + pr && batch <= 3 && h <= 64 &&
+                    w <= 64 && in_stride <= 4096 && out_stride <= 4096;
+  const size_t oh = valid ? full_h - pt - pb : 0, ow = valid ? full_w - pl - pr : 0;
+  const size_t rows = deconv ? batch : 1;                  /* images */
+  const size_t in_pixels = deconv ? batch * h * w : batch * w; /* fc: batch x w rows */
+  const size_t out_pixels = deconv ? batch * oh * ow : batch * w;
+  int8_t* x = xmalloc(valid ? in_pixels * in_stride : 1);
+  int8_t* y = xmalloc(valid ? out_pixels * out_stride : 1);
+  fuzz_fill(r, x, valid ? in_pixels * in_stride : 1);
+  fuzz_fill_canary(y, valid ? out_pixels * out_stride : 1);
+  if (deconv) {
+    status = u8 ? q8nn_setup_deconvolution2d_nhwc_u8(op, batch, h, w, (uint32_t) ah, (uint32_t) aw, (const uint8_t*) x,
+                                                     in_stride, (uint8_t*) y, out_stride, NULL, NULL)
+                : q8nn_setup_deconvolution2d_nhwc_s8(op, batch, h, w, (uint32_t) ah, (uint32_t) aw, x, in_stride, y,
+                                                     out_stride, NULL, NULL);
+  } else {
+    status = u8 ? q8nn_setup_fully_connected_nc_u8(op, batch * w, (const uint8_t*) x, in_stride, (uint8_t*) y,
+                                                   out_stride)
+                : q8nn_setup_fully_connected_nc_s8(op, batch * w, x, in_stride, y, out_stride);
+  }
+  if (!valid) {
+    if (!sizes_ok || ah >= sh || aw >= sw || (deconv && (full_h <= pt + pb || full_w <= pl + pr))) {
+      FUZZ_CHECK(status == q8nn_status_invalid_parameter, "fc/deconv setup: %s", q8nn_status_string(status));
+      FUZZ_CHECK(q8nn_run_operator(op, threadpool) == q8nn_status_invalid_state, "fc/deconv ran after a failed setup");
+    }
+  } else {
+    FUZZ_CHECK(status == q8nn_status_success, "fc/deconv setup: %s", q8nn_status_string(status));
+    FUZZ_CHECK(q8nn_run_operator(op, threadpool) == q8nn_status_success, "fc/deconv run failed");
+    const uint8_t flip = u8 ? 0x80 : 0;
+    int8_t* dense = xmalloc(in_pixels * gic);
+    int8_t* expected = xmalloc(out_pixels * goc);
+    for (size_t p = 0; p < in_pixels; p++) {
+      for (size_t k = 0; k < gic; k++) dense[p * gic + k] = (int8_t) ((uint8_t) x[p * in_stride + k] ^ flip);
+    }
+    const struct ref_conv_params rp = {
+        .batch = rows, .in_h = h, .in_w = deconv ? w : batch * w, .in_c = gic, .groups = 1, .out_c = goc, .k_h = kh,
+        .k_w = kw, .stride_h = sh, .stride_w = sw, .dil_h = 1, .dil_w = 1, .pad_top = pt, .pad_left = pl,
+        .in_pixel_stride = gic, .out_pixel_stride = goc, .in_zp = in_zp, .out_zp = out_zp, .out_min = -128,
+        .out_max = 127, .multiplier = multiplier, .shift = shift, .rounding = fp32 ? 2 : 0, .scale = fscale};
+    if (deconv) {
+      ref_transpose_conv2d(&rp, oh, ow, dense, kernel, bias, expected);
+    } else {
+      ref_conv2d(&rp, dense, kernel, bias, expected);
+    }
+    for (size_t i = 0; i < out_pixels * out_stride; i++) {
+      const size_t p = i / out_stride, k = i % out_stride;
+      const int8_t want = k < goc ? (int8_t) ((uint8_t) expected[p * goc + k] ^ flip) : FUZZ_CANARY;
+      FUZZ_CHECK(y[i] == want, "%s byte %zu: got %d, want %d (%s)", deconv ? "deconv" : "fc", i, y[i], want,
+                 q8nn_operator_kernel_name(op));
+    }
+    free(dense), free(expected);
+  }
+  q8nn_delete_operator(op);
+  free(kernel), free(x), free(y);
+}
+
+/* Softmax (kind bit0 clear) and resize (set): against ref_softmax_s8 and ref_resize_s8. */
+static void fuzz_softmax_resize(struct fuzz_reader* r, pthreadpool_t threadpool) {
+  const uint8_t kind = fuzz_u8(r);
+  const int u8 = (kind >> 1) & 1;
+  const uint8_t flip = u8 ? 0x80 : 0;
+  q8nn_operator_t op = (q8nn_operator_t) (uintptr_t) 0xDEADBEEF;
+  if ((kind & 1) == 0) {
+    const float scale = fuzz_scale(r), beta = (float) (1 + fuzz_range(r, 0, 7)) / 2.0f;
+    const size_t rows = fuzz_dim(r, 0, 4), channels = fuzz_dim(r, 0, 300);
+    enum q8nn_status status = u8 ? q8nn_create_softmax_nc_u8(scale, beta, 0, &op)
+                                 : q8nn_create_softmax_nc_s8(scale, beta, 0, &op);
+    if (!fuzz_valid_scale(scale)) {
+      FUZZ_CHECK(status == q8nn_status_invalid_parameter && op == (q8nn_operator_t) (uintptr_t) 0xDEADBEEF,
+                 "softmax create with a bad scale: %s", q8nn_status_string(status));
+      return;
+    }
+    if (status != q8nn_status_success) {
+      FUZZ_CHECK(status == q8nn_status_unsupported_parameter, "softmax create: %s", q8nn_status_string(status));
+      return;
+    }
+    const int valid = rows != 0 && channels != 0 && rows <= 16 && channels <= 1024;
+    int8_t* x = xmalloc(valid ? rows * channels : 1);
+    int8_t* y = xmalloc(valid ? rows * channels : 1);
+    fuzz_fill(r, x, valid ? rows * channels : 1);
+    status = u8 ? q8nn_setup_softmax_nc_u8(op, rows, channels, (const uint8_t*) x, channels, (uint8_t*) y, channels)
+                : q8nn_setup_softmax_nc_s8(op, rows, channels, x, channels, y, channels);
+    if (!valid) {
+      if (rows == 0 || channels == 0) FUZZ_CHECK(status == q8nn_status_invalid_parameter, "softmax setup");
+    } else {
+      FUZZ_CHECK(status == q8nn_status_success, "softmax setup: %s", q8nn_status_string(status));
+      FUZZ_CHECK(q8nn_run_operator(op, threadpool) == q8nn_status_success, "softmax run failed");
+      int8_t* dense = xmalloc(rows * channels);
+      int8_t* expected = xmalloc(rows * channels);
+      for (size_t i = 0; i < rows * channels; i++) dense[i] = (int8_t) ((uint8_t) x[i] ^ flip);
+      FUZZ_CHECK(ref_softmax_s8(beta, scale, rows, channels, dense, expected), "softmax reference refused");
+      for (size_t i = 0; i < rows * channels; i++) {
+        FUZZ_CHECK(y[i] == (int8_t) ((uint8_t) expected[i] ^ flip), "softmax byte %zu: got %d", i, y[i]);
+      }
+      free(dense), free(expected);
+    }
+    q8nn_delete_operator(op);
+    free(x), free(y);
+    return;
+  }
+  const int bilinear = (kind >> 2) & 1, flag_kind = (kind >> 3) % 4;
+  const uint32_t flags = flag_kind == 1 ? Q8NN_FLAG_ALIGN_CORNERS : flag_kind == 2 ? Q8NN_FLAG_HALF_PIXEL_CENTERS
+                         : flag_kind == 3 ? (Q8NN_FLAG_ALIGN_CORNERS | Q8NN_FLAG_HALF_PIXEL_CENTERS) : 0;
+  const size_t c = fuzz_dim(r, 0, 40), oh = fuzz_dim(r, 0, 16), ow = fuzz_dim(r, 0, 16);
+  enum q8nn_status status =
+      u8 ? q8nn_create_resize2d_nhwc_u8(bilinear ? q8nn_resize_bilinear : q8nn_resize_nearest, c, oh, ow, flags, &op)
+         : q8nn_create_resize2d_nhwc_s8(bilinear ? q8nn_resize_bilinear : q8nn_resize_nearest, c, oh, ow, flags, &op);
+  if (c == 0 || oh == 0 || ow == 0 || flag_kind == 3) {
+    FUZZ_CHECK(status == q8nn_status_invalid_parameter && op == (q8nn_operator_t) (uintptr_t) 0xDEADBEEF,
+               "resize create: %s", q8nn_status_string(status));
+    return;
+  }
+  if (status != q8nn_status_success) {
+    FUZZ_CHECK(status == q8nn_status_invalid_parameter || status == q8nn_status_out_of_memory, "resize create: %s",
+               q8nn_status_string(status));
+    return;
+  }
+  const size_t batch = fuzz_dim(r, 0, 2), h = fuzz_dim(r, 0, 16), w = fuzz_dim(r, 0, 16);
+  const size_t in_stride = read_stride(r, c), out_stride = read_stride(r, c);
+  const int sizes_ok = batch != 0 && h != 0 && w != 0 && in_stride >= c && out_stride >= c;
+  const int small = batch <= 2 && h <= 64 && w <= 64 && oh <= 64 && ow <= 64 && c <= 64 && in_stride <= 4096 &&
+                    out_stride <= 4096;
+  const size_t in_pixels = batch * h * w, out_pixels = batch * oh * ow;
+  int8_t* x = xmalloc(sizes_ok && small ? in_pixels * in_stride : 1);
+  int8_t* y = xmalloc(sizes_ok && small ? out_pixels * out_stride : 1);
+  fuzz_fill(r, x, sizes_ok && small ? in_pixels * in_stride : 1);
+  fuzz_fill_canary(y, sizes_ok && small ? out_pixels * out_stride : 1);
+  status = u8 ? q8nn_setup_resize2d_nhwc_u8(op, batch, h, w, (const uint8_t*) x, in_stride, (uint8_t*) y, out_stride)
+              : q8nn_setup_resize2d_nhwc_s8(op, batch, h, w, x, in_stride, y, out_stride);
+  if (!sizes_ok) {
+    FUZZ_CHECK(status == q8nn_status_invalid_parameter, "resize setup: %s", q8nn_status_string(status));
+    FUZZ_CHECK(q8nn_run_operator(op, threadpool) == q8nn_status_invalid_state, "resize ran after a failed setup");
+  } else if (small) {
+    FUZZ_CHECK(status == q8nn_status_success, "resize setup: %s", q8nn_status_string(status));
+    FUZZ_CHECK(q8nn_run_operator(op, threadpool) == q8nn_status_success, "resize run failed");
+    int8_t* dense = xmalloc(in_pixels * c);
+    int8_t* expected = xmalloc(out_pixels * c);
+    for (size_t p = 0; p < in_pixels; p++) {
+      for (size_t k = 0; k < c; k++) dense[p * c + k] = (int8_t) ((uint8_t) x[p * in_stride + k] ^ flip);
+    }
+    ref_resize_s8(bilinear, (flags & Q8NN_FLAG_ALIGN_CORNERS) != 0, (flags & Q8NN_FLAG_HALF_PIXEL_CENTERS) != 0, batch,
+                  h, w, c, oh, ow, dense, expected);
+    for (size_t i = 0; i < out_pixels * out_stride; i++) {
+      const size_t p = i / out_stride, k = i % out_stride;
+      const int8_t want = k < c ? (int8_t) ((uint8_t) expected[p * c + k] ^ flip) : FUZZ_CANARY;
+      FUZZ_CHECK(y[i] == want, "resize byte %zu: got %d, want %d", i, y[i], want);
+    }
+    free(dense), free(expected);
+  }
+  q8nn_delete_operator(op);
+  free(x), free(y);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   struct fuzz_reader r = {data, size, 0};
   const uint8_t first = fuzz_u8(&r);
-  /* 0xF0..0xF7: the unary operators, 0xF8..0xFB pooling, 0xFC..0xFF concatenation and shuffle */
-  const uint8_t which = first >= 0xFC ? 5 : first >= 0xF8 ? 4 : first >= 0xF0 ? 3 : first % 3;
+  /* 0xE8..0xEB: fully connected / transposed convolution, 0xEC..0xEF softmax / resize, 0xF0..0xF7
+     the unary operators, 0xF8..0xFB pooling, 0xFC..0xFF concatenation and shuffle */
+  const uint8_t which = first >= 0xFC   ? 5
+                        : first >= 0xF8 ? 4
+                        : first >= 0xF0 ? 3
+                        : first >= 0xEC ? 7
+                        : first >= 0xE8 ? 6
+                                        : first % 3;
   const uint8_t isa = fuzz_u8(&r);
   const uint8_t options = fuzz_u8(&r);
   /* Operators keep the kernels of the mask they were created under. */
   q8nn_set_isa_mask(isa_masks[isa % num_isa_masks]);
   const pthreadpool_t threadpool = (options & 1) ? pool : NULL;
-  if (which == 5)
+  if (which == 7)
+    fuzz_softmax_resize(&r, threadpool);
+  else if (which == 6)
+    fuzz_fc_deconv(&r, threadpool);
+  else if (which == 5)
     fuzz_data_movement(&r, threadpool);
   else if (which == 4)
     fuzz_pooling(&r, threadpool);

@@ -53,8 +53,9 @@ static void test_softmax(void** state) {
   }
 }
 
-/* Rows of 1000 and 4096 equal values (an exp sum of 2^28.9 and 2^31 - 2^19): they run, on every
-   pool, and every value of a row is the same byte. */
+/* Rows of 1000 and 4096 equal values (an exp sum of 2^28.97, where the output step's exponent is 32,
+   and 2^31, which wraps as TFLite's int32 sum does): they run, and every value of a row is the same
+   byte. */
 static void test_softmax_wide_rows(void** state) {
   (void) state;
   static int8_t in[2 * 4096], out[2 * 4096];
@@ -87,6 +88,7 @@ static void test_softmax_refusals(void** state) {
   assert_int_equal(q8nn_setup_softmax_nc_s8(op, 2, 8, buffer, SIZE_MAX - 4, buffer + 32, 8),
                    q8nn_status_invalid_parameter);
   assert_int_equal(q8nn_setup_softmax_nc_s8(op, 2, 8, buffer, 8, buffer, 9), q8nn_status_invalid_parameter);
+  assert_int_equal(q8nn_setup_softmax_nc_s8(op, 2, 8, buffer, 8, buffer + 4, 8), q8nn_status_invalid_parameter);
   assert_int_equal(q8nn_run_operator(op, NULL), q8nn_status_invalid_state);
   assert_int_equal(q8nn_setup_softmax_nc_u8(op, 1, 8, (uint8_t*) buffer, 8, (uint8_t*) buffer, 8),
                    q8nn_status_invalid_parameter);

@@ -278,6 +278,8 @@ static void test_refusals(void** state) {
                    q8nn_status_invalid_parameter);
   assert_int_equal(q8nn_setup_unary_elementwise_nc_s8(op, 2, 8, NULL, 8, buffer, 8), q8nn_status_invalid_parameter);
   assert_int_equal(q8nn_setup_unary_elementwise_nc_s8(op, 2, 8, buffer, 8, buffer, 9), q8nn_status_invalid_parameter);
+  /* an output that overlaps the input other than exactly */
+  assert_int_equal(q8nn_setup_unary_elementwise_nc_s8(op, 2, 8, buffer, 8, buffer + 4, 8), q8nn_status_invalid_parameter);
   /* extents that wrap the address space: refused at setup, nothing runs */
   assert_int_equal(q8nn_setup_unary_elementwise_nc_s8(op, 2, 8, buffer, SIZE_MAX - 16, buffer + 32, 8),
                    q8nn_status_invalid_parameter);
