@@ -401,13 +401,13 @@ static enum q8nn_status exec_alu(struct run* r, uint32_t index, uint64_t* cycles
     return FAIL(r, index, "destination ACC row %llu out of range (depth %u)", (unsigned long long) dst_max,
                 cfg->acc_depth);
   }
-  /* With an immediate the source row is never read, so it may be anything (spec §5.4). */
-  if (!in->use_imm) {
-    const uint64_t src_max = max_index(dev->uop_src, in, in->src_factor_out, in->src_factor_in);
-    if (src_max >= cfg->acc_depth) {
-      return FAIL(r, index, "source ACC row %llu out of range (depth %u)", (unsigned long long) src_max,
-                  cfg->acc_depth);
-    }
+  /* With an immediate the source row is not read (spec §5.4), but TVM's functional simulator forms
+     its SRAM pointer anyway and checks the index against the depth (SRAM::BeginPtr's CHECK_LT), so
+     it rejects such a program: so does this model, whatever the flags. */
+  const uint64_t src_max = max_index(dev->uop_src, in, in->src_factor_out, in->src_factor_in);
+  if (src_max >= cfg->acc_depth) {
+    return FAIL(r, index, "source ACC row %llu out of range (depth %u)%s", (unsigned long long) src_max,
+                cfg->acc_depth, in->use_imm ? " (checked with an immediate too, as TVM's simulator does)" : "");
   }
   const uint32_t lanes = cfg->acc_lanes;
   for (uint32_t io = 0; io < in->iter_out; io++) {
