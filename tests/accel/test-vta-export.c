@@ -101,6 +101,46 @@ static void test_vta_export_round_trip(void** state) {
   }
 }
 
+/* An ALU max with an immediate whose source rows step by 1000 (row 15000 of a 2048-row ACC): it does
+   not read them, but TVM's simulator rejects such a program. Exported, imported and replayed, the
+   model rejects it too, naming the instruction. */
+static enum q8nn_status record_far_source_imm(struct q8nn_vta_cmd* cmd, void* context) {
+  (void) context;
+  q8nn_vta_uop_loop_begin(cmd, 16, 1, 1000, 0);
+  q8nn_vta_uop_push(cmd, 1, 0, 0, 0, 0, q8nn_vta_alu_max, 1, 0);
+  return q8nn_vta_uop_loop_end(cmd);
+}
+
+static void test_vta_import_immediate_source_out_of_range(void** state) {
+  (void) state;
+  struct q8nn_vta_device* dev = vta_make_device(NULL);
+  struct q8nn_vta_cmd* cmd;
+  assert_int_equal(q8nn_vta_cmd_create(dev, &cmd), q8nn_status_success);
+  assert_int_equal(q8nn_vta_push_alu_op(cmd, 1, record_far_source_imm, NULL), q8nn_status_success);
+  struct q8nn_vta_program program;
+  assert_int_equal(q8nn_vta_cmd_finalize(cmd, &program), q8nn_status_success);
+  char* buffer = NULL;
+  size_t size = 0;
+  FILE* mem = open_memstream(&buffer, &size);
+  assert_non_null(mem);
+  assert_int_equal(q8nn_vta_export_program(mem, dev, &program), q8nn_status_success);
+  fclose(mem);
+  struct q8nn_vta_device* dev2 = NULL;
+  struct q8nn_vta_program program2;
+  char error[256];
+  FILE* f = fmemopen(buffer, size, "rb");
+  assert_int_equal(q8nn_vta_import_program(f, &dev2, &program2, error, sizeof(error)), q8nn_status_success);
+  fclose(f);
+  vta_expect_error(dev2, q8nn_vta_program_run(dev2, &program2, NULL),
+                   "instruction 1 (ALU MAX): source ACC row 15000 out of range");
+  q8nn_vta_program_release(dev2, &program2);
+  q8nn_vta_device_delete(dev2);
+  free(buffer);
+  q8nn_vta_program_release(dev, &program);
+  q8nn_vta_cmd_delete(cmd);
+  q8nn_vta_device_delete(dev);
+}
+
 static void test_vta_export_bad_files(void** state) {
   (void) state;
   struct q8nn_vta_device* dev = vta_make_device(NULL);
@@ -170,6 +210,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_vta_export_round_trip),
       cmocka_unit_test(test_vta_export_bad_files),
+      cmocka_unit_test(test_vta_import_immediate_source_out_of_range),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
