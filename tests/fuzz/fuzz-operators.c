@@ -754,8 +754,10 @@ static void fuzz_unary(struct fuzz_reader* r, pthreadpool_t threadpool) {
   if (lookup) {
     status = u8 ? q8nn_create_lookup_nc_u8((const uint8_t*) table, 0, &op) : q8nn_create_lookup_nc_s8(table, 0, &op);
   } else if (u8) {
+    /* the uint8 zero points: +128, wrapping (an out-of-range int8 one stays out of [0, 255]) */
     const struct q8nn_unary_quantization_u8 q8 = {
-        q.input_zero_point + 128, q.input_scale, q.output_zero_point + 128, q.output_scale,
+        (int32_t) ((uint32_t) q.input_zero_point + 128u), q.input_scale,
+        (int32_t) ((uint32_t) q.output_zero_point + 128u), q.output_scale,
         (uint8_t) (q.output_min + 128), (uint8_t) (q.output_max + 128), q.alpha, q.rounding};
     status = q8nn_create_unary_elementwise_nc_u8((enum q8nn_unary_operation) operation, &q8, 0, &op);
   } else {
@@ -1105,6 +1107,14 @@ static void fuzz_fc_deconv(struct fuzz_reader* r, pthreadpool_t threadpool) {
   const size_t rows = deconv ? batch : 1;                  /* images */
   const size_t in_pixels = deconv ? batch * h * w : batch * w; /* fc: batch x w rows */
   const size_t out_pixels = deconv ? batch * oh * ow : batch * w;
+  /* a refused shape is set up to check the status; a shape too large for the buffers is not set up
+     at all (its indirection would be allocated: out_of_memory, or an allocation ASan refuses) */
+  const int refused = !sizes_ok || ah >= sh || aw >= sw || (deconv && (full_h <= pt + pb || full_w <= pl + pr));
+  if (!valid && !refused) {
+    q8nn_delete_operator(op);
+    free(kernel);
+    return;
+  }
   int8_t* x = xmalloc(valid ? in_pixels * in_stride : 1);
   int8_t* y = xmalloc(valid ? out_pixels * out_stride : 1);
   fuzz_fill(r, x, valid ? in_pixels * in_stride : 1);
@@ -1120,10 +1130,8 @@ static void fuzz_fc_deconv(struct fuzz_reader* r, pthreadpool_t threadpool) {
                 : q8nn_setup_fully_connected_nc_s8(op, batch * w, x, in_stride, y, out_stride);
   }
   if (!valid) {
-    if (!sizes_ok || ah >= sh || aw >= sw || (deconv && (full_h <= pt + pb || full_w <= pl + pr))) {
-      FUZZ_CHECK(status == q8nn_status_invalid_parameter, "fc/deconv setup: %s", q8nn_status_string(status));
-      FUZZ_CHECK(q8nn_run_operator(op, threadpool) == q8nn_status_invalid_state, "fc/deconv ran after a failed setup");
-    }
+    FUZZ_CHECK(status == q8nn_status_invalid_parameter, "fc/deconv setup: %s", q8nn_status_string(status));
+    FUZZ_CHECK(q8nn_run_operator(op, threadpool) == q8nn_status_invalid_state, "fc/deconv ran after a failed setup");
   } else {
     FUZZ_CHECK(status == q8nn_status_success, "fc/deconv setup: %s", q8nn_status_string(status));
     FUZZ_CHECK(q8nn_run_operator(op, threadpool) == q8nn_status_success, "fc/deconv run failed");
@@ -1203,6 +1211,9 @@ static void fuzz_softmax_resize(struct fuzz_reader* r, pthreadpool_t threadpool)
   const uint32_t flags = flag_kind == 1 ? Q8NN_FLAG_ALIGN_CORNERS : flag_kind == 2 ? Q8NN_FLAG_HALF_PIXEL_CENTERS
                          : flag_kind == 3 ? (Q8NN_FLAG_ALIGN_CORNERS | Q8NN_FLAG_HALF_PIXEL_CENTERS) : 0;
   const size_t c = fuzz_dim(r, 0, 40), oh = fuzz_dim(r, 0, 16), ow = fuzz_dim(r, 0, 16);
+  /* the operator keeps per-column tables of the output width: huge sizes are not created (an
+     allocation ASan refuses; out_of_memory otherwise) */
+  if (c > 4096 || oh > 4096 || ow > 4096) return;
   enum q8nn_status status =
       u8 ? q8nn_create_resize2d_nhwc_u8(bilinear ? q8nn_resize_bilinear : q8nn_resize_nearest, c, oh, ow, flags, &op)
          : q8nn_create_resize2d_nhwc_s8(bilinear ? q8nn_resize_bilinear : q8nn_resize_nearest, c, oh, ow, flags, &op);
