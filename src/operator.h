@@ -252,6 +252,35 @@ static inline int q8nn_extent_fits(const void* base, size_t count, size_t bytes,
   return (uintptr_t) base <= UINTPTR_MAX - (last + bytes - 1);
 }
 
+/* The checks of an elementwise operator's rows (unary, softmax): batch_size rows of `channels`
+   bytes, input and output strides apart. invalid_parameter (logged for `caller`) for NULL buffers,
+   zero sizes, strides below the channels, extents past the address space, or an output that
+   overlaps the input other than exactly (same pointer and stride: rows that overlap otherwise
+   would be read after an earlier row's output overwrote them). */
+static inline enum q8nn_status q8nn_check_rows(size_t batch_size, size_t channels, const void* input,
+                                               size_t input_stride, const void* output, size_t output_stride,
+                                               const char* caller) {
+  if (input == NULL || output == NULL || batch_size == 0 || channels == 0) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "NULL buffer or zero size");
+  }
+  if (input_stride < channels || output_stride < channels) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "strides %zu, %zu below %zu channels", input_stride,
+                          output_stride, channels);
+  }
+  if (!q8nn_extent_fits(input, batch_size, channels, input_stride) ||
+      !q8nn_extent_fits(output, batch_size, channels, output_stride)) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "the rows' extent overflows the address space");
+  }
+  const uintptr_t ib = (uintptr_t) input, ob = (uintptr_t) output;
+  const size_t in_bytes = (batch_size - 1) * input_stride + channels;
+  const size_t out_bytes = (batch_size - 1) * output_stride + channels;
+  if (ib < ob + out_bytes && ob < ib + in_bytes && (input != output || input_stride != output_stride)) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller,
+                          "the output overlaps the input other than exactly (same pointer and stride)");
+  }
+  return q8nn_status_success;
+}
+
 /* Where a run's parallel loops go: the caller's pthreadpool, the host's parallel-for (struct
    q8nn_threadpool), or, both NULL, the calling thread. */
 struct q8nn_exec {

@@ -124,27 +124,9 @@ static enum q8nn_status setup_unary(q8nn_operator_t op, int u8, size_t batch_siz
                           u8 ? "uint8" : "int8");
   }
   op->is_setup = 0;
-  if (input == NULL || output == NULL || batch_size == 0 || channels == 0) {
-    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "NULL buffer or zero size");
-  }
-  if (input_stride < channels || output_stride < channels) {
-    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "strides %zu, %zu below %zu channels", input_stride,
-                          output_stride, channels);
-  }
-  if (!q8nn_extent_fits(input, batch_size, channels, input_stride) ||
-      !q8nn_extent_fits(output, batch_size, channels, output_stride)) {
-    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "the rows' extent overflows the address space");
-  }
-  /* in place only exactly (same pointer and stride): rows that overlap otherwise would be read
-     after an earlier row's output overwrote them */
-  const uintptr_t ib = (uintptr_t) input, ob = (uintptr_t) output;
-  const size_t in_bytes = (batch_size - 1) * input_stride + channels;
-  const size_t out_bytes = (batch_size - 1) * output_stride + channels;
-  const int overlap = ib < ob + out_bytes && ob < ib + in_bytes;
-  if (overlap && (input != output || input_stride != output_stride)) {
-    return q8nn_log_error(q8nn_status_invalid_parameter, caller,
-                          "the output overlaps the input other than exactly (same pointer and stride)");
-  }
+  const enum q8nn_status status =
+      q8nn_check_rows(batch_size, channels, input, input_stride, output, output_stride, caller);
+  if (status != q8nn_status_success) return status;
   op->rows = batch_size;
   op->row_elements = channels;
   op->input_row_stride = input_stride;
