@@ -68,8 +68,40 @@ Q8NN_API const char* q8nn_status_string(enum q8nn_status status);
 /** "MAJOR.MINOR.PATCH" of the library linked in (may differ from the header's macros). */
 Q8NN_API const char* q8nn_version_string(void);
 
-/** An operator object: created by q8nn_create_*, set up, run, deleted. Not thread-safe per object. */
+/** An operator object: created by q8nn_create_*, set up, run, deleted. One thread at a time per
+    object; distinct objects on distinct threads (see "Concurrency" below). */
 typedef struct q8nn_operator* q8nn_operator_t;
+
+/*
+ * Concurrency. What may run at the same time on different threads:
+ *  - q8nn_initialize (idempotent), q8nn_status_string, q8nn_version_string, q8nn_get_available_isa,
+ *    q8nn_get_active_isa: any time.
+ *  - q8nn_set_isa_mask, q8nn_set_log_level: any time, but an operator created while the mask
+ *    changes may get either dispatch. q8nn_deinitialize: after every other call has returned.
+ *  - Operators: one operator is used by one thread at a time. Create, setup, run (alone or in a
+ *    list), q8nn_operator_set_backend and delete are all uses. Distinct operators may be created,
+ *    set up, run and deleted on distinct threads at the same time, also when they read the same
+ *    buffers; a buffer one of them writes must not be read or written by another meanwhile.
+ *  - Threads: a pthreadpool_t may be passed by several threads at once (pthreadpool runs one
+ *    call at a time, so the calls wait for each other); a struct q8nn_threadpool is called as
+ *    the host's implementation allows.
+ *  - Lists: q8nn_run_operators uses every operator of the list for the whole call. The plan it
+ *    keeps lives in ops[0] and is owned by it: it is rebuilt, never reused wrongly, after any
+ *    operator of the list is set up again or runs alone, ops[0] runs first in another list, or the
+ *    thread count changes, whatever thread did it, as long as the rule above was kept; deleting
+ *    ops[0] frees it. Deleting another operator of the list makes the list invalid (do not run it).
+ *  - Backends: one VTA backend may be shared by operators (and models) that run on several
+ *    threads. Everything that touches its simulated device (each operator's setup, program run
+ *    and release) is serialised by a lock inside the backend: programs run one at a time, the
+ *    bytes are those of a single-threaded run, q8nn_vta_get_stats adds up every run, and
+ *    q8nn_vta_get_operator_stats gives one operator's own last run. Operators the backend left on
+ *    the CPU run outside the lock. q8nn_delete_backend only after its operators are deleted or
+ *    moved off it, and not while a thread uses the backend.
+ *  - Models (q8nn-model.h): as operators. One model is used by one thread at a time; distinct
+ *    models, also loaded from the same file or memory, run on distinct threads, on the CPU or
+ *    sharing one VTA backend.
+ * tests/model/test-concurrency.c runs each allowed case under ThreadSanitizer.
+ */
 
 /* ---------------------------------------------------------------------------------------------
  * Requantization of one operator's output
@@ -418,8 +450,14 @@ Q8NN_API enum q8nn_status q8nn_operator_set_backend(q8nn_operator_t op, q8nn_bac
  * q8nn_backend_supports, which only looks at its parameters.
  */
 Q8NN_API q8nn_backend_t q8nn_operator_get_backend(q8nn_operator_t op);
+/** The counters of every program the backend ran since it was created or reset, whichever
+    operators and threads ran them. invalid_parameter for NULL or a backend that is not VTA. */
 Q8NN_API enum q8nn_status q8nn_vta_get_stats(q8nn_backend_t vta, struct q8nn_vta_stats* stats);
 Q8NN_API enum q8nn_status q8nn_vta_reset_stats(q8nn_backend_t vta);
+/** The counters of op's most recent program run on its VTA backend: right while other threads run
+    other operators on the same backend. Zeros before op's first run and when setup left op on the
+    CPU. invalid_parameter for NULL pointers or an operator whose backend is not VTA. */
+Q8NN_API enum q8nn_status q8nn_vta_get_operator_stats(q8nn_operator_t op, struct q8nn_vta_stats* stats);
 
 /* ---------------------------------------------------------------------------------------------
  * Hosting in another runtime: uint8 activations, the host's threads, re-setup

@@ -214,7 +214,13 @@ enum q8nn_status q8nn_set_isa_mask(uint32_t mask) {
 }
 
 uint32_t q8nn_get_available_isa(void) { return initialized ? available_isa : 0; }
-uint32_t q8nn_get_active_isa(void) { return initialized ? available_isa & isa_mask : 0; }
+uint32_t q8nn_get_active_isa(void) {
+  if (!initialized) return 0;
+  pthread_mutex_lock(&dispatch_lock); /* q8nn_set_isa_mask may run on another thread */
+  const uint32_t active = available_isa & isa_mask;
+  pthread_mutex_unlock(&dispatch_lock);
+  return active;
+}
 
 struct q8nn_dispatch q8nn_get_dispatch(int u8) {
   pthread_mutex_lock(&dispatch_lock);

@@ -1,20 +1,27 @@
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
 
-static int log_level = -1; /* -1: not decided yet, read Q8NN_LOG on first use */
+/* -1: not decided yet, read Q8NN_LOG on first use. Atomic: any thread may log or set it. */
+static atomic_int log_level = -1;
 
-void q8nn_set_log_level(int level) { log_level = level > 0 ? 1 : 0; }
+void q8nn_set_log_level(int level) { atomic_store_explicit(&log_level, level > 0 ? 1 : 0, memory_order_relaxed); }
 
 static int logging_enabled(void) {
-  if (log_level < 0) {
+  int level = atomic_load_explicit(&log_level, memory_order_relaxed);
+  if (level < 0) {
     const char* env = getenv("Q8NN_LOG");
-    log_level = env != NULL && env[0] != '\0' && strcmp(env, "0") != 0;
+    const int from_env = env != NULL && env[0] != '\0' && strcmp(env, "0") != 0;
+    int expected = -1; /* a concurrent q8nn_set_log_level wins over the environment */
+    atomic_compare_exchange_strong_explicit(&log_level, &expected, from_env, memory_order_relaxed,
+                                            memory_order_relaxed);
+    level = atomic_load_explicit(&log_level, memory_order_relaxed);
   }
-  return log_level > 0;
+  return level > 0;
 }
 
 enum q8nn_status q8nn_log_error(enum q8nn_status status, const char* function, const char* format, ...) {

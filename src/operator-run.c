@@ -50,6 +50,15 @@ void q8nn_exec_parallelize_1d(const struct q8nn_exec* exec, void (*fn)(void*, si
     struct host_loop loop = {fn, context, NULL};
     host_parallelize(exec->host, &loop, range);
   } else {
+#ifdef Q8NN_TSAN_ANNOTATE
+    if (exec->pool != NULL) { /* through host_piece, whose annotations order pthreadpool's calls */
+      struct host_loop loop = {fn, context, NULL};
+      Q8NN_TSAN_RELEASE(&loop);
+      pthreadpool_parallelize_1d_tile_1d(exec->pool, host_piece, &loop, range, 1, 0);
+      Q8NN_TSAN_ACQUIRE(&loop);
+      return;
+    }
+#endif
     pthreadpool_parallelize_1d(exec->pool, (pthreadpool_task_1d_t) fn, context, range, 0);
   }
 }
@@ -604,6 +613,17 @@ static void parallelize_work(const struct q8nn_work* w, const struct q8nn_exec* 
     return;
   }
   pthreadpool_t threadpool = w->caller_only ? NULL : exec->pool;
+#ifdef Q8NN_TSAN_ANNOTATE
+  /* A TSan build runs the tiles through host_piece (the same tiles, so the same bytes): pthreadpool
+     is not instrumented, and the annotations there tell TSan what its calls order. */
+  if (threadpool != NULL) {
+    struct host_loop loop = {NULL, NULL, w};
+    Q8NN_TSAN_RELEASE(&loop);
+    pthreadpool_parallelize_1d_tile_1d(threadpool, host_piece, &loop, q8nn_work_tiles(w), 1, 0);
+    Q8NN_TSAN_ACQUIRE(&loop);
+    return;
+  }
+#endif
   const size_t* r = w->range;
   const size_t* t = w->tile;
   switch (w->kind) {

@@ -1,6 +1,7 @@
 /* The VTA backend object: q8nn_create_vta_backend, the backend hooks and the counters. One
    simulated device (DRAM + scratchpads) per backend; every operator on it owns DRAM images and a
-   program recorded once at setup. Not thread-safe across operators of one backend. The top of the
+   program recorded once at setup. Operators of one backend may run on several threads: the
+   backend's lock serialises everything that touches the device (vta-backend.h). The top of the
    accel/vta ladder: it dispatches to the lowerings (vta-lower-conv.h, vta-lower-add.h), which
    never call back. */
 #include <stdlib.h>
@@ -37,9 +38,16 @@ static void free_state(struct q8nn_vta_target* vta, struct q8nn_vta_op_state* st
   free(state);
 }
 
-static void vta_release(struct q8nn_backend* backend, struct q8nn_operator* op) {
+static void release_locked(struct q8nn_backend* backend, struct q8nn_operator* op) {
   free_state(&q8nn_vta_backend_of(backend)->target, op->backend_state);
   op->backend_state = NULL;
+}
+
+static void vta_release(struct q8nn_backend* backend, struct q8nn_operator* op) {
+  struct q8nn_vta_backend* vta = q8nn_vta_backend_of(backend);
+  pthread_mutex_lock(&vta->lock);
+  release_locked(backend, op);
+  pthread_mutex_unlock(&vta->lock);
 }
 
 /* What a lowered program depends on besides the operator's constant part: the conv's batch and
@@ -55,7 +63,7 @@ static void shape_key_of(const struct q8nn_operator* op, size_t key[3 * Q8NN_MAX
   }
 }
 
-static enum q8nn_status vta_prepare(struct q8nn_backend* backend, struct q8nn_operator* op) {
+static enum q8nn_status prepare_locked(struct q8nn_backend* backend, struct q8nn_operator* op) {
   struct q8nn_vta_target* vta = &q8nn_vta_backend_of(backend)->target;
   size_t key[3 * Q8NN_MAX_DIMS];
   shape_key_of(op, key);
@@ -63,7 +71,7 @@ static enum q8nn_status vta_prepare(struct q8nn_backend* backend, struct q8nn_op
      from and to the operator's current pointers). A new shape gets a new program. */
   const struct q8nn_vta_op_state* kept = op->backend_state;
   if (kept != NULL && memcmp(kept->shape_key, key, sizeof(key)) == 0) return q8nn_status_success;
-  vta_release(backend, op);
+  release_locked(backend, op);
   struct q8nn_vta_op_state* state = calloc(1, sizeof(*state));
   if (state == NULL) return Q8NN_ERROR(q8nn_status_out_of_memory, "VTA operator state");
   const enum q8nn_status status = op->type == q8nn_operator_type_add ? q8nn_vta_add_prepare(vta, op, state)
@@ -77,14 +85,26 @@ static enum q8nn_status vta_prepare(struct q8nn_backend* backend, struct q8nn_op
   return q8nn_status_success;
 }
 
+static enum q8nn_status vta_prepare(struct q8nn_backend* backend, struct q8nn_operator* op) {
+  struct q8nn_vta_backend* vta = q8nn_vta_backend_of(backend);
+  pthread_mutex_lock(&vta->lock);
+  const enum q8nn_status status = prepare_locked(backend, op);
+  pthread_mutex_unlock(&vta->lock);
+  return status;
+}
+
 static enum q8nn_status vta_run(struct q8nn_backend* backend, struct q8nn_operator* op, const struct q8nn_exec* exec) {
-  struct q8nn_vta_target* vta = &q8nn_vta_backend_of(backend)->target;
-  struct q8nn_vta_op_state* state = op->backend_state;
+  struct q8nn_vta_backend* vta = q8nn_vta_backend_of(backend);
+  struct q8nn_vta_op_state* state = op->backend_state; /* the operator's own: its thread's */
   if (state == NULL) return Q8NN_ERROR(q8nn_status_invalid_state, "operator was not prepared for VTA");
   if (state->on_cpu) {
     return op->type == q8nn_operator_type_add ? q8nn_run_add_cpu(op, exec) : q8nn_run_conv_cpu(op, exec);
   }
-  return op->type == q8nn_operator_type_add ? q8nn_vta_add_run(vta, op, state) : q8nn_vta_conv_run(vta, op, state);
+  pthread_mutex_lock(&vta->lock);
+  const enum q8nn_status status = op->type == q8nn_operator_type_add ? q8nn_vta_add_run(&vta->target, op, state)
+                                                                      : q8nn_vta_conv_run(&vta->target, op, state);
+  pthread_mutex_unlock(&vta->lock);
+  return status;
 }
 
 static bool vta_runs(const struct q8nn_backend* backend, const struct q8nn_operator* op) {
@@ -96,6 +116,7 @@ static bool vta_runs(const struct q8nn_backend* backend, const struct q8nn_opera
 static void vta_destroy(struct q8nn_backend* backend) {
   struct q8nn_vta_backend* vta = q8nn_vta_backend_of(backend);
   q8nn_vta_device_delete(vta->target.device);
+  pthread_mutex_destroy(&vta->lock);
   free(vta);
 }
 
@@ -141,6 +162,11 @@ enum q8nn_status q8nn_create_vta_backend(const struct q8nn_vta_config* config, q
     free(vta);
     return Q8NN_ERROR(status, "VTA device");
   }
+  if (pthread_mutex_init(&vta->lock, NULL) != 0) {
+    q8nn_vta_device_delete(vta->target.device);
+    free(vta);
+    return Q8NN_ERROR(q8nn_status_out_of_memory, "VTA backend lock");
+  }
   vta->base.ops = &vta_ops;
   vta->base.impl = vta;
   *backend_out = &vta->base;
@@ -150,7 +176,24 @@ enum q8nn_status q8nn_create_vta_backend(const struct q8nn_vta_config* config, q
 enum q8nn_status q8nn_vta_get_stats(q8nn_backend_t backend, struct q8nn_vta_stats* stats) {
   if (backend == NULL || stats == NULL) return Q8NN_ERROR(q8nn_status_invalid_parameter, "backend or stats is NULL");
   if (!is_vta(backend)) return Q8NN_ERROR(q8nn_status_invalid_parameter, "not a VTA backend");
-  q8nn_vta_device_get_stats(q8nn_vta_backend_of(backend)->target.device, stats);
+  struct q8nn_vta_backend* vta = q8nn_vta_backend_of(backend);
+  pthread_mutex_lock(&vta->lock);
+  q8nn_vta_device_get_stats(vta->target.device, stats);
+  pthread_mutex_unlock(&vta->lock);
+  return q8nn_status_success;
+}
+
+enum q8nn_status q8nn_vta_get_operator_stats(q8nn_operator_t op, struct q8nn_vta_stats* stats) {
+  if (op == NULL || stats == NULL) return Q8NN_ERROR(q8nn_status_invalid_parameter, "op or stats is NULL");
+  if (!is_vta(op->backend)) return Q8NN_ERROR(q8nn_status_invalid_parameter, "the operator is not on a VTA backend");
+  /* The state is the operator's (its thread's); its counters are written under the lock by that
+     same operator's run, so no other thread writes them. */
+  const struct q8nn_vta_op_state* state = op->backend_state;
+  if (state == NULL || state->on_cpu) {
+    memset(stats, 0, sizeof(*stats));
+  } else {
+    *stats = state->last_run.stats;
+  }
   return q8nn_status_success;
 }
 
@@ -158,8 +201,10 @@ enum q8nn_status q8nn_vta_reset_stats(q8nn_backend_t backend) {
   if (backend == NULL) return Q8NN_ERROR(q8nn_status_invalid_parameter, "backend is NULL");
   if (!is_vta(backend)) return Q8NN_ERROR(q8nn_status_invalid_parameter, "not a VTA backend");
   struct q8nn_vta_backend* vta = q8nn_vta_backend_of(backend);
+  pthread_mutex_lock(&vta->lock);
   q8nn_vta_device_reset_stats(vta->target.device);
   memset(&vta->target.last_run, 0, sizeof(vta->target.last_run));
+  pthread_mutex_unlock(&vta->lock);
   return q8nn_status_success;
 }
 

@@ -4,6 +4,7 @@
 #ifndef Q8NN_VTA_BACKEND_H
 #define Q8NN_VTA_BACKEND_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -15,6 +16,10 @@
 struct q8nn_vta_backend {
   struct q8nn_backend base;      /* first: a q8nn_backend_t points here */
   struct q8nn_vta_target target; /* what the lowerings record for */
+  /* One device for every operator on the backend, whatever thread runs them: prepare, run (of a
+     program; operators left on the CPU run unlocked), release and the counters take this lock, so
+     programs run one at a time and every counter adds up (q8nn.h, "Concurrency"). */
+  pthread_mutex_t lock;
 };
 
 static inline struct q8nn_vta_backend* q8nn_vta_backend_of(struct q8nn_backend* backend) {

@@ -59,6 +59,7 @@ enum q8nn_status q8nn_vta_run_program(struct q8nn_vta_target* vta, struct q8nn_v
     return Q8NN_ERROR(q8nn_status_backend_error, "VTA program fault: %s", q8nn_vta_device_last_error(vta->device));
   }
   vta->last_run = info; /* the device accumulates the counters of successful runs */
+  state->last_run = info;
   return q8nn_status_success;
 }
 

@@ -19,7 +19,7 @@
 struct q8nn_vta_target {
   struct q8nn_vta_hw_config config;
   struct q8nn_vta_device* device;
-  struct q8nn_vta_run_info last_run;  /* counters of the most recent program run */
+  struct q8nn_vta_run_info last_run;  /* counters of the most recent program run, any operator */
   bool exact;                         /* requantize exactly (q8nn_vta_requant_exact) */
 };
 
@@ -111,6 +111,9 @@ struct q8nn_vta_op_state {
   /* The shapes the program was lowered for (vta_prepare): a setup with the same ones and new
      pointers keeps the program, as run reads the pointers and pixel strides from the operator. */
   size_t shape_key[3 * Q8NN_MAX_DIMS];
+  /* Counters of this operator's most recent program run (q8nn_vta_get_operator_stats): right
+     whichever other operators share the device, as runs are serialised by the backend's lock. */
+  struct q8nn_vta_run_info last_run;
 };
 
 /* Runs state->program and accumulates the counters; backend_error on a program fault. */
