@@ -4,7 +4,8 @@
 #   --sanitize   also build in build-asan with AddressSanitizer + UndefinedBehaviorSanitizer and
 #                run the suite there; and in build-tsan with ThreadSanitizer, test_run_operators
 #                (the parallel region's barriers and share waits, src/run-sequence.c) and
-#                test_hosting (the same region on a host parallel-for)
+#                test_hosting (the same region on a host parallel-for) and test_concurrency (the
+#                concurrency contract of q8nn.h: operators, lists, models, one shared VTA backend)
 #   --cross      also run the aarch64 and riscv64 suites under qemu-user (scripts/cross-test.sh)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,9 +36,9 @@ if [ "$sanitize" -eq 1 ]; then
      UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j"$jobs")
   cmake -S "$root" -B "$root/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQ8NN_TSAN=ON \
         -DQ8NN_BUILD_BENCHMARKS=OFF >/dev/null
-  cmake --build "$root/build-tsan" -j"$jobs" --target test_run_operators test_hosting
+  cmake --build "$root/build-tsan" -j"$jobs" --target test_run_operators test_hosting test_concurrency
   (cd "$root/build-tsan" && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-     ctest --output-on-failure -R '^(test_run_operators|test_hosting)$')
+     ctest --output-on-failure -R '^(test_run_operators|test_hosting|test_concurrency)$')
 fi
 if [ "$cross" -eq 1 ] && [ -f "$root/scripts/cross-test.sh" ]; then
   bash "$root/scripts/cross-test.sh"
