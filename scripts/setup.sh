@@ -12,7 +12,9 @@ packages=(build-essential cmake pkg-config libcpuinfo-dev libpthreadpool-dev lib
           libsimde-dev
           # the PyTorch package (integrations/pytorch): Debian's PyTorch 1.13 for /usr/bin/python3
           # and its C++ library and CMake package for the extension
-          python3-torch python3-torchvision libtorch-dev)
+          python3-torch python3-torchvision libtorch-dev
+          # compiled objects kept between builds (scripts/ccache.sh)
+          ccache)
 packages+=("$@")
 missing=()
 for p in "${packages[@]}"; do

@@ -18,28 +18,40 @@ for arg in "$@"; do
     *) echo "usage: $0 [--sanitize] [--cross]" >&2; exit 2 ;;
   esac
 done
-bash "$root/scripts/setup.sh"
+# stage NAME COMMAND...: runs the command and prints how long it took (also when it fails)
+stage() {
+  local name=$1 t0 rc=0
+  shift
+  t0=$(date +%s)
+  "$@" || rc=$?
+  echo "== test.sh: $name: $([ $rc -eq 0 ] && echo done || echo "FAILED (exit $rc)") in $(( $(date +%s) - t0 )) s"
+  return $rc
+}
+stage setup bash "$root/scripts/setup.sh"
+source "$root/scripts/ccache.sh"
 jobs=$(nproc)
-cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$root/build" -j"$jobs"
-(cd "$root/build" && ctest --output-on-failure -j"$jobs")
+cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release "${q8nn_launcher[@]}" >/dev/null
+stage "Release build" cmake --build "$root/build" -j"$jobs"
+stage "Release tests" ctest --test-dir "$root/build" --output-on-failure -j"$jobs"
 # the PyTorch package: its extension (which builds q8nn again, as a user's build would) and its
 # tests against PyTorch's qnnpack engine (integrations/pytorch/README.md)
-cmake -S "$root/integrations/pytorch" -B "$root/build-pytorch" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$root/build-pytorch" -j"$jobs"
-ctest --test-dir "$root/build-pytorch" --output-on-failure
+cmake -S "$root/integrations/pytorch" -B "$root/build-pytorch" -DCMAKE_BUILD_TYPE=Release \
+      "${q8nn_launcher[@]}" >/dev/null
+stage "PyTorch package build" cmake --build "$root/build-pytorch" -j"$jobs"
+stage "PyTorch package tests" ctest --test-dir "$root/build-pytorch" --output-on-failure
 if [ "$sanitize" -eq 1 ]; then
   cmake -S "$root" -B "$root/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQ8NN_SANITIZE=ON \
-        -DQ8NN_BUILD_BENCHMARKS=OFF >/dev/null
-  cmake --build "$root/build-asan" -j"$jobs"
-  (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j"$jobs")
+        -DQ8NN_BUILD_BENCHMARKS=OFF "${q8nn_launcher[@]}" >/dev/null
+  stage "ASan+UBSan build" cmake --build "$root/build-asan" -j"$jobs"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    stage "ASan+UBSan tests" ctest --test-dir "$root/build-asan" --output-on-failure -j"$jobs"
   cmake -S "$root" -B "$root/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQ8NN_TSAN=ON \
-        -DQ8NN_BUILD_BENCHMARKS=OFF >/dev/null
-  cmake --build "$root/build-tsan" -j"$jobs" --target test_run_operators test_hosting test_concurrency
-  (cd "$root/build-tsan" && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-     ctest --output-on-failure -R '^(test_run_operators|test_hosting|test_concurrency)$')
+        -DQ8NN_BUILD_BENCHMARKS=OFF "${q8nn_launcher[@]}" >/dev/null
+  stage "TSan build" cmake --build "$root/build-tsan" -j"$jobs" --target test_run_operators test_hosting \
+    test_concurrency
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 stage "TSan tests" ctest --test-dir "$root/build-tsan" \
+    --output-on-failure -R '^(test_run_operators|test_hosting|test_concurrency)$'
 fi
 if [ "$cross" -eq 1 ] && [ -f "$root/scripts/cross-test.sh" ]; then
-  bash "$root/scripts/cross-test.sh"
+  stage "cross (qemu)" bash "$root/scripts/cross-test.sh"
 fi
