@@ -51,21 +51,43 @@ int LLVMFuzzerInitialize(int* argc, char*** argv) {
   return 0;
 }
 
-/* Reads a pixel-stride extra: mostly 0..5 beyond the channels, sometimes too small. Returns the
-   stride; channels >= 1. */
+/* Reads a pixel-stride extra: mostly 0..5 beyond the channels, sometimes too small, or far
+   beyond any buffer (near SIZE_MAX, SIZE_MAX / channels, PTRDIFF_MAX, 2^32 + 1), so that extents
+   overflow size_t or wrap the address space. Returns the stride; channels >= 1. */
 static size_t read_stride(struct fuzz_reader* r, size_t channels) {
   const uint8_t b = fuzz_u8(r);
   if (b < 0xF0) return channels + b % 6;
-  switch (b & 3) {
+  switch (b & 7) {
     case 0:
       return channels - 1;
     case 1:
       return 0;
     case 2:
       return channels / 2;
-    default:
+    case 3:
       return channels + 1000;
+    case 4:
+      return SIZE_MAX;
+    case 5:
+      return SIZE_MAX / channels;
+    case 6:
+      return (size_t) PTRDIFF_MAX;
+    default:
+      return (size_t) UINT32_MAX + 2;
   }
+}
+
+/* Strides above this are never run: no buffer is that large. */
+#define HUGE_STRIDE ((size_t) 1 << 20)
+
+/* Whether the library's checks accept `pixels` pixels of `channels` bytes, `stride` apart, from
+   base: pixels * stride fits in size_t and the last byte's address does not wrap. */
+static int pixels_fit(const void* base, size_t pixels, size_t channels, size_t stride) {
+  size_t product, last;
+  if (pixels == 0) return 1;
+  if (__builtin_mul_overflow(pixels, stride, &product)) return 0;
+  if (__builtin_mul_overflow(pixels - 1, stride, &last) || last > SIZE_MAX - channels) return 0;
+  return (uintptr_t) base <= UINTPTR_MAX - (last + channels - 1);
 }
 
 static void read_clamp(struct fuzz_reader* r, int8_t* out_min, int8_t* out_max) {
@@ -354,6 +376,29 @@ static void fuzz_conv(struct fuzz_reader* r, int depthwise, pthreadpool_t thread
     return;
   }
   const size_t in_pixels = batch * in_h * in_w, out_pixels = batch * oh * ow;
+  if (in_stride > HUGE_STRIDE || out_stride > HUGE_STRIDE) {
+    /* Strides far beyond any buffer: the setup refuses every extent that overflows size_t or wraps
+       the address space and may accept the others, which are never run. */
+    int8_t one_in[1], one_out[1];
+    const bool sizes_ok = batch != 0 && in_h != 0 && in_w != 0 && oh != 0 && ow != 0 && in_stride >= channels_in &&
+                          out_stride >= channels_out;
+    const bool fits = sizes_ok && pixels_fit(one_in, in_pixels, channels_in, in_stride) &&
+                      pixels_fit(one_out, out_pixels, channels_out, out_stride);
+    status = depthwise ? q8nn_setup_depthwise_convolution2d_nhwc_s8(op, batch, in_h, in_w, one_in, in_stride, one_out,
+                                                                    out_stride, NULL, NULL)
+                       : q8nn_setup_convolution2d_nhwc_s8(op, batch, in_h, in_w, one_in, in_stride, one_out,
+                                                          out_stride, NULL, NULL);
+    FUZZ_CHECK(status == (fits ? q8nn_status_success : q8nn_status_invalid_parameter),
+               "setup with strides %zu/%zu (%zu/%zu pixels) returned %s, expected %s", in_stride, out_stride, in_pixels,
+               out_pixels, q8nn_status_string(status), fits ? "success" : "invalid_parameter");
+    if (!fits) {
+      FUZZ_CHECK(q8nn_run_operator(op, threadpool) == q8nn_status_invalid_state, "run after a refused setup");
+    }
+    q8nn_delete_operator(op);
+    q8nn_delete_operator(op_u8);
+    free(kernel), free(bias), free(ref_mult), free(ref_shift), free(ref_scale);
+    return;
+  }
   const size_t in_bytes =
       in_stride >= channels_in ? fuzz_pixels_bytes(in_pixels, in_stride, channels_in) : 1;
   const size_t out_bytes =
@@ -565,9 +610,12 @@ static void fuzz_add(struct fuzz_reader* r, pthreadpool_t threadpool, uint8_t op
   }
   const size_t rank = a_rank > b_rank ? a_rank : b_rank;
   size_t full[Q8NN_MAX_DIMS + 1], a_shape[Q8NN_MAX_DIMS + 1], b_shape[Q8NN_MAX_DIMS + 1];
+  static const size_t huge_dims[4] = {SIZE_MAX / 2 + 1, (size_t) PTRDIFF_MAX, (size_t) UINT32_MAX + 2, SIZE_MAX / 3};
+  int huge = 0;
   for (size_t i = 0; i < rank; i++) {
     const uint8_t d = fuzz_u8(r);
-    full[i] = d < 0xF8 ? 1 + d % 5 : 0;
+    full[i] = d < 0xF8 ? 1 + d % 5 : d < 0xFC ? 0 : huge_dims[d & 3];
+    huge |= d >= 0xFC;
   }
   for (size_t i = 0; i < rank; i++) {
     const uint8_t m = fuzz_u8(r);
@@ -578,6 +626,31 @@ static void fuzz_add(struct fuzz_reader* r, pthreadpool_t threadpool, uint8_t op
       const uint8_t mode = (m >> (4 * k)) & 15;
       *targets[k] = mode < 10 ? full[i] : mode < 15 ? 1 : full[i] + 1;
     }
+  }
+  if (huge && a_rank <= Q8NN_MAX_DIMS && b_rank <= Q8NN_MAX_DIMS) {
+    /* Shapes far beyond any buffer: refused when the broadcast output's element count overflows
+       size_t or an operand's extent wraps the address space; otherwise accepted and never run. */
+    int8_t one[3];
+    size_t out_rank = 0, out_shape[REF_MAX_DIMS], totals[3] = {1, 1, 1};
+    int ok = ref_broadcast_shape(a_rank, a_shape, b_rank, b_shape, &out_rank, out_shape);
+    for (size_t i = 0; i < a_rank; i++) ok &= a_shape[i] != 0;
+    for (size_t i = 0; i < b_rank; i++) ok &= b_shape[i] != 0;
+    for (size_t i = 0; ok && i < out_rank; i++) ok &= !__builtin_mul_overflow(totals[2], out_shape[i], &totals[2]);
+    if (ok) {
+      totals[0] = count_of(a_rank, a_shape), totals[1] = count_of(b_rank, b_shape); /* <= totals[2] */
+      for (int k = 0; k < 3; k++) ok &= pixels_fit(&one[k], totals[k], 1, 1);
+    }
+    status = q8nn_setup_add_nd_s8(op, a_rank, a_shape, b_rank, b_shape, &one[0], &one[1], &one[2]);
+    FUZZ_CHECK(status == (ok ? q8nn_status_success : q8nn_status_invalid_parameter),
+               "add setup of huge shapes returned %s, expected %s", q8nn_status_string(status),
+               ok ? "success" : "invalid_parameter");
+    if (!ok) FUZZ_CHECK(q8nn_run_operator(op, threadpool) == q8nn_status_invalid_state, "add ran after a refused setup");
+    q8nn_delete_operator(op);
+    return;
+  }
+  if (huge) {
+    q8nn_delete_operator(op);
+    return;
   }
   const uint8_t ptr_mode = fuzz_u8(r);
   const uint8_t alias = (ptr_mode >> 4) % 5; /* 0 none, 1 out=a, 2 out=b, 3 b=a, 4 out=a=b */

@@ -279,7 +279,7 @@ static void test_depthwise_invalid(void** state) {
 /* A pixel stride whose products fit in size_t but whose extent from the input pointer wraps the
    address space: every setup refuses it (the kernels would form pointers past the input).
    Depthwise (the case found with an enormous input pixel stride), convolution, fully connected,
-   add with one huge dimension. */
+   add with one huge dimension and with a broadcast whose element count fits but whose extent does not. */
 static void test_pixel_stride_extent_wraps(void** state) {
   (void) state;
   static int8_t buffer[4096];
@@ -319,6 +319,10 @@ static void test_pixel_stride_extent_wraps(void** state) {
   assert_int_equal(q8nn_create_add_nd_s8(&aq, 0, &op), q8nn_status_success);
   const size_t long_shape[1] = {SIZE_MAX - 64}, one[1] = {1};
   assert_int_equal(q8nn_setup_add_nd_s8(op, 1, long_shape, 1, one, buffer, buffer + 8, buffer + 2048),
+                   q8nn_status_invalid_parameter);
+  /* broadcast: 2 x PTRDIFF_MAX output elements fit in size_t (SIZE_MAX - 1), their extent does not */
+  const size_t rows[2] = {(size_t) PTRDIFF_MAX, 1}, pair[2] = {1, 2};
+  assert_int_equal(q8nn_setup_add_nd_s8(op, 2, rows, 2, pair, buffer, buffer + 8, buffer + 2048),
                    q8nn_status_invalid_parameter);
   assert_int_equal(q8nn_run_operator(op, NULL), q8nn_status_invalid_state);
   q8nn_delete_operator(op);
