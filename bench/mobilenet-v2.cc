@@ -280,7 +280,7 @@ void network_benchmark(benchmark::State& state, Factory make, int threads) {
 
 // Median of `reps` samples of layer i. A sample of a layer shorter than 20 us is the mean of
 // enough back-to-back runs to fill 20 us, so that the two clock reads (about 20 ns each on the
-// development VM) stay below 1% of it: they were 15-25% of a 0.15 us add (round ten).
+// development VM) stay below 1% of it: they were 15-25% of a 0.15 us add.
 double median_layer_ms(Runner& r, size_t i, int reps) {
   const auto e0 = std::chrono::steady_clock::now();
   r.run_layer(i);

@@ -13,7 +13,7 @@ namespace q8nn_bench {
 
 // Activation buffers, 64-byte aligned as TFLite's arena aligns tensors (kDefaultTensorAlignment)
 // and q8nn-model its arena: with malloc's 16-byte alignment every 64-byte access of a kernel could
-// straddle two cache lines, differently from layer to layer (round ten).
+// straddle two cache lines, differently from layer to layer.
 template <class T>
 struct Aligned64 {
   using value_type = T;

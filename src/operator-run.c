@@ -101,13 +101,13 @@ static size_t choose_nc_tile(size_t nc, size_t nr, size_t rows, size_t threads) 
  * blocks (small layers keep MR-row tasks, so the threads still finish together): b0.project
  * (112x112x32>16) 1.2x. Up to 24 blocks rather than 6: 1.02-1.06x more on the four largest such
  * projections (one thread). With several NR blocks per call (the expansions) it measured
- * 0.93-0.97x (bench/README.md, round nine), so those keep MR rows, as do kernels without mloop.
+ * 0.93-0.97x (bench/README.md), so those keep MR rows, as do kernels without mloop.
  * Lines with mloop 2 (the AMX gemm, which configures its tiles once per call, about 45 ns) take
  * the same many-row tasks whatever the output channels: the expansions 112x112x16>96 and
- * 56x56x24>144 1.13-1.25x (issue 11, round fourteen). With several threads most layers now cut
+ * 56x56x24>144 1.13-1.25x (Intel host). With several threads most layers now cut
  * their rows into one part per thread instead (gemm_part_task); this choice remains for one
  * thread, for layers with fewer output rows than threads, and for the rows of the channel split.
- * Four tasks a thread rather than eight (round nineteen, before the parts): a thread that
+ * Four tasks a thread rather than eight (measured before the row parts): a thread that
  * finishes its share takes the other shares' last tasks, which keeps the threads together, and
  * the 28x28 layers' AMX calls went from 25-50 to 9-18 at two threads; the whole pass 1.570 ->
  * 1.547 ms at one thread (six alternating runs).
@@ -340,7 +340,7 @@ static void im2col_task(void* context, size_t n, size_t m0, size_t n0, size_t mt
       if (kh == 3) {
         /* 3-row kernels (the usual stem): two pixels per step, their six loads issued before their
            six stores. One pixel per step, each pixel's loads waited behind the last pixel's stores
-           to the row buffer: the MobileNetV2 stem ran 1.12x slower (bench/README.md, round eight). */
+           to the row buffer: the MobileNetV2 stem ran 1.12x slower (bench/README.md). */
         for (; x + 1 < ox + run; x += 2, src += 2 * src_step, row += 2 * k) {
           const int64_t ix1 = (int64_t) ((x + 1) * g->stride_width) - (int64_t) g->padding_left;
           if (ix1 + (int64_t) (kw - 1) >= (int64_t) in_w || last16 == NULL || src + src_step + last_row > last16) break;
@@ -427,7 +427,7 @@ static void expand_task(void* context, size_t row) {
  * 150 KB). With this sweep first: 24, 12 and 90 us. The kernels' masked loads are part of the cost
  * (plain loads for whole blocks: 53 -> 31 us on 28x28x192) but not all of it. Only runs with more
  * than one thread use it (dwconv_task_touching): a single core's data is always local, where the
- * sweep costs 3-5%. bench/README.md, round thirteen.
+ * sweep costs 3-5% (bench/README.md).
  */
 static void touch_dwconv_input(const struct q8nn_operator* op, size_t n, size_t oy, size_t c0, size_t rows,
                                size_t count) {
@@ -485,11 +485,11 @@ static void dwconv_task_touching(void* context, size_t n, size_t oy, size_t c0, 
  * contiguous share of them, as the gemm and im2col paths share out their rows: inside a network
  * pass a depthwise layer then reads mostly rows its own core has just written. Only where there
  * are fewer than two rows per thread are the channels cut into one strip per thread (whole CT
- * blocks), every row becoming `threads` tasks. Round three also cut them for the 7x7 and 14x14
- * layers, which balanced the threads when a layer ran alone; inside a two-thread pass each core
- * then read half of its input from the other core's cache, and MobileNetV2's 14x14 and 7x7
+ * blocks), every row becoming `threads` tasks. Cutting them so for the 7x7 and 14x14 layers too
+ * balanced the threads when a layer ran alone, but inside a two-thread pass each core then read
+ * half of its input from the other core's cache, and MobileNetV2's 14x14 and 7x7
  * depthwise layers took 1.6-2.5x their time alone (b7.dw 0.023 ms in the pass, 0.013 with rows;
- * 0.008 alone either way; bench/README.md, round thirteen). Outputs do not depend on the split:
+ * 0.008 alone either way; bench/README.md). Outputs do not depend on the split:
  * each byte is computed by one call with the same arithmetic.
  */
 static size_t choose_dwconv_strip(size_t rows, size_t channels, size_t ct, size_t threads) {

@@ -23,8 +23,7 @@
 /* Relative inner-loop rates (per mille of the ISA's best tile) and N granules. Derived from
    bench_ukernels (`--benchmark_filter='gemm/.*<isa>'`, six MobileNetV2 1x1 shapes): rate = 1000 /
    geometric mean over the shapes of time(tile) / time(best tile); see bench/README.md, "Tile
-   choice". AVX-512 VNNI: issue 11 round five (seven shapes, all three requantizations, after the
-   K-loop fix), relative to 8x32c4.
+   choice". AVX-512 VNNI: seven shapes, all three requantizations, relative to 8x32c4.
    G: the AVX-512 kernels run only the 16-channel vectors a last block needs; the AVX2 ones compute
    the whole NR block. */
 struct tile_rate {
@@ -37,8 +36,7 @@ static const struct tile_rate tile_rates[] = {
     {Q8NN_ISA_X86_AVX512VNNI, 4, 64, 4, 890, 16},
     {Q8NN_ISA_X86_AVX512VNNI, 6, 64, 4, 925, 16},
     {Q8NN_ISA_X86_AVX512VNNI, 12, 32, 4, 990, 16},
-    /* issue 11 round seven: 0.98 of 8x32c4 on the six shapes where neither pads M (four rounds,
-       three requantizations); it wins where it saves more than 2% of 8x32c4's rows (M = 49) */
+    /* 0.98 of 8x32c4 on the six shapes where neither pads M (four runs, three requantizations); it wins where it saves more than 2% of 8x32c4's rows (M = 49) */
     {Q8NN_ISA_X86_AVX512VNNI, 7, 32, 4, 980, 16},
     /* the one- and two-row tiles: geometric means over the ten MobileNetV2 shapes of
        bench_ukernels, medians of three (AMD Zen 4, rdouble), relative to 8x32c4 per executed MAC.
@@ -47,7 +45,7 @@ static const struct tile_rate tile_rates[] = {
     {Q8NN_ISA_X86_AVX512VNNI, 1, 32, 4, 386, 16},
     {Q8NN_ISA_X86_AVX512VNNI, 2, 32, 4, 611, 16},
     {Q8NN_ISA_X86_AVX512VNNI, 1, 64, 4, 396, 16},
-    /* AVX-VNNI: issue 11 round sixteen (the Intel host running the ymm path), three runs of the eight
+    /* AVX-VNNI: the Intel host running the ymm path, three runs of the eight
        MobileNetV2 shapes, three requantizations, relative to 6x16c4; the N = 24 shape, where the
        16-channel tiles compute 32 channels, left out of the means (the model counts that padding).
        6x16c4 was the fastest on the other seven in every run. */

@@ -9,7 +9,7 @@
    accumulator tile and its TILESTORED (the kernels store each C tile to an L1 buffer and load it
    back as zmm rows). On the Intel development VM the TDPBSSD hides behind the vector work but the
    TILESTORED does not: in a scratch loop, per 16x16 tile, the epilogue alone took 34 ns, with a
-   TDPBSSD 33, with a TILESTORED 40, with both 44.6, and the two alone 8.4 (round eighteen). Here:
+   TDPBSSD 33, with a TILESTORED 40, with both 44.6, and the two alone 8.4. Here:
    1.57 ns per 16 outputs without them (bound/epilogue/avx512vnni/rdouble), 1.90 with them
    (bound/epilogue/amx/rdouble), about 5 ns per tile. The AMX layers' bound takes this loop's time
    per 16 outputs as their epilogue (bench/README.md, "The exact path's bound"). */

@@ -20,7 +20,7 @@ typedef void (*q8nn_bound_tile_fn)(uint64_t tile);
    shift of -9 and MobileNetV2's blocks. The accumulators
    are made opaque each iteration (no instruction) so nothing is hoisted, but iterations are
    independent, as the epilogues of a kernel's successive tiles are: the loop times throughput.
-   (Until round five each result was XORed back into its accumulators, which chained the
+   (XORing each result back into its accumulators, as an earlier form of this loop did, chained the
    iterations and timed part of the sequence's latency: 1.91 ns per 16 rdouble outputs where the
    kernels' expand layers ran above the bound it gave.) */
 static inline __attribute__((always_inline)) uint64_t q8nn_bound_epilogue_loop(const int rounding, uint64_t iters,

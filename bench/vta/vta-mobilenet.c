@@ -236,7 +236,7 @@ static int run_layer(q8nn_backend_t vta, const struct layer* l, struct result* r
 }
 
 /* Per layer, the cycle bound of its program: max(GEMM micro-ops, ALU cycles = 2 per ALU micro-op,
-   DRAM bytes / 8 B per cycle) as issue 13 defines it, and the compute-module floor GEMM + ALU
+   DRAM bytes / 8 B per cycle), and the compute-module floor GEMM + ALU
    cycles (both run on the compute module, one after the other, spec §4.1). The gap between the
    simulated cycles and the floor splits into: compute busy with other work (ACC / UOP loads, the
    cycle of overhead per instruction) and compute idle (waiting for a dependency token: a LOAD of

@@ -151,7 +151,7 @@ Q8NN_INTERNAL int q8nn_add_affine_params(struct q8nn_qs8_add_params* p, int xnnp
    guarded. Exact ties cluster: at 10/9, 739 of the 65536 pairs fall in the guard.
    A candidate's scan stops once its misses are past what a guard could cover, or past four times
    the nearest candidate's. TFLite arithmetic only; at operator creation 0.3 ms on average over 400
-   random scale sets, 7.9 ms at most (3.5 ms for the ResNet add; Intel host, round fifteen). */
+   random scale sets, 7.9 ms at most (3.5 ms for the ResNet add; Intel host). */
 Q8NN_INTERNAL int q8nn_add_linear_params(struct q8nn_qs8_add_params* p);
 
 /* As q8nn_add_affine_params with only the forms in `forms` (bit 0: the +128 form, bit 1: the

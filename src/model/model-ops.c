@@ -148,7 +148,7 @@ static inline __attribute__((always_inline)) void table_fixed(size_t n, const si
  * (per-channel constants, channels innermost), lane k of the vector at byte i uses table
  * (i + k) mod nb: each table is looked up and the results merged under that lane pattern, which
  * repeats every nb vectors (64 mod nb is the phase step). 76800 bytes (cfu_mnv2's 160x160x3
- * preprocessing SUB, three tables) 14.1 -> 8.5 us, with one table 13.5 -> 3.4 us (round eighteen, a
+ * preprocessing SUB, three tables) 14.1 -> 8.5 us, with one table 13.5 -> 3.4 us (a
  * scratch timing loop; VPERMI2B takes two cycles here).
  */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))

@@ -89,7 +89,7 @@ size_t test_isa_masks(uint32_t* masks, size_t max) {
   /* Each tier as a CPU has it: the available bit with every available bit below it (the bits are
      ordered by tier within an architecture). List lines that need two bits (AVX-VNNI with AVX2,
      NEON dot product or i8mm with NEON) are active only so; with single-bit masks they never ran
-     here (issue 11, round sixteen). */
+     here. */
   const uint32_t available = q8nn_get_available_isa();
   for (uint32_t bit = 1; bit != 0 && n < max; bit <<= 1) {
     if (available & bit) {

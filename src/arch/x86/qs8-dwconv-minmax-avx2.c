@@ -17,7 +17,7 @@
  *
  * 9 taps pair them by kernel column instead, so that a stride-1 or stride-2 row reuses the last
  * pixel's sign-extended and interleaved columns (q8nn_x86_dw2_row9): one new column per pixel
- * (round eighteen; bench_ukernels rdouble 112x112x32 219 -> 181 us, 56x56x144 248 -> 204, 14x14x576
+ * (bench_ukernels rdouble 112x112x32 219 -> 181 us, 56x56x144 248 -> 204, 14x14x576
  * 66 -> 57, fp32 0.80-0.90x; the depthwise class under Q8NN_ISA_MASK=avx2 1.34 -> 1.19 ms on one
  * thread, 0.75 -> 0.66 on two).
  *

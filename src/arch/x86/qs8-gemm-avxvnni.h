@@ -4,8 +4,8 @@
  * TFLite roundings, 2 XNNPACK's fp32, x86-avx2.h) as constants. The ymm (VEX) port of
  * qs8-gemm-avx512vnni.h for machines with AVX-VNNI and no AVX-512.
  *
- * Sign handling as the AVX-512 kernels had it before issue 11's round six (their flip of the
- * activations measured no faster here, in rounds six and sixteen): weights packed as unsigned bytes
+ * Sign handling as the AVX-512 kernels had it before they flipped the activations (that flip
+ * measured no faster here, on the AMD and on the Intel host): weights packed as unsigned bytes
  * w + 128 are VPDPBUSD's
  * unsigned operand, activations (unchanged) the signed one, broadcast 4 bytes at a time; each row's
  * 128 * sum(x) over all taps is subtracted when the accumulators are initialised (modulo 2^32, so

@@ -32,7 +32,7 @@
  * per-lane constants (m2 even, m2 odd, e - 1), where the int64 form needs 12 with two mask
  * extractions, two masked subtractions, two 64-bit variable shifts and six constants. History:
  * 1.11-1.17x on the 64-channel depthwise kernel for the first int32 form (q from bits 31..62 of
- * P + 2^30, two 64-bit shifts and a blend, 11 instructions, round six); its time in the bound loop
+ * P + 2^30, two 64-bit shifts and a blend, 11 instructions); its time in the bound loop
  * 2.23 ns per 16 outputs with r finished in int32, 1.81 with the int16 finish, 1.67 with m2.
  *
  * From the accumulator with its sign bit flipped, a = acc + 2^31 in [0, 2^32) (the flipped form,
@@ -45,7 +45,7 @@
  * and five constants (q8nn_x86_flip16 holds the two c); the bound loop 1.70 -> 1.56 ns. The AMX
  * epilogue (two vectors per block) uses it. The depthwise and AVX-512 gemm kernels, whose
  * epilogues hold the constants of four vectors beside their accumulators, ran 3-9% slower with
- * the two more constants per vector (bench_ukernels, round seventeen) and keep the m2 form.
+ * the two more constants per vector (bench_ukernels) and keep the m2 form.
  *
  * Single rounding (TFLITE_SINGLE_ROUNDING): r = (acc * m + 2^(s-1)) >> s with s = 31 - shift in
  * [1, 62], truncated to its low 32 bits as TFLite's static_cast does.
