@@ -514,11 +514,5 @@ int main(void) {
       cmocka_unit_test(test_requantization_scale),
       cmocka_unit_test(test_host_threads),
   };
-#if defined(__SANITIZE_THREAD__)
-  /* The ThreadSanitizer build (scripts/test.sh --sanitize): the host parallel-for, whose pieces q8nn
-     wraps with TSan's annotations (common.h); the other tests run single operators on pthreadpool,
-     whose calls q8nn does not wrap (test_run_operators covers its region). */
-  cmocka_set_test_filter("test_host_threads");
-#endif
   return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
 }

@@ -415,14 +415,6 @@ static void test_residual_chain(void** state) {
 /* An operator keeps the loops of its last run until the next setup: set up again on another
    shape (and a list around it), it must run the new shape's loops. Outputs have guard bytes after
    them; a stale plan of the larger shape writes past the smaller one. */
-/* The ThreadSanitizer build (scripts/test.sh --sanitize) is told the order of q8nn_run_operators'
-   pthreadpool call only; single operators call pthreadpool directly, so there they run on the
-   calling thread (their plan is still kept and checked). */
-#if defined(__SANITIZE_THREAD__)
-#define SINGLE_POOL(pool) ((void) (pool), (pthreadpool_t) NULL)
-#else
-#define SINGLE_POOL(pool) (pool)
-#endif
 
 static void test_setup_again(void** state) {
   (void) state;
@@ -444,8 +436,8 @@ static void test_setup_again(void** state) {
     assert_int_equal(q8nn_setup_convolution2d_nhwc_s8(down, 1, 14, 11, y, RE, z, RC, NULL, NULL), q8nn_status_success);
     assert_int_equal(q8nn_setup_add_nd_s8(add, 3, big_shape, 3, big_shape, z, x, w), q8nn_status_success);
     assert_int_equal(q8nn_run_operators(3, list, pool), q8nn_status_success);
-    assert_int_equal(q8nn_run_operator(up, SINGLE_POOL(pool)), q8nn_status_success);
-    assert_int_equal(q8nn_run_operator(add, SINGLE_POOL(pool)), q8nn_status_success);
+    assert_int_equal(q8nn_run_operator(up, pool), q8nn_status_success);
+    assert_int_equal(q8nn_run_operator(add, pool), q8nn_status_success);
     /* the small shape: expected on the calling thread, then the list and each operator on the pool */
     assert_int_equal(q8nn_setup_convolution2d_nhwc_s8(up, 1, 5, 3, x, RC, y, RE, NULL, NULL), q8nn_status_success);
     assert_int_equal(q8nn_setup_convolution2d_nhwc_s8(down, 1, 5, 3, y, RE, z, RC, NULL, NULL), q8nn_status_success);
@@ -462,7 +454,7 @@ static void test_setup_again(void** state) {
         assert_int_equal(q8nn_run_operators(3, list, pool), q8nn_status_success);
       } else {
         for (size_t i = 0; i < 3; i++) {
-          assert_int_equal(q8nn_run_operator(list[i], SINGLE_POOL(pool)), q8nn_status_success);
+          assert_int_equal(q8nn_run_operator(list[i], pool), q8nn_status_success);
         }
       }
       assert_int_equal(test_first_mismatch(expected_w, w, small * RC), SIZE_MAX);
@@ -511,7 +503,7 @@ static void test_kept_plans(void** state) {
       /* each operator alone on another pool (its own loops for that thread count), then the
          chain's kept plan again */
       for (size_t i = 0; i < ch.count; i++) {
-        assert_int_equal(q8nn_run_operator(ch.ops[i], SINGLE_POOL(test_threadpool((pi + 1) % TEST_NUM_THREADPOOLS))),
+        assert_int_equal(q8nn_run_operator(ch.ops[i], test_threadpool((pi + 1) % TEST_NUM_THREADPOOLS)),
                          q8nn_status_success);
       }
       clear_outputs(&ch);

@@ -164,7 +164,7 @@ struct pool_piece {
 /* This host pool is built on pthreadpool, which is not built with ThreadSanitizer: in the TSan
    build it tells TSan what its call orders, as an instrumented host pool's own synchronisation
    would (q8nn does the same for the pieces it hands over, src/common.h). */
-#if defined(__SANITIZE_THREAD__)
+#if TEST_TSAN
 void __tsan_acquire(void* addr);
 void __tsan_release(void* addr);
 #define POOL_RELEASE(p) __tsan_release(p)

@@ -16,6 +16,18 @@
 extern "C" {
 #endif
 
+/** 1 in a ThreadSanitizer build (GCC's __SANITIZE_THREAD__, clang's __has_feature), else 0. */
+#if defined(__SANITIZE_THREAD__)
+#define TEST_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TEST_TSAN 1
+#endif
+#endif
+#ifndef TEST_TSAN
+#define TEST_TSAN 0
+#endif
+
 /** Seed of this run: Q8NN_TEST_SEED from the environment (decimal or 0x hex), else the time.
     Printed once to stderr on first use. Reseeds the PRNG on first call. */
 uint64_t test_seed(void);
