@@ -47,6 +47,13 @@ if [ "$sanitize" -eq 1 ]; then
   # part of the suite's time. The Release build and its tests stay on the default compiler.
   stage "setup (clang-19)" bash "$root/scripts/setup.sh" clang-19 libclang-rt-19-dev lld-19 llvm-19
   clang=(-DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19)
+  # a build directory configured with another compiler: CMake would drop every -D given with the
+  # new one, so it is made again
+  for dir in build-asan build-tsan; do
+    if [ -f "$root/$dir/CMakeCache.txt" ] && ! grep -q '^CMAKE_C_COMPILER:.*clang-19' "$root/$dir/CMakeCache.txt"; then
+      rm -rf "${root:?}/$dir"
+    fi
+  done
   cmake -S "$root" -B "$root/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQ8NN_SANITIZE=ON \
         -DQ8NN_BUILD_BENCHMARKS=OFF "${clang[@]}" "${q8nn_launcher[@]}" >/dev/null
   stage "ASan+UBSan build" cmake --build "$root/build-asan" -j"$jobs"
