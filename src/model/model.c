@@ -638,8 +638,9 @@ static enum q8nn_status prepare_fully_connected(struct loader* l, struct op* op)
   if (status != q8nn_status_success) return status;
   for (size_t i = 0; i < filter->scales.length; i++) {
     if (!isfinite(scales[i]) || scales[i] <= 0.0f) {
+      const double bad = (double) scales[i]; /* read before the free: the message names it */
       free(scales);
-      return op_fail(l, op, q8nn_status_unsupported_parameter, "filter scale %zu is %g", i, (double) scales[i]);
+      return op_fail(l, op, q8nn_status_unsupported_parameter, "filter scale %zu is %g", i, bad);
     }
   }
   /* Per tensor: TFLite GetQuantizedConvolutionMultipler (the scale product is a float, then

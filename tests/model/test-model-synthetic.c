@@ -214,6 +214,22 @@ static void test_fully_connected_refusals(void** state) {
     assert_non_null(strstr(error, "operator 0 (FULLY_CONNECTED)"));
     free(file);
   }
+  /* A filter scale that is not positive (found by fuzz-model-loader: the refusal's message read the
+     scale after freeing the table): unsupported_parameter, naming the scale. */
+  random_fc_case(&c, 1);
+  c.num_scales = (size_t) c.units;
+  c.quantized_dimension = 0;
+  for (size_t i = 0; i < c.num_scales; i++) c.filter_scales[i] = 0.01f, c.filter_zps[i] = 0;
+  c.filter_scales[c.num_scales - 1] = -0.5f;
+  size_t size;
+  uint8_t* file = fc_model(&c, &size);
+  q8nn_model_t m = (q8nn_model_t) (uintptr_t) 0x5EED;
+  char error[256] = "";
+  assert_int_equal(q8nn_model_load_memory(file, size, NULL, &m, error, sizeof(error)), q8nn_status_unsupported_parameter);
+  assert_ptr_equal(m, (q8nn_model_t) (uintptr_t) 0x5EED);
+  assert_non_null(strstr(error, "filter scale"));
+  assert_non_null(strstr(error, "-0.5"));
+  free(file);
 }
 
 /* MUL/SUB by constants in a chain: x * c1 - c2 - c3 (per channel, scalar, per channel) is one lookup
