@@ -1,5 +1,5 @@
 /*
- * Running and deleting operators. Work is split into independent tiles handed to the caller's
+ * Running operators. Work is split into independent tiles handed to the caller's
  * pthreadpool, or to a host's parallel-for (struct q8nn_threadpool) as pieces of the tile numbers;
  * each output byte is computed by exactly one tile with the same arithmetic, so every thread count
  * and pool gives identical bytes. Nothing here allocates.
@@ -933,23 +933,6 @@ enum q8nn_status q8nn_run_operator_on(q8nn_operator_t op, const struct q8nn_thre
   }
   const struct q8nn_exec exec = {NULL, pool};
   return run_operator(op, &exec, __func__);
-}
-
-enum q8nn_status q8nn_delete_operator(q8nn_operator_t op) {
-  if (op == NULL) return q8nn_status_success;
-  q8nn_backend_release(op);
-  q8nn_free_list_plan(op->list_plan);
-  free(op->kernel);
-  free(op->bias);
-  free(op->multiplier);
-  free(op->shift);
-  free(op->packed_weights);
-  free(op->zero_buffer);
-  free((void*) op->indirection);
-  free(op->expanded_input);
-  if (op->cls != NULL && op->cls->release != NULL) op->cls->release(op);
-  free(op);
-  return q8nn_status_success;
 }
 
 const char* q8nn_operator_kernel_name(q8nn_operator_t op) { return op != NULL ? op->kernel_name : ""; }

@@ -11,12 +11,6 @@
 #include "kernels/requantization.h"
 #include "operator.h"
 
-struct q8nn_operator* q8nn_allocate_operator(enum q8nn_operator_type type) {
-  struct q8nn_operator* op = calloc(1, sizeof(struct q8nn_operator));
-  if (op != NULL) op->type = type;
-  return op;
-}
-
 static int valid_zero_point(int32_t zp) { return zp >= -128 && zp <= 127; }
 static int valid_scale(float s) { return isfinite(s) && s > 0.0f; }
 static int valid_normal_scale(float s) { return isnormal(s) && s > 0.0f; }
