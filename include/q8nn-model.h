@@ -2,8 +2,9 @@
  * q8nn-model: whole int8 TFLite models on top of q8nn.
  *
  * A separate library (q8nn_model) above the public q8nn API: it reads a .tflite flatbuffer with its
- * own bounds-checked reader, creates q8nn operators for CONV_2D, DEPTHWISE_CONV_2D,
- * FULLY_CONNECTED and ADD once at load time, runs the other supported operators as portable C,
+ * own bounds-checked reader, creates q8nn operators once at load time (convolutions, depthwise,
+ * transposed convolution, fully connected, add, pooling, the elementwise tables, softmax, resize,
+ * concatenation), runs the other supported operators (mean, mul, sub, pad, ...) as portable C,
  * and plans every activation tensor into one arena (tensors with disjoint lifetimes share memory,
  * greedy by size as TFLite Micro's planner). Results are bit-exact with TFLite's reference integer
  * kernels (double rounding).
@@ -15,6 +16,10 @@
  * Memory: the file is read during load only (q8nn packs the weights; constants read at run time
  * are copied): the caller's bytes may be freed once load returns.
  * Bound input/output buffers belong to the caller and must stay valid until rebound or delete.
+ *
+ * Threads: a model is used by one thread at a time (load, bind, run, debug calls, delete); distinct
+ * models, also loaded from the same file or memory, may run on distinct threads at once, on the CPU
+ * or sharing one VTA backend (q8nn.h, "Concurrency").
  */
 #ifndef Q8NN_MODEL_H
 #define Q8NN_MODEL_H
