@@ -38,7 +38,7 @@ constexpr double kPeakGmacPerCore = 455.0;  // VPDPBUSD zmm on this machine (see
 bool g_fp32 = false;  // --fp32: the fp32-mode q8nn is the reference column
 bool g_one_call_per_layer = false;  // --one-call-per-layer: whole passes without q8nn_run_operators
 bool g_no_peers = false;  // --no-peers: the reference column only
-q8nn_bound_rates g_bound = {};  // rates of the active ISA's loops (bench/README.md, "The exact path's bound")
+q8nn_bound_rates g_bound = {};  // rates of the active ISA's loops (docs/performance.md, "The exact path's bound")
 
 // Lower bound (ms, one core) of the reference column's numerics on layer l: the MACs at the dot
 // instruction's rate plus the epilogue per 16 outputs, or the bytes moved at the in-cache copy rate
@@ -47,8 +47,8 @@ q8nn_bound_rates g_bound = {};  // rates of the active ISA's loops (bench/README
 // lines): the products run on the tile unit beside the vector epilogue, so the larger of the two,
 // not their sum; the products count whole TDPBSSD (16 x 16 outputs, 64 bytes of K each: a K of 16
 // costs what a K of 64 does), and the epilogue is the loop that has its tile's TDPBSSD and
-// TILESTORED in it (the tile store does not overlap the vector work; bench/README.md, round
-// eighteen).
+// TILESTORED in it (the tile store does not overlap the vector work; docs/performance.md, "The
+// exact path's bound").
 double bound_ms(const Layer& l) {
   if (g_bound.isa == nullptr) return 0.0;
   const double outputs = (double) l.oh * l.ow * l.cout;

@@ -101,7 +101,8 @@ static size_t choose_nc_tile(size_t nc, size_t nr, size_t rows, size_t threads) 
  * blocks (small layers keep MR-row tasks, so the threads still finish together): b0.project
  * (112x112x32>16) 1.2x. Up to 24 blocks rather than 6: 1.02-1.06x more on the four largest such
  * projections (one thread). With several NR blocks per call (the expansions) it measured
- * 0.93-0.97x (bench/README.md), so those keep MR rows, as do kernels without mloop.
+ * 0.93-0.97x (docs/performance.md, "1x1 convolutions (gemm)"), so those keep MR rows, as do
+ * kernels without mloop.
  * Lines with mloop 2 (the AMX gemm, which configures its tiles once per call, about 45 ns) take
  * the same many-row tasks whatever the output channels: the expansions 112x112x16>96 and
  * 56x56x24>144 1.13-1.25x (Intel host). With several threads most layers now cut
@@ -137,11 +138,11 @@ static size_t choose_gemm_m_tile(const struct q8nn_operator* op, size_t row_bloc
  * cross-core and shared-cache bytes costed alike, where K x N > M x (K + N). In MobileNetV2
  * that is the 7x7 layers (M = 49, 92-410 KB of weights): inside a two-thread pass both threads
  * had streamed all of them, and the row tiles (32 and 17 rows of the AMX line's 32) were
- * unequal; the 7x7 1x1 layers took 0.025-0.036 ms of the pass less (bench/README.md, round
- * nineteen). The 14x14 layers (24-55 KB of weights, 75-113 KB of activations) keep rows: split by
- * channels they ran 10-20% slower in the pass. Needs a line that takes any number of rows per
- * call (mloop) and at least one NR block per thread. Shape arithmetic only; the bytes do not
- * depend on it.
+ * unequal; the 7x7 1x1 layers took 0.025-0.036 ms of the pass less (docs/performance.md, "Work
+ * split for the 1x1 layers"). The 14x14 layers (24-55 KB of weights, 75-113 KB of activations)
+ * keep rows: split by channels they ran 10-20% slower in the pass. Needs a line that takes any
+ * number of rows per call (mloop) and at least one NR block per thread. Shape arithmetic only; the
+ * bytes do not depend on it.
  */
 static int gemm_split_channels(const struct q8nn_operator* op, size_t m, size_t threads) {
   const struct q8nn_conv_geometry* g = &op->geometry;
@@ -340,7 +341,8 @@ static void im2col_task(void* context, size_t n, size_t m0, size_t n0, size_t mt
       if (kh == 3) {
         /* 3-row kernels (the usual stem): two pixels per step, their six loads issued before their
            six stores. One pixel per step, each pixel's loads waited behind the last pixel's stores
-           to the row buffer: the MobileNetV2 stem ran 1.12x slower (bench/README.md). */
+           to the row buffer: the MobileNetV2 stem ran 1.12x slower (docs/performance.md, "The
+           stem"). */
         for (; x + 1 < ox + run; x += 2, src += 2 * src_step, row += 2 * k) {
           const int64_t ix1 = (int64_t) ((x + 1) * g->stride_width) - (int64_t) g->padding_left;
           if (ix1 + (int64_t) (kw - 1) >= (int64_t) in_w || last16 == NULL || src + src_step + last_row > last16) break;
@@ -427,7 +429,7 @@ static void expand_task(void* context, size_t row) {
  * 150 KB). With this sweep first: 24, 12 and 90 us. The kernels' masked loads are part of the cost
  * (plain loads for whole blocks: 53 -> 31 us on 28x28x192) but not all of it. Only runs with more
  * than one thread use it (dwconv_task_touching): a single core's data is always local, where the
- * sweep costs 3-5% (bench/README.md).
+ * sweep costs 3-5% (docs/performance.md, "Cross-core reads").
  */
 static void touch_dwconv_input(const struct q8nn_operator* op, size_t n, size_t oy, size_t c0, size_t rows,
                                size_t count) {
@@ -489,7 +491,8 @@ static void dwconv_task_touching(void* context, size_t n, size_t oy, size_t c0, 
  * balanced the threads when a layer ran alone, but inside a two-thread pass each core then read
  * half of its input from the other core's cache, and MobileNetV2's 14x14 and 7x7
  * depthwise layers took 1.6-2.5x their time alone (b7.dw 0.023 ms in the pass, 0.013 with rows;
- * 0.008 alone either way; bench/README.md). Outputs do not depend on the split:
+ * 0.008 alone either way; docs/performance.md, "Cross-core reads"). Outputs do not depend on
+ * the split:
  * each byte is computed by one call with the same arithmetic.
  */
 static size_t choose_dwconv_strip(size_t rows, size_t channels, size_t ct, size_t threads) {

@@ -4,7 +4,8 @@
  * Each q8nn_run_operator with a threadpool is one pthreadpool call, and a call costs a fixed time
  * whatever its size: waking the workers (a futex system call) and waiting for them. On the 2-core
  * development VM that is 1.4 us per call against 0.2 us for a barrier between threads that are
- * already running (bench/README.md), and MobileNetV2 makes 62 calls a pass. Here the
+ * already running (docs/performance.md, "Threads and the parallel region"), and MobileNetV2
+ * makes 62 calls a pass. Here the
  * whole sequence is one pthreadpool call (or one host parallel-for, q8nn_run_operators_on) of one
  * item per thread; inside it every operator's loops
  * (q8nn_operator_works, the same tiles as q8nn_run_operator's calls) run one after the other, with
@@ -20,7 +21,8 @@
  * 112x112 to 14x14 blocks; the depthwise layers read their neighbours' rows, the 7x7 1x1 layers
  * are cut by channels): each barrier put one cross-core transfer on the critical path (about 0.3
  * us) and held the thread that finished first. Two-thread pass 0.984x and 0.993x the time (medians
- * of two series of alternating runs of one binary with the plan switched off and on; bench/README.md).
+ * of two series of alternating runs of one binary with the plan switched off and on;
+ * docs/performance.md, "Share waits instead of barriers").
  *
  * Tiles of a loop: participant p first runs its own contiguous share of the tile numbers (the
  * share pthreadpool would give thread p, so consecutive layers keep their rows on the same core),

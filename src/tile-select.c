@@ -22,7 +22,7 @@
 
 /* Relative inner-loop rates (per mille of the ISA's best tile) and N granules. Derived from
    bench_ukernels (`--benchmark_filter='gemm/.*<isa>'`, six MobileNetV2 1x1 shapes): rate = 1000 /
-   geometric mean over the shapes of time(tile) / time(best tile); see bench/README.md, "Tile
+   geometric mean over the shapes of time(tile) / time(best tile); see docs/performance.md, "Tile
    choice". AVX-512 VNNI: seven shapes, all three requantizations, relative to 8x32c4.
    G: the AVX-512 kernels run only the 16-channel vectors a last block needs; the AVX2 ones compute
    the whole NR block. */

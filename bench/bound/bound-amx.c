@@ -12,7 +12,7 @@
    TDPBSSD 33, with a TILESTORED 40, with both 44.6, and the two alone 8.4. Here:
    1.57 ns per 16 outputs without them (bound/epilogue/avx512vnni/rdouble), 1.90 with them
    (bound/epilogue/amx/rdouble), about 5 ns per tile. The AMX layers' bound takes this loop's time
-   per 16 outputs as their epilogue (bench/README.md, "The exact path's bound"). */
+   per 16 outputs as their epilogue (docs/performance.md, "The exact path's bound"). */
 #include <immintrin.h>
 #include <string.h>
 

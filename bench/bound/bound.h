@@ -1,8 +1,8 @@
 /*
  * Throughput loops behind the "exact bound" of bench_mobilenet_v2 and the bound/ benchmarks of
- * bench_ukernels (see bench/README.md, "The exact path's bound"): the dot-product instruction of an
- * ISA's gemm kernels on registers, the exact epilogue's instruction sequence on registers (the
- * helpers of src/arch/x86/x86-avx512.h / x86-avx2.h themselves), and an in-cache copy.
+ * bench_ukernels (see docs/performance.md, "The exact path's bound"): the dot-product instruction
+ * of an ISA's gemm kernels on registers, the exact epilogue's instruction sequence on registers
+ * (the helpers of src/arch/x86/x86-avx512.h / x86-avx2.h themselves), and an in-cache copy.
  */
 #ifndef Q8NN_BENCH_BOUND_H
 #define Q8NN_BENCH_BOUND_H

@@ -1787,7 +1787,8 @@ static enum q8nn_status model_run(q8nn_model_t m, const struct run_threads* t) {
   }
   /* With several threads, consecutive q8nn operators (convolutions, fully connected, adds) run as
      one q8nn_run_operators list: one threadpool call and a barrier per operator instead of a call
-     each (bench/README.md). Profiling and the debug callback keep one call per op. */
+     each (docs/performance.md, "Threads and the parallel region"). Profiling and the debug
+     callback keep one call per op. */
   const int batch = !m->profile && m->debug == NULL && threads_of(t) > 1;
   q8nn_operator_t list[RUN_LIST_MAX];
   size_t listed = 0;

@@ -14,7 +14,8 @@
  * (The first form had it the other way round: weights w + 128 unsigned, activations signed
  * straight from memory, and 128 sum(x) of each row computed per call and subtracted. Those row
  * sums, their reductions, broadcasts and per-accumulator corrections cost as much as the K steps
- * at K <= 32, and the flip costs nothing measurable even at K = 960: bench/README.md.)
+ * at K <= 32, and the flip costs nothing measurable even at K = 960: docs/performance.md,
+ * "1x1 convolutions (gemm)".)
  *
  * K: groups of 4 bytes; a 1..3-byte K tail is read with a masked load (zeros past kc become 0x80
  * and meet packed zeros). Rows past mr alias the last valid row (computed, stored to the same place

@@ -8,7 +8,8 @@
  * tail: exactly n bytes read from a (and b) and written to y; each chunk is read before it is
  * written, so y may alias a or b.
  * With the signed-data form (affine_signed) the coefficients are VPMADDUBSW's unsigned operand and
- * the bytes its signed one, so the two XORs go: 1.19x on 75264 elements (bench/README.md).
+ * the bytes its signed one, so the two XORs go: 1.12-1.15x on 75264 elements (docs/performance.md,
+ * "Add").
  * Without an affine form (affine_valid 0) each kernel runs the generic kernel of its arithmetic,
  * which stays a list line of its own. One body serves TFLite's and XNNPACK's arithmetic: the
  * affine form is checked against the operator's own arithmetic. Uses AVX-512 BW only; listed with
@@ -72,7 +73,7 @@ Q8NN_X86_INLINE void q8nn_x86_vadd_affine_form(size_t n, const int8_t* a, const 
   /* the bytes up to y's next 64-byte boundary first (a masked chunk), so that the loop's stores, and
      its loads where a and b share y's alignment, do not straddle cache lines: with 16-byte aligned
      buffers (an allocator's or TFLite's arena alignment) every straddling access cost more than the
-     arithmetic (bench/README.md) */
+     arithmetic (docs/performance.md, "Add") */
   const size_t head = (size_t) (0 - (uintptr_t) y) & 63;
   if (head != 0 && n >= 128 + head) {
     q8nn_x86_affine_chunk(head, a, b, y, vbc, broadcast_b, &c, SIGNED, FLIP);
