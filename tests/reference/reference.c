@@ -69,6 +69,15 @@ int32_t ref_multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, int3
 }
 
 int ref_quantize_multiplier(double real, int32_t* multiplier, int32_t* shift) {
+  if (!isfinite(real)) {
+    /* An infinite or NaN real (a float ratio of scales that overflowed), as TFLite compiled for
+       x86-64 computes it: glibc's frexp returns it with exponent 0, and converting round(inf) to
+       int64 gives INT64_MIN, whose low 32 bits make multiplier 0 (src/operators/unary-table.c
+       models the same). Converting it here directly would be undefined behaviour. */
+    *multiplier = 0;
+    *shift = 0;
+    return 1;
+  }
   if (real == 0.0) {
     *multiplier = 0;
     *shift = 0;
