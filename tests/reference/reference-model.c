@@ -63,6 +63,17 @@ static struct fp one_over_one_plus_x_for_x_in_0_1(struct fp a) {
   return fp_rescale(fp_make(x.raw, 1), 0); /* ExactMulByPot<-1> then Rescale<0> */
 }
 
+/* gemmlowp's RoundingDivideByPOT as TFLite's softmax output step runs it compiled for x86-64: its
+   exponent, num_bits_over_unit + 23, exceeds 31 once a row's exp sum reaches 2^28 (512 or more
+   values at the row's maximum); the int32 mask of the int64 2^e - 1 is then all ones and the int32
+   shift by e executes as a shift by e mod 32. */
+static int32_t softmax_rdbpot(int32_t x, int exponent) {
+  if (exponent <= 31) return ref_rdbpot(x, exponent);
+  const int32_t mask = -1;
+  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> (exponent & 31)) + ((x & mask) > threshold ? 1 : 0);
+}
+
 int ref_softmax_s8(float beta, float input_scale, size_t outer, size_t depth, const int8_t* in, int8_t* out) {
   double real = (double) beta * (double) input_scale * (double) (1 << 26);
   if (real > 2147483647.0) real = 2147483647.0;
@@ -90,7 +101,8 @@ int ref_softmax_s8(float beta, float input_scale, size_t outer, size_t depth, co
       const int32_t diff = in[i * depth + c] - max_in_row;
       if (diff >= diff_min) {
         const struct fp scaled = fp_make(ref_srdhm(diff * (1 << shift), multiplier), 5);
-        const int32_t unsat = ref_rdbpot(fp_mul(shifted_scale, exp_on_negative_values(scaled)).raw, num_bits_over_unit + 31 - 8);
+        const int32_t unsat = softmax_rdbpot(fp_mul(shifted_scale, exp_on_negative_values(scaled)).raw,
+                                             num_bits_over_unit + 31 - 8);
         const int32_t v = unsat - 128;
         out[i * depth + c] = (int8_t) (v > 127 ? 127 : v < -128 ? -128 : v);
       } else {
