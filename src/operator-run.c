@@ -45,17 +45,26 @@ static void host_parallelize(const struct q8nn_threadpool* host, struct host_loo
   Q8NN_TSAN_ACQUIRE(loop);
 }
 
+#ifdef Q8NN_TSAN_ANNOTATE
+/* A TSan build hands pthreadpool's calls the same pieces (the same indices or tiles, so the same
+   bytes) through host_piece: pthreadpool is not instrumented, and the annotations there tell TSan
+   what its calls order. */
+static void pool_parallelize_annotated(pthreadpool_t pool, struct host_loop* loop, size_t range) {
+  Q8NN_TSAN_RELEASE(loop);
+  pthreadpool_parallelize_1d_tile_1d(pool, host_piece, loop, range, 1, 0);
+  Q8NN_TSAN_ACQUIRE(loop);
+}
+#endif
+
 void q8nn_exec_parallelize_1d(const struct q8nn_exec* exec, void (*fn)(void*, size_t), void* context, size_t range) {
   if (exec->host != NULL) {
     struct host_loop loop = {fn, context, NULL};
     host_parallelize(exec->host, &loop, range);
   } else {
 #ifdef Q8NN_TSAN_ANNOTATE
-    if (exec->pool != NULL) { /* through host_piece, whose annotations order pthreadpool's calls */
+    if (exec->pool != NULL) {
       struct host_loop loop = {fn, context, NULL};
-      Q8NN_TSAN_RELEASE(&loop);
-      pthreadpool_parallelize_1d_tile_1d(exec->pool, host_piece, &loop, range, 1, 0);
-      Q8NN_TSAN_ACQUIRE(&loop);
+      pool_parallelize_annotated(exec->pool, &loop, range);
       return;
     }
 #endif
@@ -617,13 +626,9 @@ static void parallelize_work(const struct q8nn_work* w, const struct q8nn_exec* 
   }
   pthreadpool_t threadpool = w->caller_only ? NULL : exec->pool;
 #ifdef Q8NN_TSAN_ANNOTATE
-  /* A TSan build runs the tiles through host_piece (the same tiles, so the same bytes): pthreadpool
-     is not instrumented, and the annotations there tell TSan what its calls order. */
   if (threadpool != NULL) {
     struct host_loop loop = {NULL, NULL, w};
-    Q8NN_TSAN_RELEASE(&loop);
-    pthreadpool_parallelize_1d_tile_1d(threadpool, host_piece, &loop, q8nn_work_tiles(w), 1, 0);
-    Q8NN_TSAN_ACQUIRE(&loop);
+    pool_parallelize_annotated(threadpool, &loop, q8nn_work_tiles(w));
     return;
   }
 #endif
