@@ -15,24 +15,17 @@ numbers="$numbers|seventeen|eighteen|nineteen|twenty|thirty|[0-9]+"
 pattern="\\b([Rr])ounds? ($numbers)\\b|\\b([Ii])ssue [0-9]+\\b|\\b([Tt])his session\\b"
 
 # The matcher must catch what it is meant to catch, or this test could never fail.
-for sample in "(bench/README.md, rou""nd ten)" "issu""e 11's rou""nd six" "rounds si""x and sixteen" "in thi""s session"; do
-  if ! printf '%s\n' "$sample" | grep -qE "$pattern"; then
-    echo "self-check: the pattern misses '$sample'" >&2
-    exit 1
-  fi
-done
-for sample in "round to nearest, ties to even" "rounds the product once" "a GitHub issue thread" "round-trip" "each step issues 16 SDOT" "tflite-micro issue #329"; do
-  if printf '%s\n' "$sample" | grep -qE "$pattern"; then
-    echo "self-check: the pattern flags '$sample'" >&2
-    exit 1
-  fi
-done
+source "$(dirname "$0")/repo-check.sh"
+self_check "$pattern" "(bench/README.md, rou""nd ten)
+issu""e 11's rou""nd six
+rounds si""x and sixteen
+in thi""s session" "round to nearest, ties to even
+rounds the product once
+a GitHub issue thread
+round-trip
+each step issues 16 SDOT
+tflite-micro issue #329"
 
-if [ -d .git ] && command -v git >/dev/null; then
-  files() { git ls-files -z; }
-else
-  files() { find . \( -name .git -o -name 'build*' -o -name out \) -prune -o -type f -print0; }
-fi
 hits=$(files | xargs -0 grep -InE "$pattern" -- 2>/dev/null || true)
 if [ -n "$hits" ]; then
   echo "tracked files cite the process (state the fact and its figure instead):"
