@@ -298,6 +298,9 @@ Q8NN_INTERNAL size_t q8nn_exec_threads(const struct q8nn_exec* exec);
 /* fn(context, i) for i in [0, range), spread over the exec's threads; returns when all are done. */
 Q8NN_INTERNAL void q8nn_exec_parallelize_1d(const struct q8nn_exec* exec, void (*fn)(void*, size_t), void* context,
                                             size_t range);
+/* A work (q8nn_operator_works) through the pthreadpool call it describes, or as the host
+   parallel-for's pieces of its tile numbers; on the calling thread when w->caller_only. */
+Q8NN_INTERNAL void q8nn_exec_work(const struct q8nn_work* w, const struct q8nn_exec* exec);
 
 Q8NN_INTERNAL enum q8nn_status q8nn_run_conv_cpu(struct q8nn_operator* op, const struct q8nn_exec* exec);
 /* Any CPU operator (the type's run). */

@@ -4,7 +4,7 @@
  * the whole graph) equals tests/reference's naive TFLite-reference loop run on the same input
  * tensors. The operator parameters (padding, strides, dilation, activation, per-channel scales,
  * filters, biases) are read from the .tflite here with the flatbuffer reader and turned into
- * TFLite's multipliers by tests/reference, independently of src/model/model.c. Each CONV_2D,
+ * TFLite's multipliers by tests/reference, independently of the model loader (src/model/). Each CONV_2D,
  * DEPTHWISE_CONV_2D and ADD output also equals the standalone q8nn operator's, created from the
  * file's float scales and run on the same input tensors.
  */

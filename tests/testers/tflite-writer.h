@@ -1,7 +1,7 @@
 /*
  * A small .tflite writer for the model tests: one subgraph of the tensors and operators given,
  * serialized as a FlatBuffer from the published TFLite schema's field ids (the same ones
- * src/model/model.c reads), written back to front as FlatBuffers builders do. Enough to make
+ * src/model/parse.c reads), written back to front as FlatBuffers builders do. Enough to make
  * synthetic models of the operators and options real files do not have (per-channel
  * FULLY_CONNECTED, shapes a backend declines, fused lookup chains); not a general builder.
  */
