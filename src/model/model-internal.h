@@ -6,6 +6,10 @@
  * set up with arena pointers (prepare.c dispatches to prepare-*.c, one file per family). Run =
  * copy bound inputs in, run every operator in order, copy bound outputs out, no allocation
  * (execute.c). model.c holds the public entry points of q8nn-model.h.
+ *
+ * Calls go one way: model.c -> parse.c, plan.c, prepare.c, execute.c; parse.c and execute.c ->
+ * prepare.c (the table) -> prepare-*.c; plan.c -> prepare-elementwise.c (model_table_values); all
+ * of them -> loader.c (errors, shared checks) -> model-ops.c, flatbuffer.c.
  */
 #ifndef Q8NN_MODEL_INTERNAL_H
 #define Q8NN_MODEL_INTERNAL_H
@@ -123,7 +127,7 @@ struct loader {
 #define ARENA_ALIGNMENT 64
 #define MAX_TENSOR_BYTES ((size_t) 1 << 31)
 
-/* ---- errors (parse.c): write the message when the caller gave an error buffer; return status */
+/* ---- errors (loader.c): write the message when the caller gave an error buffer; return status */
 enum q8nn_status model_fail(struct loader* l, enum q8nn_status status, const char* format, ...);
 /* "operator <index> (<builtin name>): " + the message */
 enum q8nn_status model_op_fail(struct loader* l, const struct op* op, enum q8nn_status status, const char* format, ...);
@@ -143,12 +147,14 @@ enum q8nn_status model_compute_lifetimes(struct loader* l);
 enum q8nn_status model_plan_arena(struct loader* l);
 enum q8nn_status model_copy_runtime_constants(struct loader* l);
 
-/* ---- prepare.c: the one table of builtins and kinds, and what every preparation shares */
+/* ---- prepare.c: the one table of builtins and kinds */
 /* The kind of a builtin and how many of its inputs are data (read as activations); 0: unsupported. */
 int model_kind_of(int32_t builtin, enum kind* kind, size_t* data_inputs);
 /* The kind runs as a q8nn operator (op->qop), so it can join a q8nn_run_operators list. */
 bool model_kind_is_q8nn_operator(enum kind kind);
 enum q8nn_status model_prepare_op(struct loader* l, struct op* op);
+
+/* ---- loader.c: what every preparation shares */
 int model_is_int8_activation(const struct tensor* t);
 /* TFLite CalculateActivationRangeQuantized for int8; 0: unknown activation or an empty range. */
 int model_activation_range(int activation, const struct tensor* out, int32_t* min, int32_t* max);
@@ -187,8 +193,5 @@ enum q8nn_status model_prepare_resize(struct loader* l, struct op* op);
 enum q8nn_status model_prepare_copy(struct loader* l, struct op* op);
 enum q8nn_status model_prepare_pad(struct loader* l, struct op* op);
 enum q8nn_status model_prepare_concat(struct loader* l, struct op* op);
-
-/* ---- model.c */
-void model_describe(const struct tensor* t, struct q8nn_model_tensor_info* info);
 
 #endif

@@ -98,7 +98,7 @@ size_t q8nn_model_num_outputs(q8nn_model_t m) { return m != NULL ? m->num_output
 size_t q8nn_model_arena_size(q8nn_model_t m) { return m != NULL ? m->arena_size : 0; }
 size_t q8nn_model_num_operators(q8nn_model_t m) { return m != NULL ? m->num_ops : 0; }
 
-void model_describe(const struct tensor* t, struct q8nn_model_tensor_info* info) {
+static void describe(const struct tensor* t, struct q8nn_model_tensor_info* info) {
   memset(info, 0, sizeof(*info));
   info->name = t->name;
   info->type = (enum q8nn_model_type) t->type;
@@ -111,13 +111,13 @@ void model_describe(const struct tensor* t, struct q8nn_model_tensor_info* info)
 
 enum q8nn_status q8nn_model_input_info(q8nn_model_t m, size_t index, struct q8nn_model_tensor_info* info) {
   if (m == NULL || info == NULL || index >= m->num_inputs) return q8nn_status_invalid_parameter;
-  model_describe(&m->tensors[m->inputs[index]], info);
+  describe(&m->tensors[m->inputs[index]], info);
   return q8nn_status_success;
 }
 
 enum q8nn_status q8nn_model_output_info(q8nn_model_t m, size_t index, struct q8nn_model_tensor_info* info) {
   if (m == NULL || info == NULL || index >= m->num_outputs) return q8nn_status_invalid_parameter;
-  model_describe(&m->tensors[m->outputs[index]], info);
+  describe(&m->tensors[m->outputs[index]], info);
   return q8nn_status_success;
 }
 
@@ -177,7 +177,7 @@ enum q8nn_status q8nn_model_debug_tensor(q8nn_model_t m, size_t index, size_t sl
     *data = NULL;
     return q8nn_status_success;
   }
-  model_describe(&m->tensors[t], info);
+  describe(&m->tensors[t], info);
   *data = m->tensors[t].data;
   return q8nn_status_success;
 }

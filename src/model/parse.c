@@ -1,6 +1,6 @@
 /*
  * Parsing a .tflite file into tensors and operators, with validation of every index, extent and
- * quantization field, and the loader's error messages.
+ * quantization field.
  *
  * TFLite schema field ids used here (schema.fbs): Model{version 0, operator_codes 1, subgraphs 2,
  * description 3, buffers 4}; OperatorCode{deprecated_builtin_code 0 (int8), custom_code 1,
@@ -10,64 +10,10 @@
  * quantized_dimension 6}; Operator{opcode_index 0, inputs 1, outputs 2, builtin_options_type 3,
  * builtin_options 4}; Buffer{data 0, offset 1, size 2}.
  */
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model-internal.h"
-
-const char* model_builtin_name(int32_t code) {
-  static const char* const names[] = {
-      "ADD", "AVERAGE_POOL_2D", "CONCATENATION", "CONV_2D", "DEPTHWISE_CONV_2D", "DEPTH_TO_SPACE",
-      "DEQUANTIZE", "EMBEDDING_LOOKUP", "FLOOR", "FULLY_CONNECTED", "HASHTABLE_LOOKUP", "L2_NORMALIZATION",
-      "L2_POOL_2D", "LOCAL_RESPONSE_NORMALIZATION", "LOGISTIC", "LSH_PROJECTION", "LSTM", "MAX_POOL_2D",
-      "MUL", "RELU", "RELU_N1_TO_1", "RELU6", "RESHAPE", "RESIZE_BILINEAR", "RNN", "SOFTMAX",
-      "SPACE_TO_DEPTH", "SVDF", "TANH", "CONCAT_EMBEDDINGS", "SKIP_GRAM", "CALL", "CUSTOM",
-      "EMBEDDING_LOOKUP_SPARSE", "PAD", "UNIDIRECTIONAL_SEQUENCE_RNN", "GATHER", "BATCH_TO_SPACE_ND",
-      "SPACE_TO_BATCH_ND", "TRANSPOSE", "MEAN", "SUB", "DIV", "SQUEEZE", "UNIDIRECTIONAL_SEQUENCE_LSTM",
-      "STRIDED_SLICE", "BIDIRECTIONAL_SEQUENCE_RNN", "EXP", "TOPK_V2", "SPLIT", "LOG_SOFTMAX"};
-  if (code >= 0 && (size_t) code < sizeof(names) / sizeof(names[0])) return names[code];
-  if (code == OP_PADV2) return "PADV2";
-  if (code == OP_QUANTIZE) return "QUANTIZE";
-  if (code == OP_LEAKY_RELU) return "LEAKY_RELU";
-  if (code == OP_ELU) return "ELU";
-  if (code == OP_HARD_SWISH) return "HARD_SWISH";
-  if (code == OP_RESIZE_NEAREST_NEIGHBOR) return "RESIZE_NEAREST_NEIGHBOR";
-  if (code == OP_TRANSPOSE_CONV) return "TRANSPOSE_CONV";
-  return "(unknown builtin)";
-}
-
-enum q8nn_status model_fail(struct loader* l, enum q8nn_status status, const char* format, ...) {
-  if (l->error != NULL && l->error_size > 0) {
-    va_list args;
-    va_start(args, format);
-    vsnprintf(l->error, l->error_size, format, args);
-    va_end(args);
-  }
-  return status;
-}
-
-enum q8nn_status model_op_fail(struct loader* l, const struct op* op, enum q8nn_status status, const char* format, ...) {
-  char detail[256];
-  va_list args;
-  va_start(args, format);
-  vsnprintf(detail, sizeof(detail), format, args);
-  va_end(args);
-  return model_fail(l, status, "operator %zu (%s): %s", op->index, model_builtin_name(op->builtin), detail);
-}
-
-enum q8nn_status model_options_fail(struct loader* l, const struct op* op) {
-  return model_op_fail(l, op, q8nn_status_invalid_parameter, "wrong options type %u", op->options_type);
-}
-
-enum q8nn_status model_q8nn_fail(struct loader* l, const struct op* op, const char* call, enum q8nn_status status) {
-  return model_op_fail(l, op, status, "q8nn %s failed (%s)", call, q8nn_status_string(status));
-}
-
-enum q8nn_status model_reader_fail(struct loader* l) {
-  return model_fail(l, q8nn_status_invalid_parameter, "malformed model file: %s", l->r.error);
-}
 
 static size_t type_size(int type) {
   switch (type) {

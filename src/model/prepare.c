@@ -1,87 +1,9 @@
 /*
- * Preparation shared by every operator family: the table of builtins and kinds, activation
- * ranges, output sizes, and the backend placement rules.
+ * The table of the model layer's operators: each supported builtin's kind, and each kind's
+ * preparation (in the prepare-*.c of its family) and way of running. Above the prepare-*.c files,
+ * which never call back into it.
  */
-#include <math.h>
-
 #include "model-internal.h"
-
-int model_is_int8_activation(const struct tensor* t) {
-  return t->type == q8nn_model_type_int8 && t->scales.length == 1 && isfinite(t->scale) && t->scale > 0.0f &&
-         t->zero_point >= -128 && t->zero_point <= 127;
-}
-
-/* TFLite CalculateActivationRangeQuantized for int8. */
-int model_activation_range(int activation, const struct tensor* out, int32_t* min, int32_t* max) {
-  const float scale = out->scale;
-  const int32_t zp = out->zero_point;
-  int32_t lo = -128, hi = 127;
-  if (activation == ACT_RELU) {
-    const int32_t q = zp + (int32_t) roundf(0.0f / scale);
-    lo = q > lo ? q : lo;
-  } else if (activation == ACT_RELU6) {
-    const int32_t q0 = zp + (int32_t) roundf(0.0f / scale);
-    const float f6 = roundf(6.0f / scale);
-    const int32_t q6 = f6 > 1e9f ? INT32_MAX : zp + (int32_t) f6;
-    lo = q0 > lo ? q0 : lo;
-    hi = q6 < hi ? q6 : hi;
-  } else if (activation == ACT_RELU_N1_TO_1) {
-    const float fm = roundf(-1.0f / scale), fp = roundf(1.0f / scale);
-    const int32_t qm = fm < -1e9f ? INT32_MIN : zp + (int32_t) fm;
-    const int32_t qp = fp > 1e9f ? INT32_MAX : zp + (int32_t) fp;
-    lo = qm > lo ? qm : lo;
-    hi = qp < hi ? qp : hi;
-  } else if (activation != ACT_NONE) {
-    return 0;
-  }
-  if (lo > hi) return 0;
-  *min = lo;
-  *max = hi;
-  return 1;
-}
-
-/* Every operator the backend supports() is set to it before setup; returns 1 when it was. */
-int model_try_backend(const struct q8nn_model* m, struct op* op) {
-  return m->backend != NULL && q8nn_backend_supports(m->backend, op->qop) &&
-         q8nn_operator_set_backend(op->qop, m->backend) == q8nn_status_success;
-}
-
-/* After a setup: when it failed on the backend (VTA: shapes beyond its instruction fields), the
-   operator goes back to the CPU and returns 1: set it up again. */
-int model_retry_on_cpu(struct op* op, enum q8nn_status status, int* on_backend) {
-  if (status == q8nn_status_success || !*on_backend) return 0;
-  *on_backend = 0;
-  return q8nn_operator_set_backend(op->qop, NULL) == q8nn_status_success;
-}
-
-/* Where the operator really runs once set up: the backend, or "cpu" when it declined it, its
-   setup failed, or its setup left the operator on the CPU (q8nn_operator_get_backend). */
-const char* model_placement_of(const struct op* op) {
-  return q8nn_backend_name(q8nn_operator_get_backend(op->qop));
-}
-
-/* TFLite's output size and SAME padding for one spatial dimension. */
-int model_conv_dim(int padding, size_t in, size_t k, size_t stride, size_t dilation, size_t* out,
-                   uint32_t* before, uint32_t* after) {
-  const size_t eff = (k - 1) * dilation + 1;
-  if (padding == PAD_SAME) {
-    *out = (in + stride - 1) / stride;
-    q8nn_compute_same_padding((uint32_t) in, (uint32_t) k, (uint32_t) stride, (uint32_t) dilation, before, after);
-  } else {
-    if (in < eff) return 0;
-    *out = (in - eff + stride) / stride;
-    *before = *after = 0;
-  }
-  return 1;
-}
-
-int model_shape_is(const struct tensor* t, size_t n, const size_t* dims) {
-  if (t->num_dims != n) return 0;
-  for (size_t i = 0; i < n; i++) {
-    if (t->dims[i] != dims[i]) return 0;
-  }
-  return 1;
-}
 
 /* ---- the table: an operator adds its builtins here and its preparation in one prepare-*.c --- */
 
