@@ -24,11 +24,17 @@ struct q8nn_dispatch {
   const struct q8nn_dwconv_entry* dwconv_any[Q8NN_REQUANT_KINDS]; /* any number of taps */
   const struct q8nn_vadd_entry* vadd[Q8NN_ADD_ARITHMETICS];
   const struct q8nn_lut_entry* lut; /* table lookups: the same for int8 and uint8 */
+  /* Convolutions created now run the guarded epilogue where their kernel line has it
+     (q8nn_guard_params): 1 unless the environment sets Q8NN_GUARD=0 or q8nn_set_guard_enabled(0). */
+  int guard;
 };
 
 /* A consistent copy of the current tables (the mask may change concurrently); u8: the lines that
    take uint8 activations (init.c). */
 Q8NN_INTERNAL struct q8nn_dispatch q8nn_get_dispatch(int u8);
+
+/* The guarded epilogue for convolutions created from now on (the tests and benchmarks compare both). */
+Q8NN_INTERNAL void q8nn_set_guard_enabled(int enabled);
 
 /* Shape-aware tile choice (tile-select.c): a line of the same ISA bits as `first` that implements
    `rounding`, chosen by a deterministic cost model on (M, N, K, taps). family = 0 (create, m = 0:

@@ -32,6 +32,7 @@ static pthread_mutex_t dispatch_lock = PTHREAD_MUTEX_INITIALIZER;
 static enum q8nn_status init_status = q8nn_status_uninitialized;
 static int initialized;
 static uint32_t available_isa, isa_mask = Q8NN_ISA_ALL;
+static int guard_enabled = 1;
 static struct q8nn_dispatch dispatch, dispatch_u8;
 
 #if Q8NN_ARCH_X86
@@ -172,6 +173,7 @@ static struct q8nn_dispatch make_dispatch(uint32_t active, int u8) {
 static void fill_dispatch(uint32_t active) {
   dispatch = make_dispatch(active, 0);
   dispatch_u8 = make_dispatch(active, 1);
+  dispatch.guard = dispatch_u8.guard = guard_enabled;
 }
 
 static void initialize_once(void) {
@@ -184,6 +186,8 @@ static void initialize_once(void) {
   available_isa = detect_isa();
   const char* env = getenv("Q8NN_ISA_MASK");
   if (env != NULL && env[0] != '\0') isa_mask = parse_isa_mask(env);
+  const char* guard = getenv("Q8NN_GUARD");
+  if (guard != NULL && strcmp(guard, "0") == 0) guard_enabled = 0;
   fill_dispatch(available_isa & isa_mask);
   initialized = 1;
   init_status = q8nn_status_success;
@@ -211,6 +215,13 @@ enum q8nn_status q8nn_set_isa_mask(uint32_t mask) {
   fill_dispatch(available_isa & isa_mask);
   pthread_mutex_unlock(&dispatch_lock);
   return q8nn_status_success;
+}
+
+void q8nn_set_guard_enabled(int enabled) {
+  pthread_mutex_lock(&dispatch_lock);
+  guard_enabled = enabled != 0;
+  dispatch.guard = dispatch_u8.guard = guard_enabled;
+  pthread_mutex_unlock(&dispatch_lock);
 }
 
 uint32_t q8nn_get_available_isa(void) { return initialized ? available_isa : 0; }

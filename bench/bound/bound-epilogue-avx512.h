@@ -25,7 +25,7 @@ typedef void (*q8nn_bound_tile_fn)(uint64_t tile);
    kernels' expand layers ran above the bound it gave.) */
 static inline __attribute__((always_inline)) uint64_t q8nn_bound_epilogue_loop(const int rounding, uint64_t iters,
                                                                               q8nn_bound_tile_fn tile) {
-  const struct q8nn_qs8_conv_params params = {-3, -128, 127, 0, 0};
+  const struct q8nn_qs8_conv_params params = {-3, -128, 127, 0, 0, 0, 0.0f};
   const struct q8nn_x86_out64 vout = q8nn_x86_out64_init(&params);
   const __m512i vmult = _mm512_set1_epi32(1518500250), vshift = _mm512_set1_epi32(-9);
   const struct q8nn_x86_rq16 rq =

@@ -294,3 +294,17 @@ int q8nn_qnn_add_params(float a_output_scale, float b_output_scale, int32_t a_ze
   if (negative) p->xnn_bias -= 1;
   return 1;
 }
+
+void q8nn_guard_params(struct q8nn_qs8_conv_params* p, int rounding, size_t channels, const int32_t* multiplier,
+                       const int32_t* shift) {
+  p->guard = 0;
+  p->guard_c0 = 0.0f;
+  if (rounding == q8nn_rounding_fp32 || channels == 0) return;
+  size_t eligible = 0;
+  for (size_t i = 0; i < channels; i++) eligible += (size_t) q8nn_guard_eligible(multiplier[i], shift[i]);
+  if (2 * eligible < channels) return;
+  const int32_t lo = p->output_min - p->output_zero_point; /* [-255, 255] */
+  p->guard = rounding == q8nn_rounding_double && lo < 0 ? 2 : 1;
+  /* 256.5 - lo in [1.5, 511.5]: 2^-14 is a multiple of its ulp, so the sum is exact */
+  p->guard_c0 = 256.5f - (float) lo + 0x1p-14f;
+}

@@ -6,13 +6,16 @@
 #ifndef Q8NN_KERNELS_REQUANTIZATION_H
 #define Q8NN_KERNELS_REQUANTIZATION_H
 
+#include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "common.h"
 #include "ukernel.h"
 
-/* round(a * b / 2^31) with ties away from zero; saturates the one overflowing case. */
+/* round(a * b / 2^31) with ties rounded up (toward +inf: C division truncates the negative nudge
+   1 - 2^30 toward zero); saturates the one overflowing case. */
 static inline int32_t q8nn_srdhm(int32_t a, int32_t b) {
   if (Q8NN_UNLIKELY(a == b && a == INT32_MIN)) return INT32_MAX;
   const int64_t ab = (int64_t) a * (int64_t) b;
@@ -79,6 +82,69 @@ static inline int8_t q8nn_add_scalar(int8_t a, int8_t b, const struct q8nn_qs8_a
   /* |ra|, |rb| <= 255 * 2^20: the sum cannot overflow. */
   return q8nn_add_output(ra + rb, p);
 }
+
+/*
+ * The guarded epilogue (docs/guarded-epilogue.md has the proof). TFLite's double rounding of
+ * v = acc * m * 2^(shift - 31), shift <= 0, is one rounding with a sign-dependent offset,
+ *     T = floor(v + 1/2 + sign(acc) 2^(shift - 1))   (shift < 0; floor(v + 1/2) when shift = 0)
+ * and single rounding is floor(v + 1/2). The guarded form computes it in float with one fused
+ * multiply-add into the binade [256, 512), where the float's low 15 bits are the fraction in units
+ * of 2^-15:
+ *     y = fma((float) acc, scale, C),  scale = (float) m * 2^(shift - 31),
+ *     C = 256.5 - lo + 2^-14 + sign(acc) delta,  lo = output_min - output_zero_point
+ * so that floor(y) - 256 = T - lo wherever y's fraction is at least 2^-13: its error is below
+ * 2^-14 for every lane whose result is not clamped (|v| <= 256). A lane whose fraction is below
+ * 2^-13 (4 units of 2^-15: bits 2-14 of y all zero) is flagged, and a kernel requantizes the
+ * vector (or row) that holds it with the exact epilogue. The bits of y as an int32, shifted right
+ * by 15, are 34560 + T - lo inside the binade and move monotonically outside it, so saturating
+ * packs and one subtraction of 34560 give T - lo clamped at 0, and adding output_min (plus
+ * output_flip) gives the byte.
+ * Channel rule: shift in [-14, 0] (delta = 2^(shift - 1) is then a multiple of the binade's 2^-15)
+ * and m in [2^30, 2^31). Any other channel is always flagged (window 0). Single rounding and layers
+ * whose clamp removes every result below the zero point (lo >= 0) need no sign term (guard 1).
+ */
+#define Q8NN_GUARD_BASE 34560 /* the bits of 256.0f shifted right by 15 */
+#define Q8NN_GUARD_WINDOW 0x7FFC
+
+static inline int q8nn_guard_eligible(int32_t multiplier, int32_t shift) {
+  return shift <= 0 && shift >= -14 && multiplier >= (INT32_C(1) << 30);
+}
+
+/* The per-channel constants a kernel derives from the packed multiplier and shift. */
+static inline float q8nn_guard_scale(int32_t multiplier, int32_t shift) {
+  /* (float) m rounds to nearest even, as VCVTDQ2PS; the power-of-two scaling is exact */
+  return ldexpf((float) multiplier, (int) shift - 31);
+}
+static inline float q8nn_guard_delta(int rounding, int32_t shift) {
+  return rounding == q8nn_rounding_double && shift < 0 ? ldexpf(1.0f, (int) shift - 1) : 0.0f;
+}
+
+/* One accumulator through the guarded epilogue, exactly as the SIMD kernels compute it: the output
+   byte (before output_flip), and *flagged = 1 where a kernel takes the exact epilogue instead (the
+   byte returned is then meaningless). rounding: q8nn_rounding_double or _single. */
+static inline int8_t q8nn_guard_requantize(int32_t acc, int32_t multiplier, int32_t shift, int rounding,
+                                           const struct q8nn_qs8_conv_params* p, int* flagged) {
+  const float delta = q8nn_guard_delta(rounding, shift);
+  const float c = p->guard == 2 && acc < 0 ? p->guard_c0 - delta : p->guard_c0 + delta;
+  const float y = fmaf((float) acc, q8nn_guard_scale(multiplier, shift), c);
+  int32_t bits;
+  memcpy(&bits, &y, sizeof(bits));
+  const int32_t window = q8nn_guard_eligible(multiplier, shift) ? Q8NN_GUARD_WINDOW : 0;
+  *flagged = (bits & window) == 0;
+  int32_t u = bits >> 15; /* arithmetic (GCC/Clang), as VPSRAD */
+  u = u < 0 ? 0 : u > 65535 ? 65535 : u;              /* VPACKUSDW */
+  u = u < Q8NN_GUARD_BASE ? 0 : u - Q8NN_GUARD_BASE;  /* VPSUBUSW */
+  u = u > 255 ? 255 : u;                              /* VPACKUSWB */
+  const int32_t span = p->output_max - p->output_min;
+  u = u > span ? span : u;                            /* VPMINUB */
+  return (int8_t) (u + p->output_min);
+}
+
+/* Fills p's guard fields for an operator whose every channel has (multiplier[i], shift[i]) under
+   `rounding`: guard 0 where the rounding is fp32 or fewer than half the channels are eligible
+   (q8nn_guard_eligible; the others would take the exact epilogue anyway), else 1 or 2. */
+Q8NN_INTERNAL void q8nn_guard_params(struct q8nn_qs8_conv_params* p, int rounding, size_t channels,
+                                     const int32_t* multiplier, const int32_t* shift);
 
 /* XNNPACK's fp32 requantization (its scalar "fmagic" epilogue; the SSE/AVX cvtps2dq and NEON
    vcvtn epilogues give the same bytes): scale the float accumulator, clamp in float to the

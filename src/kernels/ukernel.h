@@ -40,6 +40,12 @@ struct q8nn_qs8_conv_params {
      holds the input's own bytes. Other lines are not given a uint8 operator. */
   int32_t input_flip;
   int32_t output_flip;
+  /* The guarded epilogue (docs/guarded-epilogue.md), TFLite roundings only: 0 off (the exact
+     epilogue), 1 on, 2 on with the sign-dependent constant (double rounding where results below the
+     zero point survive the clamp). A kernel without it ignores these fields: the bytes are TFLite's
+     either way. q8nn_guard_params fills them. */
+  int32_t guard;
+  float guard_c0; /* 256.5 - (output_min - output_zero_point) + 2^-14 */
 };
 
 /*

@@ -183,6 +183,7 @@ enum q8nn_status q8nn_create_conv_common(
   if (bias != NULL) memcpy(op->bias, bias, channels_out * sizeof(int32_t));
 
   const struct q8nn_dispatch d = q8nn_get_dispatch(op->u8);
+  if (d.guard) q8nn_guard_params(&op->conv_params, op->rounding, channels_out, op->multiplier, op->shift);
   const size_t gic = g->group_input_channels, goc = g->group_output_channels;
   /* a transposed convolution always takes the igemm path (its indirection does the gathering) */
   const int is_gemm = !op->transposed && g->kernel_height == 1 && g->kernel_width == 1 && g->stride_height == 1 &&

@@ -36,8 +36,9 @@ static void test_dwconv_entry(void** state) {
           t.rounding = rounding;
           sweep_shift_range((int) (i / 3), (double) t.taps, &t.shift_lo, &t.shift_hi);
           t.input_offset = i % 4 == 3 ? 17 : 0;
-        t.tflite_multipliers = i % 2 == 0;
+          t.tflite_multipliers = i % 2 == 0;
           t.bias_range = i % 5 == 4 ? INT32_MAX : i % 5 == 2 ? (INT32_C(1) << 30) + (INT32_C(1) << 29) : 0;
+          t.guard = (i / 2) % 2 == 0;
           failures += dwconv_tester_run(&t, e);
           if (failures > 10) fail_msg("%s: too many mismatches", e->name);
         }
@@ -79,6 +80,50 @@ static void test_dwconv_sliding(void** state) {
         sweep_shift_range((int) (i / 3), 9.0, &t.shift_lo, &t.shift_hi);
         t.input_offset = i % 4 == 3 ? 17 : 0;
         t.tflite_multipliers = i % 2 == 0;
+        t.guard = i % 2 == 0;
+        failures += dwconv_tester_run(&t, e);
+        if (failures > 10) fail_msg("%s: too many mismatches", e->name);
+      }
+    }
+  }
+  if (failures != 0) fail_msg("%s: %d mismatches (seed %llu)", e->name, failures, (unsigned long long) test_seed());
+}
+
+/* The guarded epilogue under attack (as test-gemm.c's): accumulators on and within three units of
+   TFLite's rounding boundaries (tester_boundary_case), both roundings, clamps with and without
+   results below the zero point, every path of the kernel (channel tails, sliding windows, pairs
+   and octets of pixels), with the guard and (one case in four) without. */
+static void test_dwconv_boundaries(void** state) {
+  const struct q8nn_dwconv_entry* e = *state;
+  SWEEP_REQUIRE_ISA(SWEEP_ISA(e->isa), e->name);
+  const size_t ct = e->channel_tile;
+  const size_t channels[] = {1, 5, 8, 16, 24, 32, ct + 1, 2 * ct + 3, 96};
+  int failures = 0;
+  size_t i = 0;
+  for (int rounding = 0; rounding < 2; rounding++) {
+    if (e->fn[rounding] == NULL) continue;
+    for (size_t c = 0; c < sizeof(channels) / sizeof(channels[0]); c++) {
+      for (size_t r = 0; r < 8; r++, i++) {
+        struct dwconv_tester t = {0};
+        t.channels = channels[c];
+        t.width = 1 + (r * 5 + c) % 20;
+        t.taps = e->taps != 0 ? e->taps : (r % 2 ? 9 : 4);
+        t.sliding = t.taps == 9 && r % 3 != 2 ? 1 + (int) (r % 2) : 0;
+        t.edge_padding_only = r % 4 == 1;
+        t.output_increment = r % 2 ? 3 : 0;
+        t.input_zero_point = sweep_zero_point(i);
+        t.output_zero_point = sweep_zero_point(i / 2 + 1);
+        if (r % 3 == 0) {
+          t.output_min = -128, t.output_max = 127;
+        } else if (r % 3 == 1) {
+          t.output_min = t.output_zero_point, t.output_max = 127;
+        } else {
+          sweep_clamp(i, t.output_zero_point, &t.output_min, &t.output_max);
+        }
+        t.rounding = rounding;
+        t.input_offset = r % 4 == 3 ? 17 : 0;
+        t.guard = r % 4 != 3;
+        t.boundary = 1;
         failures += dwconv_tester_run(&t, e);
         if (failures > 10) fail_msg("%s: too many mismatches", e->name);
       }
@@ -113,6 +158,7 @@ static void test_dwconv_many_outputs(void** state) {
       t.output_min = -128, t.output_max = 127;
       t.rounding = rounding;
       t.tflite_multipliers = 1; /* as MobileNetV2's: the int32 form (m2_all) */
+      t.guard = i % 2 == 0;
       sweep_shift_range(0, (double) t.taps, &t.shift_lo, &t.shift_hi);
       failures += dwconv_tester_run(&t, e);
       if (failures > 10) fail_msg("%s: too many mismatches", e->name);
@@ -123,9 +169,10 @@ static void test_dwconv_many_outputs(void** state) {
 
 int main(void) {
   test_seed();
-  struct CMUnitTest* tests = calloc(3 * q8nn_dwconv_list_size, sizeof(struct CMUnitTest));
+  struct CMUnitTest* tests = calloc(4 * q8nn_dwconv_list_size, sizeof(struct CMUnitTest));
   char(*names)[160] = calloc(q8nn_dwconv_list_size, sizeof(*names));
   char(*wide_names)[160] = calloc(q8nn_dwconv_list_size, sizeof(*wide_names));
+  char(*edge_names)[160] = calloc(q8nn_dwconv_list_size, sizeof(*edge_names));
   size_t t = 0;
   for (size_t i = 0; i < q8nn_dwconv_list_size; i++) {
     if (!selected(q8nn_dwconv_list[i].isa, q8nn_dwconv_list[i].name)) continue;
@@ -142,10 +189,15 @@ int main(void) {
     tests[t].name = wide_names[i];
     tests[t].test_func = test_dwconv_many_outputs;
     tests[t++].initial_state = (void*) &q8nn_dwconv_list[i];
+    snprintf(edge_names[i], sizeof(edge_names[i]), "%s/boundaries", q8nn_dwconv_list[i].name);
+    tests[t].name = edge_names[i];
+    tests[t].test_func = test_dwconv_boundaries;
+    tests[t++].initial_state = (void*) &q8nn_dwconv_list[i];
   }
   const int result = _cmocka_run_group_tests("ukernel_dwconv", tests, t, sweep_setup, NULL);
   free(tests);
   free(names);
   free(wide_names);
+  free(edge_names);
   return result;
 }

@@ -75,6 +75,7 @@ static void run_sweep(const struct q8nn_gemm_entry* gemm, const struct q8nn_igem
             t.tflite_multipliers = v % 2 == 0;
             t.zero_rows = gemm == NULL && i % 2 == 0;
             t.a_offset = gemm == NULL && i % 3 == 1 ? 3 + i % 61 : 0;
+            t.guard = (v / 2) % 2 == 0;
             failures += gemm_tester_run(&t, gemm, igemm);
             if (failures > 10) fail_msg("%s: too many mismatches, see above", name);
           }
@@ -95,6 +96,35 @@ static void run_sweep(const struct q8nn_gemm_entry* gemm, const struct q8nn_igem
       t.output_min = -128, t.output_max = 127;
       t.rounding = rounding;
       t.shift_lo = shift_ranges[r][0], t.shift_hi = shift_ranges[r][1];
+      t.guard = 1; /* the ineligible channels (left shifts) through the exact fallback */
+      failures += gemm_tester_run(&t, gemm, igemm);
+    }
+  }
+  /* The guarded epilogue under attack (docs/guarded-epilogue.md): accumulators on and within three
+     units of TFLite's rounding boundaries for many multipliers and shifts (tester_boundary_case),
+     both roundings, clamps that keep results below the zero point (the sign-dependent constant) and
+     ones that do not, row counts that alias rows, with the guard and (one case in four) without. */
+  for (int rounding = 0; rounding < 2; rounding++) {
+    if (gemm != NULL ? gemm->fn[rounding] == NULL : igemm->fn[rounding] == NULL) continue;
+    for (size_t r = 0; r < 32; r++, i++) {
+      struct gemm_tester t = {0};
+      t.m = gemm != NULL && gemm->mloop && r % 4 == 0 ? 3 * mr + 1 : 1 + r % mr;
+      t.n = (1 + r % 3) * nr + (r % 2 ? nr / 2 + 1 : 0);
+      t.k = r % 3 == 0 ? 1 : 3 + r % 37;
+      t.ks = gemm != NULL ? 1 : 1 + r % 3;
+      t.input_zero_point = sweep_zero_point(i);
+      t.output_zero_point = sweep_zero_point(i / 2 + 1);
+      if (r % 3 == 0) {
+        t.output_min = -128, t.output_max = 127;
+      } else if (r % 3 == 1) {
+        t.output_min = t.output_zero_point, t.output_max = 127; /* a ReLU: nothing below the zero point */
+      } else {
+        sweep_clamp(i, t.output_zero_point, &t.output_min, &t.output_max);
+      }
+      t.rounding = rounding;
+      t.zero_rows = gemm == NULL && r % 2 == 0;
+      t.guard = r % 4 != 3;
+      t.boundary = 1;
       failures += gemm_tester_run(&t, gemm, igemm);
     }
   }

@@ -77,6 +77,37 @@ static int8_t requantize_ref(int64_t acc, int32_t multiplier, int32_t shift, int
   return (int8_t) out;
 }
 
+void tester_boundary_case(size_t n, int rounding, int32_t output_zero_point, int32_t output_min, int32_t output_max,
+                          int32_t* multiplier, int32_t* shift, int32_t* bias) {
+  for (size_t i = 0; i < n; i++) {
+    const uint32_t pick = test_rand() % 8;
+    multiplier[i] = pick == 0   ? INT32_C(1) << 30
+                    : pick == 1 ? INT32_MAX
+                    : pick == 2 && test_rand() % 4 == 0 ? 0
+                                : (int32_t) ((UINT32_C(1) << 30) | (test_rand() & ((UINT32_C(1) << 30) - 1)));
+    const uint32_t where = test_rand() % 16;
+    shift[i] = where == 0 ? test_rand_range(-31, -15) : where == 1 ? test_rand_range(1, 3) : test_rand_range(-14, 0);
+    if (test_rand() % 16 == 0 || multiplier[i] == 0 || shift[i] > 0) {
+      /* clamped far away, or a case with no boundary to aim at (left shifts wrap in int32) */
+      bias[i] = (int32_t) (test_rand() % 2 ? 1 : -1) * (INT32_C(1) << 30) + (int32_t) (test_rand() % 1000);
+      continue;
+    }
+    /* an output near the clamp range (results beyond it matter only at its edges) */
+    const int32_t target = test_rand_range(output_min - 2, output_max + 2) - output_zero_point;
+    int64_t lo = INT32_MIN, hi = (int64_t) INT32_MAX + 1; /* smallest acc whose result >= target */
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (ref_multiply_by_quantized_multiplier((int32_t) mid, multiplier[i], shift[i], rounding) >= target) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    /* keep bias + d (|d| <= 3) and the folded zero-point terms inside int32 */
+    bias[i] = (int32_t) (lo < INT32_MIN + 1000 ? INT32_MIN + 1000 : lo > INT32_MAX - 1000 ? INT32_MAX - 1000 : lo);
+  }
+}
+
 static void* checked_malloc(size_t size) {
   void* p = malloc(size == 0 ? 1 : size);
   if (p == NULL) abort();
@@ -114,6 +145,16 @@ int gemm_tester_run(const struct gemm_tester* t, const struct q8nn_gemm_entry* g
   int32_t* multiplier = checked_malloc(n * sizeof(int32_t));
   int32_t* shift = checked_malloc(n * sizeof(int32_t));
   random_requant(t->rounding, n, t->shift_lo, t->shift_hi, t->tflite_multipliers, multiplier, shift);
+  if (t->boundary && t->rounding != 2) {
+    /* acc = bias + (x - zp) of tap 0, byte 0: every row d = x - zp in [-3, 3] from the boundary */
+    memset(kernel, 0, n * ks * k);
+    for (size_t j = 0; j < n; j++) kernel[j * ks * k] = 1;
+    for (size_t q = 0; q < rows; q++) {
+      const int32_t x = t->input_zero_point + test_rand_range(-3, 3);
+      a[t->a_offset + q * a_stride] = (int8_t) (x < -128 ? -128 : x > 127 ? 127 : x);
+    }
+    tester_boundary_case(n, t->rounding, t->output_zero_point, t->output_min, t->output_max, multiplier, shift, bias);
+  }
   const size_t packed_size = q8nn_packed_gemm_size(pack, 1, n, ks, k, nr, kr);
   void* packed = checked_malloc(packed_size);
   pack(1, n, ks, k, nr, kr, kernel, bias, multiplier, shift, t->input_zero_point + input_offset, packed);
@@ -137,7 +178,8 @@ int gemm_tester_run(const struct gemm_tester* t, const struct q8nn_gemm_entry* g
   /* every other call as a uint8 operator's (ukernel.h: input and output bytes flipped); the AMX
      lines take no uint8 operators */
   const int FL = flip_next() && ((gemm != NULL ? gemm->isa : igemm->isa) & Q8NN_ISA_X86_AMX) == 0 ? 0x80 : 0;
-  const struct q8nn_qs8_conv_params params = {t->output_zero_point, t->output_min, t->output_max, FL, FL};
+  struct q8nn_qs8_conv_params params = {t->output_zero_point, t->output_min, t->output_max, FL, FL, 0, 0.0f};
+  if (t->guard) q8nn_guard_params(&params, t->rounding, n, multiplier, shift);
   int8_t* af = checked_malloc(a_size);
   for (size_t q = 0; q < a_size; q++) af[q] = (int8_t) (a[q] ^ FL);
   int8_t* zf = checked_malloc(k);
@@ -166,11 +208,11 @@ int gemm_tester_run(const struct gemm_tester* t, const struct q8nn_gemm_entry* g
       const int8_t got = (int8_t) (c[i * cm_stride + j] ^ FL);
       if (got != expected) {
         fprintf(stderr,
-                "%s: m=%zu n=%zu k=%zu ks=%zu zp=%d/%d clamp=[%d,%d] rounding=%d: out[%zu][%zu] = %d, expected %d "
-                "(acc %" PRId64 ", mult %d, shift %d) seed %" PRIu64 "\n",
+                "%s: m=%zu n=%zu k=%zu ks=%zu zp=%d/%d clamp=[%d,%d] rounding=%d guard=%d: out[%zu][%zu] = %d, "
+                "expected %d (acc %" PRId64 ", mult %d, shift %d) seed %" PRIu64 "\n",
                 name, m, n, k, ks, (int) t->input_zero_point, (int) t->output_zero_point, (int) t->output_min,
-                (int) t->output_max, t->rounding, i, j, got, expected, acc, (int) multiplier[j], (int) shift[j],
-                test_seed());
+                (int) t->output_max, t->rounding, (int) params.guard, i, j, got, expected, acc, (int) multiplier[j],
+                (int) shift[j], test_seed());
         failures++;
       }
     }
@@ -208,6 +250,19 @@ int dwconv_tester_run(const struct dwconv_tester* t, const struct q8nn_dwconv_en
   int32_t* multiplier = checked_malloc(channels * sizeof(int32_t));
   int32_t* shift = checked_malloc(channels * sizeof(int32_t));
   random_requant(t->rounding, channels, t->shift_lo, t->shift_hi, t->tflite_multipliers, multiplier, shift);
+  if (t->boundary && t->rounding != 2) {
+    /* acc = bias + (x - zp) of tap 0 (d in [-3, 3]; a zero row there gives d = 0) */
+    memset(kernel, 0, taps * channels);
+    memset(kernel, 1, channels);
+    for (size_t q = 0; q < rows; q++) {
+      for (size_t ch = 0; ch < channels; ch++) {
+        const int32_t x = t->input_zero_point + test_rand_range(-3, 3);
+        in[t->input_offset + q * channels + ch] = (int8_t) (x < -128 ? -128 : x > 127 ? 127 : x);
+      }
+    }
+    tester_boundary_case(channels, t->rounding, t->output_zero_point, t->output_min, t->output_max, multiplier,
+                         shift, bias);
+  }
   void* packed = checked_malloc(q8nn_packed_dwconv_size(channels, taps, ct));
   q8nn_pack_qs8_dwconv_w(channels, taps, ct, kernel, bias, multiplier, shift, t->input_zero_point + e->input_offset,
                          packed);
@@ -240,7 +295,8 @@ int dwconv_tester_run(const struct dwconv_tester* t, const struct q8nn_dwconv_en
   int8_t* out = checked_malloc(out_size);
   memset(out, GUARD, out_size);
   const int FL = flip_next() ? 0x80 : 0; /* every other call as a uint8 operator's */
-  const struct q8nn_qs8_conv_params params = {t->output_zero_point, t->output_min, t->output_max, FL, FL};
+  struct q8nn_qs8_conv_params params = {t->output_zero_point, t->output_min, t->output_max, FL, FL, 0, 0.0f};
+  if (t->guard) q8nn_guard_params(&params, t->rounding, channels, multiplier, shift);
   int8_t* inf = checked_malloc(in_size);
   for (size_t q = 0; q < in_size; q++) inf[q] = (int8_t) (in[q] ^ FL);
   int8_t* zf = checked_malloc(channels);
@@ -264,10 +320,11 @@ int dwconv_tester_run(const struct dwconv_tester* t, const struct q8nn_dwconv_en
       const int8_t got = (int8_t) (out[x * out_stride + ch] ^ FL);
       if (got != expected) {
         fprintf(stderr,
-                "%s: channels=%zu width=%zu taps=%zu zp=%d/%d rounding=%d: out[%zu][%zu] = %d, expected %d "
-                "(mult %d, shift %d) seed %" PRIu64 "\n",
-                e->name, channels, width, taps, (int) t->input_zero_point, (int) t->output_zero_point, t->rounding, x,
-                ch, got, expected, (int) multiplier[ch], (int) shift[ch], test_seed());
+                "%s: channels=%zu width=%zu taps=%zu zp=%d/%d clamp=[%d,%d] rounding=%d guard=%d: out[%zu][%zu] = %d, "
+                "expected %d (acc %" PRId64 ", mult %d, shift %d) seed %" PRIu64 "\n",
+                e->name, channels, width, taps, (int) t->input_zero_point, (int) t->output_zero_point,
+                (int) t->output_min, (int) t->output_max, t->rounding, (int) params.guard, x, ch, got, expected, acc,
+                (int) multiplier[ch], (int) shift[ch], test_seed());
         failures++;
       }
     }

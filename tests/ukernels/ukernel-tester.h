@@ -28,6 +28,13 @@ struct gemm_tester {
      time in 16), as TFLite's converter gives them: blocks that also shift right everywhere then take
      the x86 kernels' int32 form (m2_all, x86-avx512.h), which one zero multiplier turns off */
   int tflite_multipliers;
+  /* TFLite roundings: the params of the guarded epilogue (q8nn_guard_params), which a line that has
+     it runs, each flagged row through the exact one */
+  int guard;
+  /* accumulators on and within a few units of TFLite's rounding boundaries (tester_boundary_case:
+     its multipliers and shifts, one-hot weights, inputs near the zero point); wider shifts than
+     shift_lo / shift_hi, some channels outside the guarded epilogue's rule */
+  int boundary;
 };
 
 /* Returns 0 when every byte matches. is_igemm selects the entry type. */
@@ -56,6 +63,7 @@ struct dwconv_tester {
   /* biases drawn from [-bias_range, bias_range]; 0: 50000. INT32_MAX reaches the accumulators'
      int32 wrap-around (TFLite's, which the reference reproduces) and accumulators near it. */
   int32_t bias_range;
+  int guard, boundary; /* as gemm_tester's */
 };
 int dwconv_tester_run(const struct dwconv_tester* t, const struct q8nn_dwconv_entry* e);
 
@@ -70,6 +78,16 @@ struct vadd_tester {
   float a_ratio, b_ratio;
 };
 int vadd_tester_run(const struct vadd_tester* t, const struct q8nn_vadd_entry* e);
+
+/* Channels under attack (gemm_tester / dwconv_tester's boundary): for each channel a multiplier
+   (the extremes 2^30 and 2^31 - 1, or random in between; now and then 0), a shift (mostly in the
+   guarded epilogue's [-14, 0], sometimes down to -31 or up to +3) and a bias that puts the
+   accumulator `bias + d` for d in [-3, 3] on TFLite's rounding boundary to an output near the clamp
+   range (the smallest accumulator that reaches it, found by bisection: the result is monotonic in
+   the accumulator without a left shift), or now and then a bias of about +-2^30 (clamped results,
+   accumulators far beyond 2^24). */
+void tester_boundary_case(size_t n, int rounding, int32_t output_zero_point, int32_t output_min, int32_t output_max,
+                          int32_t* multiplier, int32_t* shift, int32_t* bias);
 
 /* Random per-channel requantization: multiplier in [2^30, 2^31) (sometimes the extremes or 0),
    shift in [lo, hi]. */

@@ -55,6 +55,39 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_block_rq(const size_t NR, const size_t nb, co
   }
 }
 
+/* The guarded epilogue's constants of the nb vectors of the NR block at w. */
+Q8NN_X86_INLINE void q8nn_x86_gemm_block_guard(const size_t NR, const size_t nb, const int rounding, const uint8_t* w,
+                                              const struct q8nn_x86_out64* vout, struct q8nn_x86_guard16* g) {
+#pragma GCC unroll 4
+  for (size_t j = 0; j < nb; j++) {
+    g[j] = q8nn_x86_guard16_init(rounding, _mm512_loadu_si512(w + 4 * NR + 64 * j),
+                                 _mm512_loadu_si512(w + 8 * NR + 64 * j), vout->gc0);
+  }
+}
+
+/* The guarded epilogue of a block, row by row: a row with a flagged lane (a few in a thousand)
+   takes the exact epilogue for its nb vectors instead. Leaves q8nn_x86_pack64's rounding 4 form. */
+Q8NN_X86_INLINE void q8nn_x86_gemm_guarded(const size_t MR, const size_t NR, const size_t nb, const int rounding,
+                                          const int SIGNED, __m512i (*vacc)[Q8NN_X86_GEMM_MAX_NB],
+                                          const struct q8nn_x86_guard16* g, const uint8_t* w,
+                                          const struct q8nn_x86_out64* vout) {
+#pragma GCC unroll 12
+  for (size_t r = 0; r < MR; r++) {
+    __m512i vu[Q8NN_X86_GEMM_MAX_NB];
+    __mmask16 kflag = 0;
+#pragma GCC unroll 4
+    for (size_t j = 0; j < nb; j++) vu[j] = q8nn_x86_guard16_apply(vacc[r][j], &g[j], SIGNED, &kflag);
+    if (Q8NN_UNLIKELY(kflag != 0)) {
+      for (size_t j = 0; j < nb; j++) {
+        vu[j] = q8nn_x86_guard16_exact(vacc[r][j], _mm512_loadu_si512(w + 4 * NR + 64 * j),
+                                       _mm512_loadu_si512(w + 8 * NR + 64 * j), rounding, vout);
+      }
+    }
+#pragma GCC unroll 4
+    for (size_t j = 0; j < nb; j++) vacc[r][j] = vu[j];
+  }
+}
+
 /* Packs, clamps and stores the MR x nb requantized vectors of a block (pack: q8nn_x86_pack64's
    rounding argument). */
 Q8NN_X86_INLINE void q8nn_x86_gemm_store(const size_t MR, const size_t nb, const int pack, size_t nc,
@@ -93,13 +126,13 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_store(const size_t MR, const size_t nb, const
 }
 
 /* One NR block: nb (<= NB) vectors of 16 channels. a: [ks][MR] row pointers (see tap_rows).
-   rq_given: the block's constants (q8nn_x86_gemm_block_rq), computed once for several row blocks,
-   or NULL: computed here after the K loop. */
+   rq_given / g_given: the block's constants (q8nn_x86_gemm_block_rq, or _guard where vout->guard),
+   computed once for several row blocks, or NULL: computed here after the K loop. */
 Q8NN_X86_INLINE void q8nn_x86_gemm_block(
     const size_t MR, const size_t NB, const size_t nb, const int rounding,
     size_t nc, size_t kc, size_t ks, const int8_t* const* a, size_t mr, size_t a_offset,
     const int8_t* zero, const uint8_t* w, int8_t* const* crow, const struct q8nn_x86_out64* vout,
-    const struct q8nn_x86_rq16* rq_given) {
+    const struct q8nn_x86_rq16* rq_given, const struct q8nn_x86_guard16* g_given) {
   const size_t NR = 16 * NB;
   __m512i vacc[Q8NN_X86_GEMM_MAX_MR][Q8NN_X86_GEMM_MAX_NB];
 #pragma GCC unroll 4
@@ -119,6 +152,18 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_block(
     if (k < kc) Q8NN_X86_GEMM_KSTEP(q8nn_x86_bcast_tail(p[r] + k, kc - k));
   }
   /* Requantize in place. */
+  if (rounding != 2 && vout->guard) {
+    struct q8nn_x86_guard16 g_here[Q8NN_X86_GEMM_MAX_NB];
+    if (g_given == NULL) q8nn_x86_gemm_block_guard(NR, nb, rounding, w, vout, g_here);
+    const struct q8nn_x86_guard16* gs = g_given != NULL ? g_given : g_here;
+    if (vout->guard == 2) {
+      q8nn_x86_gemm_guarded(MR, NR, nb, rounding, 1, vacc, gs, w, vout);
+    } else {
+      q8nn_x86_gemm_guarded(MR, NR, nb, rounding, 0, vacc, gs, w, vout);
+    }
+    q8nn_x86_gemm_store(MR, nb, 4, nc, vacc, crow, vout);
+    return;
+  }
   if (rounding == 2) {
 #pragma GCC unroll 4
     for (size_t j = 0; j < nb; j++) {
@@ -184,7 +229,7 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_rows(
   const size_t block_bytes = Q8NN_PACKED_HEADER_BYTES(NR) + ks * q8nn_round_up(kc, 4) * NR;
   const uint8_t* wb = (const uint8_t*) w;
   while (nc > 16 * (NB - 1)) {
-    q8nn_x86_gemm_block(MR, NB, NB, rounding, nc, kc, ks, a, mr, a_offset, zero, wb, crow, &vout, NULL);
+    q8nn_x86_gemm_block(MR, NB, NB, rounding, nc, kc, ks, a, mr, a_offset, zero, wb, crow, &vout, NULL, NULL);
     if (nc <= NR) return;
     wb += block_bytes;
     nc -= NR;
@@ -193,12 +238,12 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_rows(
   }
   /* Last block, 1..NB-1 vectors of 16 channels. */
   switch ((nc + 15) / 16) {
-    case 1: q8nn_x86_gemm_block(MR, NB, 1, rounding, nc, kc, ks, a, mr, a_offset, zero, wb, crow, &vout, NULL); break;
+    case 1: q8nn_x86_gemm_block(MR, NB, 1, rounding, nc, kc, ks, a, mr, a_offset, zero, wb, crow, &vout, NULL, NULL); break;
     case 2:
-      if (NB > 2) q8nn_x86_gemm_block(MR, NB, 2, rounding, nc, kc, ks, a, mr, a_offset, zero, wb, crow, &vout, NULL);
+      if (NB > 2) q8nn_x86_gemm_block(MR, NB, 2, rounding, nc, kc, ks, a, mr, a_offset, zero, wb, crow, &vout, NULL, NULL);
       break;
     case 3:
-      if (NB > 3) q8nn_x86_gemm_block(MR, NB, 3, rounding, nc, kc, ks, a, mr, a_offset, zero, wb, crow, &vout, NULL);
+      if (NB > 3) q8nn_x86_gemm_block(MR, NB, 3, rounding, nc, kc, ks, a, mr, a_offset, zero, wb, crow, &vout, NULL, NULL);
       break;
     default: break;
   }
@@ -212,13 +257,19 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_mblock(
     const int8_t* a, size_t a_stride, const uint8_t* wb, int8_t* c, size_t cm_stride,
     const struct q8nn_x86_out64* vout) {
   struct q8nn_x86_rq16 rq[Q8NN_X86_GEMM_MAX_NB];
-  if (rounding != 2) q8nn_x86_gemm_block_rq(16 * NB, nb, rounding, wb, rq);
+  struct q8nn_x86_guard16 g[Q8NN_X86_GEMM_MAX_NB];
+  const int guarded = rounding != 2 && vout->guard;
+  if (guarded) {
+    q8nn_x86_gemm_block_guard(16 * NB, nb, rounding, wb, vout, g);
+  } else if (rounding != 2) {
+    q8nn_x86_gemm_block_rq(16 * NB, nb, rounding, wb, rq);
+  }
   for (size_t m0 = 0; m0 < mr; m0 += MR) {
     /* Two or more vectors: their constants (up to 9 zmm each) are read from memory after each K
        loop. Kept in registers across it, they pushed the accumulators out to the stack around the
        epilogue (8x32c4, N = 192: 27.1 -> 24.5 us for 784 rows in 48-row calls). One vector's fit
        beside the accumulators: there the barrier cost 8% (N = 16). */
-    if (nb > 1) __asm__ volatile("" : : "r"(rq) : "memory");
+    if (nb > 1) __asm__ volatile("" : : "r"(rq), "r"(g) : "memory");
     const size_t mb = mr - m0 < MR ? mr - m0 : MR;
     const int8_t* rows[Q8NN_X86_GEMM_MAX_MR];
     int8_t* crow[Q8NN_X86_GEMM_MAX_MR];
@@ -230,7 +281,7 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_mblock(
     }
     /* rounding is a constant: fp32 (no constants) passes NULL at compile time */
     q8nn_x86_gemm_block(MR, NB, nb, rounding, nc, kc, 1, rows, mb, 0, NULL, wb, crow, vout,
-                        rounding != 2 ? rq : NULL);
+                        rounding != 2 && !guarded ? rq : NULL, guarded ? g : NULL);
   }
 }
 

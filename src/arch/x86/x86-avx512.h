@@ -73,6 +73,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "requantization.h"
 #include "ukernel.h"
 #include "arch/x86/x86-common.h"
 
@@ -259,6 +260,51 @@ Q8NN_X86_INLINE __m512i q8nn_x86_requantize_fp32(__m512i vacc, __m512 vscale, __
   return _mm512_cvtps_epi32(vx);
 }
 
+/*
+ * The guarded epilogue (requantization.h, q8nn_guard_requantize; the proof is in
+ * docs/guarded-epilogue.md) on 16 lanes: VCVTDQ2PS, VFMADD213PS, VPTESTNMD (the flag), VPSRAD,
+ * and VPMOVD2M with VBLENDMPS for the sign-dependent constant (guard 2): 4 or 6 instructions per
+ * 16 outputs beside the output stage's, against 9-10 for the exact forms and 4 for fp32. The
+ * per-channel constants come from the packed multiplier and shift once per block (one
+ * VSCALEFPS each for the scale and delta).
+ */
+struct q8nn_x86_guard16 {
+  __m512 scale;     /* (float) m * 2^(shift - 31) */
+  __m512 cpos;      /* guard_c0 + delta */
+  __m512 cneg;      /* guard_c0 - delta */
+  __m512i window;   /* Q8NN_GUARD_WINDOW where q8nn_guard_eligible, else 0 (always flagged) */
+};
+
+Q8NN_X86_INLINE struct q8nn_x86_guard16 q8nn_x86_guard16_init(const int rounding, __m512i vmult, __m512i vshift,
+                                                              __m512 vc0) {
+  const __m512i vzero = _mm512_setzero_si512();
+  const __mmask16 keligible = _mm512_cmple_epi32_mask(vshift, vzero) &
+                              _mm512_cmpge_epi32_mask(vshift, _mm512_set1_epi32(-14)) &
+                              _mm512_cmpge_epi32_mask(vmult, _mm512_set1_epi32(INT32_C(1) << 30));
+  struct q8nn_x86_guard16 g;
+  g.scale = _mm512_scalef_ps(_mm512_cvtepi32_ps(vmult),
+                             _mm512_cvtepi32_ps(_mm512_sub_epi32(vshift, _mm512_set1_epi32(31))));
+  /* delta = 2^(shift - 1) where the double rounding shifts right, else 0 */
+  const __mmask16 kdelta = rounding == 0 ? _mm512_cmplt_epi32_mask(vshift, vzero) : 0;
+  const __m512 vdelta = _mm512_maskz_scalef_ps(kdelta, _mm512_set1_ps(1.0f),
+                                               _mm512_cvtepi32_ps(_mm512_sub_epi32(vshift, _mm512_set1_epi32(1))));
+  g.cpos = _mm512_add_ps(vc0, vdelta);
+  g.cneg = _mm512_sub_ps(vc0, vdelta);
+  g.window = _mm512_maskz_mov_epi32(keligible, _mm512_set1_epi32(Q8NN_GUARD_WINDOW));
+  return g;
+}
+
+/* One vector: y = fma((float) acc, scale, C) with C = cpos, or cneg where acc < 0 (SIGNED); returns
+   y's bits shifted right by 15 (q8nn_x86_pack64's rounding 4) and ors the lanes to flag into
+   *kflag. */
+Q8NN_X86_INLINE __m512i q8nn_x86_guard16_apply(__m512i vacc, const struct q8nn_x86_guard16* g, const int SIGNED,
+                                               __mmask16* kflag) {
+  const __m512 vc = SIGNED ? _mm512_mask_blend_ps(_mm512_movepi32_mask(vacc), g->cpos, g->cneg) : g->cpos;
+  const __m512i vy = _mm512_castps_si512(_mm512_fmadd_ps(_mm512_cvtepi32_ps(vacc), g->scale, vc));
+  *kflag |= _mm512_testn_epi32_mask(vy, g->window);
+  return _mm512_srai_epi32(vy, 15);
+}
+
 /* Output stage constants. */
 struct q8nn_x86_out64 {
   __m512i zp32, zp16, min8, max8;
@@ -266,6 +312,13 @@ struct q8nn_x86_out64 {
   __m512 fhi; /* fp32: output_max - output_zero_point */
   __m512i flip8; /* output_flip in every byte (uint8 outputs); zero for int8 */
   __m512i isign8; /* 0x80 ^ input_flip in every byte: what turns an input byte into VPDPBUSD's x + 128 */
+  /* the guarded epilogue (q8nn_x86_guard16_apply, q8nn_x86_pack64's rounding 4) */
+  int guard;        /* params->guard */
+  __m512 gc0;       /* params->guard_c0 */
+  __m512i gbase16;  /* Q8NN_GUARD_BASE in every uint16 */
+  __m512i gspan8;   /* output_max - output_min in every byte */
+  __m512i gadd8;    /* output_min + output_flip in every byte */
+  __m512i gmin32, gmax32, gfix32; /* output_min, output_max, Q8NN_GUARD_BASE - output_min */
 };
 
 Q8NN_X86_INLINE struct q8nn_x86_out64 q8nn_x86_out64_init(const struct q8nn_qs8_conv_params* params) {
@@ -278,6 +331,14 @@ Q8NN_X86_INLINE struct q8nn_x86_out64 q8nn_x86_out64_init(const struct q8nn_qs8_
   o.fhi = _mm512_set1_ps((float) (params->output_max - params->output_zero_point));
   o.flip8 = _mm512_set1_epi8((char) params->output_flip);
   o.isign8 = _mm512_set1_epi8((char) (0x80 ^ params->input_flip));
+  o.guard = params->guard;
+  o.gc0 = _mm512_set1_ps(params->guard_c0);
+  o.gbase16 = _mm512_set1_epi16((int16_t) (uint16_t) Q8NN_GUARD_BASE);
+  o.gspan8 = _mm512_set1_epi8((char) (params->output_max - params->output_min));
+  o.gadd8 = _mm512_set1_epi8((char) (params->output_min + params->output_flip));
+  o.gmin32 = _mm512_set1_epi32(params->output_min);
+  o.gmax32 = _mm512_set1_epi32(params->output_max);
+  o.gfix32 = _mm512_set1_epi32(Q8NN_GUARD_BASE - params->output_min);
   return o;
 }
 
@@ -287,10 +348,24 @@ Q8NN_X86_INLINE struct q8nn_x86_out64 q8nn_x86_out64_init(const struct q8nn_qs8_
    vector j (what the depthwise kernels' interleaved accumulators want). rounding 0/1 (TFLite): the
    zero point is added in wrapping int32 as TFLite does; rounding 2 (fp32, and XNNPACK's add): it is
    added with saturation between the two packs (see the top of this file); rounding 3: r0..r3 are
-   the doubled form of dneg 2 (see q8nn_x86_pack_rounding). */
+   the doubled form of dneg 2 (see q8nn_x86_pack_rounding); rounding 4: r0..r3 are the guarded
+   epilogue's y >> 15 (q8nn_x86_guard16_apply): unsigned saturating packs, less Q8NN_GUARD_BASE
+   with unsigned saturation (T - lo, 0 below the clamp), the upper clamp as output_max - output_min,
+   then + output_min + output_flip (requantization.h). */
 Q8NN_X86_INLINE __m512i q8nn_x86_pack64(__m512i r0, __m512i r1, __m512i r2, __m512i r3,
                                         const struct q8nn_x86_out64* o, int natural, const int rounding) {
   __m512i v01, v23;
+  if (rounding == 4) {
+    v01 = _mm512_subs_epu16(_mm512_packus_epi32(r0, r1), o->gbase16);
+    v23 = _mm512_subs_epu16(_mm512_packus_epi32(r2, r3), o->gbase16);
+    /* both in [0, 30975]: positive as int16, so VPACKUSWB saturates them to [0, 255] */
+    __m512i vout = _mm512_packus_epi16(v01, v23);
+    if (natural) {
+      const __m512i vperm = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+      vout = _mm512_permutexvar_epi32(vperm, vout);
+    }
+    return _mm512_add_epi8(_mm512_min_epu8(vout, o->gspan8), o->gadd8);
+  }
   if (rounding == 3) {
     v01 = _mm512_srai_epi16(_mm512_adds_epi16(_mm512_packs_epi32(r0, r1), o->zp16h), 1);
     v23 = _mm512_srai_epi16(_mm512_adds_epi16(_mm512_packs_epi32(r2, r3), o->zp16h), 1);
@@ -308,6 +383,18 @@ Q8NN_X86_INLINE __m512i q8nn_x86_pack64(__m512i r0, __m512i r1, __m512i r2, __m5
   }
   vout = _mm512_max_epi8(vout, o->min8);
   return _mm512_xor_si512(_mm512_min_epi8(vout, o->max8), o->flip8);
+}
+
+/* The exact epilogue of one vector (rounding 0 or 1, any multiplier and shift) in the guarded
+   stage's form: TFLite's clamp(r + zp) moved to Q8NN_GUARD_BASE + (out - output_min). Taken for a
+   flagged row or pixel, a few in a thousand: out of line. */
+static __attribute__((noinline, cold, unused)) __m512i q8nn_x86_guard16_exact(
+    __m512i vacc, __m512i vmult, __m512i vshift, int rounding, const struct q8nn_x86_out64* o) {
+  const struct q8nn_x86_rq16 rq = q8nn_x86_rq16_init(rounding, vmult, vshift);
+  const __m512i vr = rounding == 1 ? q8nn_x86_requantize_rsingle(vacc, &rq) : q8nn_x86_requantize_rdouble_with(vacc, &rq, 1, 1);
+  /* zero point in wrapping int32 and the clamp, as TFLite */
+  const __m512i vt = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(vr, o->zp32), o->gmin32), o->gmax32);
+  return _mm512_add_epi32(vt, o->gfix32);
 }
 
 /* The rounding argument of q8nn_x86_pack64 for vectors requantized in TFLite double rounding with
