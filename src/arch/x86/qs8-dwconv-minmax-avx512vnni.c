@@ -127,10 +127,15 @@ Q8NN_X86_INLINE void q8nn_x86_dw9_column_y(const int8_t* const* in, size_t c, co
 }
 
 /* Requantizes n vectors in place with the kernel's rounding (fp32: vmult holds the scales);
-   LSHIFT and DNEG: see q8nn_x86_requantize_rdouble_with. */
+   LSHIFT and DNEG: see q8nn_x86_requantize_rdouble_with; DNEG 3 and 4: the guarded epilogue
+   (q8nn_x86_guard_pixel, rq's guard constants). */
 Q8NN_X86_INLINE void q8nn_x86_dw_requantize(const int rounding, const int LSHIFT, const int DNEG, const size_t n,
                                             __m512i* v, const __m512i* vmult, const struct q8nn_x86_rq16* rq,
                                             const struct q8nn_x86_out64* vout) {
+  if (rounding != 2 && DNEG >= 3) {
+    q8nn_x86_guard_pixel(rounding, DNEG, n, v, rq, vout);
+    return;
+  }
 #pragma GCC unroll 4
   for (size_t j = 0; j < n; j++) {
     if (rounding == 2) {
@@ -317,12 +322,17 @@ struct q8nn_x86_dw9_repeated {
   __m512i vbias[4], vw[3][4];
   struct q8nn_x86_rq16 rq[4];
   int lshift, dneg, m2;
+  int guard; /* params->guard for TFLite roundings: the rq hold the guard constants */
 };
 
 /* RUN(LSHIFT, DNEG) for the requantization variant the flags of t (a q8nn_x86_dw9_repeated) call
-   for; see q8nn_x86_requantize_rdouble_with. */
+   for; see q8nn_x86_requantize_rdouble_with and q8nn_x86_dw_requantize (the guard). */
 #define Q8NN_DW_BY_FLAGS(RUN, t)              \
-  if (rounding == 0 && (t).m2) {              \
+  if ((t).guard == 2) {                       \
+    RUN(0, 4);                                \
+  } else if ((t).guard == 1) {                \
+    RUN(0, 3);                                \
+  } else if (rounding == 0 && (t).m2) {       \
     RUN(0, 2);                                \
   } else if (rounding == 0 && (t).lshift) {   \
     RUN(1, 1);                                \
@@ -337,7 +347,7 @@ Q8NN_X86_INLINE __m512i q8nn_x86_dw_repeat(__m256i v, const int quads) {
 }
 
 Q8NN_X86_INLINE void q8nn_x86_dw9_repeat(const int rounding, const uint8_t* wb, const int quads,
-                                         struct q8nn_x86_dw9_repeated* t) {
+                                         const struct q8nn_qs8_conv_params* params, struct q8nn_x86_dw9_repeated* t) {
   const int8_t* wt = (const int8_t*) wb + Q8NN_PACKED_HEADER_BYTES(Q8NN_X86_DW_CT);
   __m256i vy[4];
   __m512i vmult[4], vshift[4];
@@ -359,9 +369,11 @@ Q8NN_X86_INLINE void q8nn_x86_dw9_repeat(const int rounding, const uint8_t* wb, 
     for (size_t j = 0; j < 4; j++) t->vw[c][j] = q8nn_x86_dw_repeat(vy[j], quads);
   }
   t->lshift = 0, t->dneg = 0, t->m2 = 1;
+  t->guard = rounding != 2 ? params->guard : 0;
 #pragma GCC unroll 4
   for (size_t j = 0; j < 4; j++) {
     t->rq[j] = q8nn_x86_rq16_init(rounding, vmult[j], vshift[j]);
+    if (t->guard) q8nn_x86_rq16_guard(&t->rq[j], rounding, vmult[j], vshift[j], _mm512_set1_ps(params->guard_c0));
     t->lshift |= t->rq[j].lshift_any, t->dneg |= t->rq[j].d_any, t->m2 &= t->rq[j].m2_all;
   }
 }
@@ -374,7 +386,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pairs32(const int rounding, size_t crem, size_t
                                          const struct q8nn_qs8_conv_params* params) {
   const __mmask32 kc = (__mmask32) q8nn_x86_mask64(crem);
   struct q8nn_x86_dw9_repeated t;
-  q8nn_x86_dw9_repeat(rounding, wb, 0, &t);
+  q8nn_x86_dw9_repeat(rounding, wb, 0, params, &t);
   const struct q8nn_x86_out64 vout = q8nn_x86_out64_init(params);
 #define Q8NN_DW_PAIRS(LSHIFT, DNEG)                                                                         \
   q8nn_x86_dw_pairs32_loop(rounding, LSHIFT, DNEG, kc, pairs, in, input_stride, t.vw, t.vbias, t.rq, &vout, \
@@ -534,7 +546,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_px(const size_t PX, const int rounding, size_t 
                                     const struct q8nn_qs8_conv_params* params) {
   const __mmask16 kc = (__mmask16) q8nn_x86_mask64(crem);
   struct q8nn_x86_dw9_repeated t;
-  q8nn_x86_dw9_repeat(rounding, wb, 1, &t);
+  q8nn_x86_dw9_repeat(rounding, wb, 1, params, &t);
   if (PX == 8) {
 #pragma GCC unroll 2
     for (size_t j = 2; j < 4; j++) {
@@ -602,10 +614,12 @@ Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
   const __m512i vshift2[2] = {_mm512_inserti64x4(_mm512_castsi256_si512(vshift[0]), vshift[1], 1),
                               _mm512_inserti64x4(_mm512_castsi256_si512(vshift[2]), vshift[3], 1)};
   struct q8nn_x86_rq16 rq[2];
+  const int guard = rounding != 2 ? params->guard : 0;
   if (rounding != 2) {
 #pragma GCC unroll 2
     for (size_t h = 0; h < 2; h++) {
       rq[h] = q8nn_x86_rq16_init(rounding, vmult2[h], vshift2[h]);
+      if (guard) q8nn_x86_rq16_guard(&rq[h], rounding, vmult2[h], vshift2[h], _mm512_set1_ps(params->guard_c0));
     }
   }
   const struct q8nn_x86_out64 vout = q8nn_x86_out64_init(params);
@@ -631,7 +645,13 @@ Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
      112x112x32, 0.99x), nor on the gemm epilogue (1.00x): only the 64-channel tile uses it. */
   const int lshift = rounding == 0 && (rq[0].lshift_any | rq[1].lshift_any);
   const int dneg = rounding == 0 && (rq[0].d_any | rq[1].d_any);
-  if (lshift) {
+  if (guard == 2) {
+    q8nn_x86_dw_pixels32(TAPS, rounding, 0, 4, kc, output_width, taps, in, input_stride, wt, vw, vbias, vmult2, rq,
+                         &vout, vorder, out, pixel_step, input_offset, zero, c0);
+  } else if (guard == 1) {
+    q8nn_x86_dw_pixels32(TAPS, rounding, 0, 3, kc, output_width, taps, in, input_stride, wt, vw, vbias, vmult2, rq,
+                         &vout, vorder, out, pixel_step, input_offset, zero, c0);
+  } else if (lshift) {
     q8nn_x86_dw_pixels32(TAPS, rounding, 1, 1, kc, output_width, taps, in, input_stride, wt, vw, vbias, vmult2, rq,
                          &vout, vorder, out, pixel_step, input_offset, zero, c0);
   } else if (dneg) {
@@ -761,10 +781,12 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
     for (size_t q = 0; q < 4; q++) vnat[q] = _mm512_loadu_si512(wb + 512 + 64 * q);
     q8nn_x86_dw_transpose128(vnat, vshift);
     struct q8nn_x86_rq16 rq[4];
+    const int guard = rounding != 2 ? params->guard : 0;
     if (rounding != 2) {
 #pragma GCC unroll 4
       for (size_t j = 0; j < 4; j++) {
         rq[j] = q8nn_x86_rq16_init(rounding, vmult[j], vshift[j]);
+        if (guard) q8nn_x86_rq16_guard(&rq[j], rounding, vmult[j], vshift[j], vout.gc0);
       }
     }
     __m512i vw[Q8NN_X86_DW_MAX_GROUPS][4];
@@ -788,7 +810,13 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
 #pragma GCC unroll 4
       for (size_t j = 0; j < 4; j++) lshift |= rq[j].lshift_any, dneg |= rq[j].d_any, m2 &= rq[j].m2_all;
     }
-    if (rounding == 0 && m2) {
+    if (guard == 2) {
+      q8nn_x86_dw_pixels64(TAPS, rounding, 0, 4, output_width, taps, input, input_stride, wt, vw, vbias, vmult, rq,
+                           output + c0, pixel_step, input_offset, zero, c0, kc, &vout);
+    } else if (guard == 1) {
+      q8nn_x86_dw_pixels64(TAPS, rounding, 0, 3, output_width, taps, input, input_stride, wt, vw, vbias, vmult, rq,
+                           output + c0, pixel_step, input_offset, zero, c0, kc, &vout);
+    } else if (rounding == 0 && m2) {
       q8nn_x86_dw_pixels64(TAPS, rounding, 0, 2, output_width, taps, input, input_stride, wt, vw, vbias, vmult, rq,
                            output + c0, pixel_step, input_offset, zero, c0, kc, &vout);
     } else if (lshift) {

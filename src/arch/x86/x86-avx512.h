@@ -78,6 +78,14 @@
 #include "arch/x86/x86-common.h"
 
 /* Requantization constants of 16 channels; computed once per channel block. */
+/* The guarded epilogue's constants of one vector (q8nn_x86_guard16_init, below). */
+struct q8nn_x86_guard16 {
+  __m512 scale;     /* (float) m * 2^(shift - 31) */
+  __m512 cpos;      /* guard_c0 + delta */
+  __m512 cneg;      /* guard_c0 - delta */
+  __m512i window;   /* Q8NN_GUARD_WINDOW where q8nn_guard_eligible, else 0 (always flagged) */
+};
+
 struct q8nn_x86_rq16 {
   __m512i lshift;          /* rdouble: left shift per int32 lane */
   int lshift_any;          /* some lane has a left shift; 0: the shift is skipped (x << 0 = x) */
@@ -91,6 +99,7 @@ struct q8nn_x86_rq16 {
   __m512i e_minus1;        /* rdouble: e - 1 per int32 lane (used where every e >= 1, dneg 2) */
   int m2_all;              /* rdouble: d_all and every multiplier in [2^30, 2^31): dneg 2 applies */
   __m512i m2_even, m2_odd; /* 2 m - 2^32 (int32) in the low dword of each qword */
+  struct q8nn_x86_guard16 g; /* the guarded epilogue's, where a kernel sets them (q8nn_x86_rq16_guard) */
 };
 
 Q8NN_X86_INLINE struct q8nn_x86_rq16 q8nn_x86_rq16_init_rdouble(__m512i vmult, __m512i vshift) {
@@ -268,19 +277,12 @@ Q8NN_X86_INLINE __m512i q8nn_x86_requantize_fp32(__m512i vacc, __m512 vscale, __
  * per-channel constants come from the packed multiplier and shift once per block (one
  * VSCALEFPS each for the scale and delta).
  */
-struct q8nn_x86_guard16 {
-  __m512 scale;     /* (float) m * 2^(shift - 31) */
-  __m512 cpos;      /* guard_c0 + delta */
-  __m512 cneg;      /* guard_c0 - delta */
-  __m512i window;   /* Q8NN_GUARD_WINDOW where q8nn_guard_eligible, else 0 (always flagged) */
-};
-
 Q8NN_X86_INLINE struct q8nn_x86_guard16 q8nn_x86_guard16_init(const int rounding, __m512i vmult, __m512i vshift,
                                                               __m512 vc0) {
   const __m512i vzero = _mm512_setzero_si512();
   const __mmask16 keligible = _mm512_cmple_epi32_mask(vshift, vzero) &
                               _mm512_cmpge_epi32_mask(vshift, _mm512_set1_epi32(-14)) &
-                              _mm512_cmpge_epi32_mask(vmult, _mm512_set1_epi32(INT32_C(1) << 30));
+                              _mm512_cmpge_epi32_mask(vmult, vzero);
   struct q8nn_x86_guard16 g;
   g.scale = _mm512_scalef_ps(_mm512_cvtepi32_ps(vmult),
                              _mm512_cvtepi32_ps(_mm512_sub_epi32(vshift, _mm512_set1_epi32(31))));
@@ -292,6 +294,12 @@ Q8NN_X86_INLINE struct q8nn_x86_guard16 q8nn_x86_guard16_init(const int rounding
   g.cneg = _mm512_sub_ps(vc0, vdelta);
   g.window = _mm512_maskz_mov_epi32(keligible, _mm512_set1_epi32(Q8NN_GUARD_WINDOW));
   return g;
+}
+
+/* Adds the guarded epilogue's constants to rq (a depthwise tile's, beside its exact ones). */
+Q8NN_X86_INLINE void q8nn_x86_rq16_guard(struct q8nn_x86_rq16* rq, const int rounding, __m512i vmult, __m512i vshift,
+                                         __m512 vc0) {
+  rq->g = q8nn_x86_guard16_init(rounding, vmult, vshift, vc0);
 }
 
 /* One vector: y = fma((float) acc, scale, C) with C = cpos, or cneg where acc < 0 (SIGNED); returns
@@ -388,13 +396,35 @@ Q8NN_X86_INLINE __m512i q8nn_x86_pack64(__m512i r0, __m512i r1, __m512i r2, __m5
 /* The exact epilogue of one vector (rounding 0 or 1, any multiplier and shift) in the guarded
    stage's form: TFLite's clamp(r + zp) moved to Q8NN_GUARD_BASE + (out - output_min). Taken for a
    flagged row or pixel, a few in a thousand: out of line. */
-static __attribute__((noinline, cold, unused)) __m512i q8nn_x86_guard16_exact(
-    __m512i vacc, __m512i vmult, __m512i vshift, int rounding, const struct q8nn_x86_out64* o) {
-  const struct q8nn_x86_rq16 rq = q8nn_x86_rq16_init(rounding, vmult, vshift);
-  const __m512i vr = rounding == 1 ? q8nn_x86_requantize_rsingle(vacc, &rq) : q8nn_x86_requantize_rdouble_with(vacc, &rq, 1, 1);
+static __attribute__((noinline, cold, unused)) __m512i q8nn_x86_guard16_exact_rq(
+    __m512i vacc, const struct q8nn_x86_rq16* rq, int rounding, const struct q8nn_x86_out64* o) {
+  const __m512i vr = rounding == 1 ? q8nn_x86_requantize_rsingle(vacc, rq) : q8nn_x86_requantize_rdouble_with(vacc, rq, 1, 1);
   /* zero point in wrapping int32 and the clamp, as TFLite */
   const __m512i vt = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(vr, o->zp32), o->gmin32), o->gmax32);
   return _mm512_add_epi32(vt, o->gfix32);
+}
+
+/* The same from the packed multiplier and shift. */
+static __attribute__((noinline, cold, unused)) __m512i q8nn_x86_guard16_exact(
+    __m512i vacc, __m512i vmult, __m512i vshift, int rounding, const struct q8nn_x86_out64* o) {
+  const struct q8nn_x86_rq16 rq = q8nn_x86_rq16_init(rounding, vmult, vshift);
+  return q8nn_x86_guard16_exact_rq(vacc, &rq, rounding, o);
+}
+
+/* Guarded epilogue of the n vectors of one pixel (or pair, quad, octet) of a depthwise kernel, in
+   place, from each rq's guard constants: DNEG 3 without the sign-dependent constant, 4 with it
+   (q8nn_x86_pack_rounding gives 4); a flagged pixel takes the exact epilogue for its n vectors. */
+Q8NN_X86_INLINE void q8nn_x86_guard_pixel(const int rounding, const int DNEG, const size_t n, __m512i* v,
+                                          const struct q8nn_x86_rq16* rq, const struct q8nn_x86_out64* o) {
+  __m512i vu[4];
+  __mmask16 kflag = 0;
+#pragma GCC unroll 4
+  for (size_t j = 0; j < n; j++) vu[j] = q8nn_x86_guard16_apply(v[j], &rq[j].g, DNEG == 4, &kflag);
+  if (Q8NN_UNLIKELY(kflag != 0)) {
+    for (size_t j = 0; j < n; j++) vu[j] = q8nn_x86_guard16_exact_rq(v[j], &rq[j], rounding, o);
+  }
+#pragma GCC unroll 4
+  for (size_t j = 0; j < n; j++) v[j] = vu[j];
 }
 
 /* The rounding argument of q8nn_x86_pack64 for vectors requantized in TFLite double rounding with
@@ -407,7 +437,7 @@ static __attribute__((noinline, cold, unused)) __m512i q8nn_x86_guard16_exact(
    (32767 - 255) >> 1 > 127, and r >= 16257 makes r + zp > 127, so both clamp to the top;
    symmetrically below. Other cases keep their own stage. */
 Q8NN_X86_INLINE int q8nn_x86_pack_rounding(const int rounding, const int dneg) {
-  return rounding == 0 && dneg == 2 ? 3 : rounding;
+  return dneg >= 3 ? 4 : rounding == 0 && dneg == 2 ? 3 : rounding;
 }
 
 /* acc + the u8 x s8 dot products of each 4-byte group (VPDPBUSD, the gemm K loop's instruction).
