@@ -54,10 +54,21 @@ void requant_params(size_t n, std::vector<int32_t>& mult, std::vector<int32_t>& 
   }
 }
 
-const q8nn_qs8_conv_params kConvParams = {-3, -128, 127};
+const q8nn_qs8_conv_params kConvParams = {-3, -128, 127, 0, 0, 0, 0.0f};
+
+// The output params of a benchmark: guard 0 the exact epilogue; 1 the guarded epilogue with a clamp
+// that keeps results below the zero point (the sign-dependent constant, as a linear layer); 2 with
+// a ReLU's clamp (output_min = zero point, as the expansions and depthwise layers under ReLU6).
+q8nn_qs8_conv_params conv_params(int guard, q8nn_rounding rounding, const std::vector<int32_t>& mult,
+                                 const std::vector<int32_t>& shift) {
+  q8nn_qs8_conv_params p = kConvParams;
+  if (guard == 2) p.output_min = p.output_zero_point;
+  if (guard != 0) q8nn_guard_params(&p, rounding, mult.size(), mult.data(), shift.data());
+  return p;
+}
 
 // gemm: M x N x K = pixels x output channels x input channels.
-void gemm_bench(benchmark::State& state, const q8nn_gemm_entry* e, q8nn_rounding rounding) {
+void gemm_bench(benchmark::State& state, const q8nn_gemm_entry* e, q8nn_rounding rounding, int guard) {
   if (!isa_available(state, e->isa)) return;
   const size_t m = state.range(0), n = state.range(1), k = state.range(2);
   const auto a = random_bytes(m * k, 1);
@@ -69,10 +80,11 @@ void gemm_bench(benchmark::State& state, const q8nn_gemm_entry* e, q8nn_rounding
           -5 + e->input_offset, packed.data());
   std::vector<int8_t> c(m * n);
   const auto fn = e->fn[rounding];
+  const q8nn_qs8_conv_params params = conv_params(guard, rounding, mult, shift);
   for (auto _ : state) {
     for (size_t i = 0; i < m; i += e->mr) {
       fn(std::min<size_t>(e->mr, m - i), n, k, a.data() + i * k, k, packed.data(), c.data() + i * n, n,
-         e->nr, &kConvParams);
+         e->nr, &params);
     }
     benchmark::DoNotOptimize(c.data());
   }
@@ -81,7 +93,7 @@ void gemm_bench(benchmark::State& state, const q8nn_gemm_entry* e, q8nn_rounding
 }
 
 // igemm: 3x3 convolution over an H x W image (SAME padding, stride 1), cin -> cout.
-void igemm_bench(benchmark::State& state, const q8nn_igemm_entry* e, q8nn_rounding rounding) {
+void igemm_bench(benchmark::State& state, const q8nn_igemm_entry* e, q8nn_rounding rounding, int guard) {
   if (!isa_available(state, e->isa)) return;
   const size_t h = state.range(0), w = state.range(0), cin = state.range(1), cout = state.range(2);
   const size_t ks = 9, m = h * w;
@@ -108,10 +120,11 @@ void igemm_bench(benchmark::State& state, const q8nn_igemm_entry* e, q8nn_roundi
   }
   std::vector<int8_t> c(m * cout);
   const auto fn = e->fn[rounding];
+  const q8nn_qs8_conv_params params = conv_params(guard, rounding, mult, shift);
   for (auto _ : state) {
     for (size_t t = 0; t < tiles; t++) {
       fn(std::min<size_t>(e->mr, m - t * e->mr), cout, cin, ks, ind.data() + t * ks * e->mr, packed.data(),
-         c.data() + t * e->mr * cout, cout, e->nr, 0, zero.data(), &kConvParams);
+         c.data() + t * e->mr * cout, cout, e->nr, 0, zero.data(), &params);
     }
     benchmark::DoNotOptimize(c.data());
   }
@@ -120,7 +133,7 @@ void igemm_bench(benchmark::State& state, const q8nn_igemm_entry* e, q8nn_roundi
 }
 
 // dwconv: 3x3 depthwise over an H x W x C image, stride 1, one output row per call.
-void dwconv_bench(benchmark::State& state, const q8nn_dwconv_entry* e, q8nn_rounding rounding) {
+void dwconv_bench(benchmark::State& state, const q8nn_dwconv_entry* e, q8nn_rounding rounding, int guard) {
   if (!isa_available(state, e->isa)) return;
   const size_t h = state.range(0), w = state.range(0), ch = state.range(1);
   const size_t taps = e->taps != 0 ? e->taps : 9;
@@ -145,10 +158,11 @@ void dwconv_bench(benchmark::State& state, const q8nn_dwconv_entry* e, q8nn_roun
   }
   std::vector<int8_t> out(h * w * ch);
   const auto fn = e->fn[rounding];
+  const q8nn_qs8_conv_params params = conv_params(guard, rounding, mult, shift);
   for (auto _ : state) {
     for (size_t y = 0; y < h; y++) {
       fn(ch, w, taps, ind.data() + y * w * taps, taps, packed.data(), out.data() + y * w * ch, 0, 0,
-         zero.data(), &kConvParams);
+         zero.data(), &params);
     }
     benchmark::DoNotOptimize(out.data());
   }
@@ -206,6 +220,8 @@ void bound_epilogue_bench(benchmark::State& state, uint32_t isa, uint32_t bit, i
 
 // Entries name their double-rounding (or fp32) kernel; the single-rounding run says so.
 const char* rounding_suffix(int r) { return r == 1 ? "/rsingle" : ""; }
+// conv_params' guard argument
+const char* guard_suffix(int guard) { return guard == 1 ? "/guarded" : guard == 2 ? "/guarded_relu" : ""; }
 
 int register_all() {
   q8nn_initialize();
@@ -225,8 +241,8 @@ int register_all() {
     const uint32_t bit = isa & ~(isa == Q8NN_ISA_X86_AVX2 ? 0u : Q8NN_ISA_X86_AVX2);
     benchmark::RegisterBenchmark((std::string("bound/dot/") + isa_name).c_str(),
                                  [isa, bit](benchmark::State& s) { bound_dot_bench(s, isa, bit); });
-    const char* rounding_names[] = {"rdouble", "rsingle", "fp32"};
-    for (int r = 0; r < 3; r++) {
+    const char* rounding_names[] = {"rdouble", "rsingle", "fp32", "guarded_relu", "guarded"};
+    for (int r = 0; r < (isa == Q8NN_ISA_X86_AVX512VNNI ? 5 : 3); r++) {
       benchmark::RegisterBenchmark((std::string("bound/epilogue/") + isa_name + "/" + rounding_names[r]).c_str(),
                                    [isa, bit, r](benchmark::State& s) { bound_epilogue_bench(s, isa, bit, r); });
     }
@@ -248,28 +264,37 @@ int register_all() {
     for (int r = 0; r < Q8NN_REQUANT_KINDS; r++) {
       const q8nn_gemm_entry* e = &q8nn_gemm_list[i];
       if (e->fn[r] == nullptr) continue;
-      auto* b = benchmark::RegisterBenchmark((std::string("gemm/") + e->name + rounding_suffix(r)).c_str(),
-                                             [e, r](benchmark::State& s) { gemm_bench(s, e, (q8nn_rounding) r); });
-      for (const auto& shape : gemm_shapes) b->Args(shape);
-      b->ArgNames({"M", "N", "K"})->UseRealTime();
+      for (int guard = 0; guard < (r == q8nn_rounding_fp32 ? 1 : 3); guard++) {
+        auto* b = benchmark::RegisterBenchmark(
+            (std::string("gemm/") + e->name + rounding_suffix(r) + guard_suffix(guard)).c_str(),
+            [e, r, guard](benchmark::State& s) { gemm_bench(s, e, (q8nn_rounding) r, guard); });
+        for (const auto& shape : gemm_shapes) b->Args(shape);
+        b->ArgNames({"M", "N", "K"})->UseRealTime();
+      }
     }
   }
   for (size_t i = 0; i < q8nn_igemm_list_size; i++) {
     for (int r = 0; r < Q8NN_REQUANT_KINDS; r++) {
       const q8nn_igemm_entry* e = &q8nn_igemm_list[i];
       if (e->fn[r] == nullptr) continue;
-      auto* b = benchmark::RegisterBenchmark((std::string("igemm/") + e->name + rounding_suffix(r)).c_str(),
-                                             [e, r](benchmark::State& s) { igemm_bench(s, e, (q8nn_rounding) r); });
-      b->Args({112, 3, 32})->Args({28, 32, 64})->ArgNames({"HW", "Cin", "Cout"})->UseRealTime();
+      for (int guard = 0; guard < (r == q8nn_rounding_fp32 ? 1 : 3); guard++) {
+        auto* b = benchmark::RegisterBenchmark(
+            (std::string("igemm/") + e->name + rounding_suffix(r) + guard_suffix(guard)).c_str(),
+            [e, r, guard](benchmark::State& s) { igemm_bench(s, e, (q8nn_rounding) r, guard); });
+        b->Args({112, 3, 32})->Args({28, 32, 64})->ArgNames({"HW", "Cin", "Cout"})->UseRealTime();
+      }
     }
   }
   for (size_t i = 0; i < q8nn_dwconv_list_size; i++) {
     for (int r = 0; r < Q8NN_REQUANT_KINDS; r++) {
       const q8nn_dwconv_entry* e = &q8nn_dwconv_list[i];
       if (e->fn[r] == nullptr) continue;
-      auto* b = benchmark::RegisterBenchmark((std::string("dwconv/") + e->name + rounding_suffix(r)).c_str(),
-                                             [e, r](benchmark::State& s) { dwconv_bench(s, e, (q8nn_rounding) r); });
-      b->Args({112, 32})->Args({56, 144})->Args({14, 576})->ArgNames({"HW", "C"})->UseRealTime();
+      for (int guard = 0; guard < (r == q8nn_rounding_fp32 ? 1 : 3); guard++) {
+        auto* b = benchmark::RegisterBenchmark(
+            (std::string("dwconv/") + e->name + rounding_suffix(r) + guard_suffix(guard)).c_str(),
+            [e, r, guard](benchmark::State& s) { dwconv_bench(s, e, (q8nn_rounding) r, guard); });
+        b->Args({112, 32})->Args({56, 144})->Args({14, 576})->ArgNames({"HW", "C"})->UseRealTime();
+      }
     }
   }
   for (size_t i = 0; i < q8nn_vadd_list_size; i++) {

@@ -94,5 +94,7 @@ uint64_t q8nn_bound_dot_avx512vnni(uint64_t iters) {
 uint64_t q8nn_bound_epilogue_avx512vnni(int rounding, uint64_t iters) {
   return rounding == 0   ? q8nn_bound_epilogue_loop(0, iters, NULL)
          : rounding == 1 ? q8nn_bound_epilogue_loop(1, iters, NULL)
+         : rounding == 3 ? q8nn_bound_epilogue_loop(3, iters, NULL)
+         : rounding == 4 ? q8nn_bound_epilogue_loop(4, iters, NULL)
                          : q8nn_bound_epilogue_loop(2, iters, NULL);
 }

@@ -44,6 +44,29 @@
 #define Q8NN_X86_DW_CT 64
 #define Q8NN_X86_DW_MAX_GROUPS 8 /* tap groups whose interleaved weights are kept (32 taps) */
 
+/* The pixels of a tile whose guarded epilogue flagged a lane (q8nn_x86_guard_pixel): stored with
+   the guarded bytes, then redone with the exact epilogue after the tile's pixel loop
+   (q8nn_x86_dw_redo), so that the loop holds no exact code. Past Q8NN_X86_DW_MAX_REDO pixels the
+   whole row of the tile is redone. */
+#define Q8NN_X86_DW_MAX_REDO 16
+struct q8nn_x86_dw_fix {
+  size_t count;
+  const int8_t** in[Q8NN_X86_DW_MAX_REDO];
+  int8_t* out[Q8NN_X86_DW_MAX_REDO];
+};
+
+Q8NN_X86_INLINE void q8nn_x86_dw_note(struct q8nn_x86_dw_fix* f, const int8_t** in,
+                                                             int8_t* out, size_t pixels, size_t input_stride,
+                                                             size_t pixel_step) {
+  for (size_t k = 0; k < pixels; k++) {
+    if (f->count < Q8NN_X86_DW_MAX_REDO) {
+      f->in[f->count] = in + k * input_stride;
+      f->out[f->count] = out + k * pixel_step;
+    }
+    f->count++;
+  }
+}
+
 /* The slides and slides2 tests (x86-common.h) as one compare of pointer lanes each: the window's
    pointers against the last window's one (two) taps on, in the lanes those tests read (the masked
    load reads no pointer past last[8]). The scalar tests were 12 compare-and-branch pairs per pixel
@@ -128,14 +151,11 @@ Q8NN_X86_INLINE void q8nn_x86_dw9_column_y(const int8_t* const* in, size_t c, co
 
 /* Requantizes n vectors in place with the kernel's rounding (fp32: vmult holds the scales);
    LSHIFT and DNEG: see q8nn_x86_requantize_rdouble_with; DNEG 3 and 4: the guarded epilogue
-   (q8nn_x86_guard_pixel, rq's guard constants). */
-Q8NN_X86_INLINE void q8nn_x86_dw_requantize(const int rounding, const int LSHIFT, const int DNEG, const size_t n,
-                                            __m512i* v, const __m512i* vmult, const struct q8nn_x86_rq16* rq,
-                                            const struct q8nn_x86_out64* vout) {
-  if (rounding != 2 && DNEG >= 3) {
-    q8nn_x86_guard_pixel(rounding, DNEG, n, v, rq, vout);
-    return;
-  }
+   (q8nn_x86_guard_pixel, rq's guard constants), which returns 1 where a lane was flagged (else 0). */
+Q8NN_X86_INLINE int q8nn_x86_dw_requantize(const int rounding, const int LSHIFT, const int DNEG,
+                                           const size_t n, __m512i* v, const __m512i* vmult,
+                                           const struct q8nn_x86_rq16* rq, const struct q8nn_x86_out64* vout) {
+  if (rounding != 2 && DNEG >= 3) return q8nn_x86_guard_pixel(DNEG, n, v, rq);
 #pragma GCC unroll 4
   for (size_t j = 0; j < n; j++) {
     if (rounding == 2) {
@@ -145,17 +165,19 @@ Q8NN_X86_INLINE void q8nn_x86_dw_requantize(const int rounding, const int LSHIFT
                            : q8nn_x86_requantize_rdouble_with(v[j], &rq[j], LSHIFT, DNEG);
     }
   }
+  return 0;
 }
 
-/* Requantizes, packs and stores one pixel of the 32-channel tile. */
-Q8NN_X86_INLINE void q8nn_x86_dw_finish32(const int rounding, const int LSHIFT, const int DNEG, const __m256i vacc[4],
+/* Requantizes, packs and stores one pixel of the 32-channel tile; returns the guard's flags. */
+Q8NN_X86_INLINE int q8nn_x86_dw_finish32(const int rounding, const int LSHIFT, const int DNEG, const __m256i vacc[4],
                                           const __m512i vmult2[2], const struct q8nn_x86_rq16 rq[2],
                                           const struct q8nn_x86_out64* vout, __m512i vorder, int8_t* out, __mmask32 kc) {
   __m512i v2[2] = {_mm512_inserti64x4(_mm512_castsi256_si512(vacc[0]), vacc[1], 1),
                    _mm512_inserti64x4(_mm512_castsi256_si512(vacc[2]), vacc[3], 1)};
-  q8nn_x86_dw_requantize(rounding, LSHIFT, DNEG, 2, v2, vmult2, rq, vout);
+  const int kflag = q8nn_x86_dw_requantize(rounding, LSHIFT, DNEG, 2, v2, vmult2, rq, vout);
   const __m512i v = _mm512_permutexvar_epi32(vorder, q8nn_x86_pack64(v2[0], v2[1], v2[0], v2[1], vout, 0, q8nn_x86_pack_rounding(rounding, DNEG)));
   _mm256_mask_storeu_epi8(out, kc, _mm512_castsi512_si256(v));
+  return kflag;
 }
 
 /* The pixel loop of the 32-channel tile; LSHIFT and DNEG: see q8nn_x86_requantize_rdouble_with.
@@ -165,7 +187,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pixels32(
     size_t taps, const int8_t** in, size_t input_stride, const int8_t* wt, const __m256i vw[][4],
     const __m256i vbias[4], const __m512i vmult2[2], const struct q8nn_x86_rq16 rq[2],
     const struct q8nn_x86_out64* vout_p, __m512i vorder, int8_t* out, size_t pixel_step, size_t input_offset,
-    const int8_t* zero, size_t c0) {
+    const int8_t* zero, size_t c0, struct q8nn_x86_dw_fix* fix) {
   const struct q8nn_x86_out64 vout = *vout_p;
   const __m256i vsign = _mm512_castsi512_si256(vout.isign8);
   const size_t groups = (taps + 3) / 4;
@@ -217,7 +239,9 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pixels32(
 #pragma GCC unroll 4
       for (size_t j = 0; j < 4; j++) vacc[j] = _mm256_dpbusd_epi32(vacc[j], vxi[j], vwg[j]);
     }
-    q8nn_x86_dw_finish32(rounding, LSHIFT, DNEG, vacc, vmult2, rq, &vout, vorder, out, kc);
+    if (Q8NN_UNLIKELY(q8nn_x86_dw_finish32(rounding, LSHIFT, DNEG, vacc, vmult2, rq, &vout, vorder, out, kc) != 0)) {
+      q8nn_x86_dw_note(fix, in, out, 1, input_stride, pixel_step);
+    }
     out += pixel_step;
     in += input_stride;
   }
@@ -263,7 +287,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pairs32_loop(
     const int rounding, const int LSHIFT, const int DNEG, __mmask32 kc, size_t pairs, const int8_t** in,
     size_t input_stride, const __m512i vw[3][4], const __m512i vbias[4], const struct q8nn_x86_rq16 rq[4],
     const struct q8nn_x86_out64* vout_p, int8_t* out, size_t pixel_step,
-    size_t input_offset, const int8_t* zero, size_t c0) {
+    size_t input_offset, const int8_t* zero, size_t c0, struct q8nn_x86_dw_fix* fix) {
   const struct q8nn_x86_out64 vout = *vout_p;
   const __m512i vsign = vout.isign8;
   const __mmask64 kc2 = (__mmask64) kc | (__mmask64) kc << 32;
@@ -302,7 +326,8 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pairs32_loop(
 #pragma GCC unroll 4
       for (size_t j = 0; j < 4; j++) vacc[j] = _mm512_dpbusd_epi32(vacc[j], vcol[c][j], vw[c][j]);
     }
-    q8nn_x86_dw_requantize(rounding, LSHIFT, DNEG, 4, vacc, NULL, rq, &vout); /* TFLite roundings only */
+    const int kflag = q8nn_x86_dw_requantize(rounding, LSHIFT, DNEG, 4, vacc, NULL, rq, &vout); /* TFLite roundings only */
+    if (Q8NN_UNLIKELY(kflag != 0)) q8nn_x86_dw_note(fix, in, out, 2, input_stride, pixel_step);
     const __m512i v = q8nn_x86_pack64(vacc[0], vacc[1], vacc[2], vacc[3], &vout, 0, q8nn_x86_pack_rounding(rounding, DNEG));
     if (pixel_step == 32) {
       _mm512_mask_storeu_epi8(out, kc2, v);
@@ -383,14 +408,14 @@ Q8NN_X86_INLINE void q8nn_x86_dw9_repeat(const int rounding, const uint8_t* wb, 
 Q8NN_X86_INLINE void q8nn_x86_dw_pairs32(const int rounding, size_t crem, size_t pairs, const int8_t** in,
                                          size_t input_stride, const uint8_t* wb, int8_t* out, size_t pixel_step,
                                          size_t input_offset, const int8_t* zero, size_t c0,
-                                         const struct q8nn_qs8_conv_params* params) {
+                                         const struct q8nn_qs8_conv_params* params, struct q8nn_x86_dw_fix* fix) {
   const __mmask32 kc = (__mmask32) q8nn_x86_mask64(crem);
   struct q8nn_x86_dw9_repeated t;
   q8nn_x86_dw9_repeat(rounding, wb, 0, params, &t);
   const struct q8nn_x86_out64 vout = q8nn_x86_out64_init(params);
 #define Q8NN_DW_PAIRS(LSHIFT, DNEG)                                                                         \
   q8nn_x86_dw_pairs32_loop(rounding, LSHIFT, DNEG, kc, pairs, in, input_stride, t.vw, t.vbias, t.rq, &vout, \
-                           out, pixel_step, input_offset, zero, c0)
+                           out, pixel_step, input_offset, zero, c0, fix)
   Q8NN_DW_BY_FLAGS(Q8NN_DW_PAIRS, t)
 #undef Q8NN_DW_PAIRS
 }
@@ -476,7 +501,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_px_loop(
     const size_t PX, const int rounding, const int LSHIFT, const int DNEG, __mmask16 kc, size_t crem, size_t groups,
     const int8_t** in, size_t input_stride, const __m512i vw[3][4], const __m512i vbias[4],
     const struct q8nn_x86_rq16 rq[4], const struct q8nn_x86_out64* vout_p, int8_t* out, size_t pixel_step,
-    size_t input_offset, const int8_t* zero, size_t c0) {
+    size_t input_offset, const int8_t* zero, size_t c0, struct q8nn_x86_dw_fix* fix) {
   const struct q8nn_x86_out64 vout = *vout_p;
   const __m512i vsign = vout.isign8;
   const size_t b = 64 / PX;
@@ -496,7 +521,8 @@ Q8NN_X86_INLINE void q8nn_x86_dw_px_loop(
 #pragma GCC unroll 4
       for (size_t j = 0; j < 4; j++) vacc[j] = _mm512_dpbusd_epi32(vacc[j], vcol[j], vw[c][j]);
     }
-    q8nn_x86_dw_requantize(rounding, LSHIFT, DNEG, 4, vacc, NULL, rq, &vout); /* TFLite roundings only */
+    const int kflag = q8nn_x86_dw_requantize(rounding, LSHIFT, DNEG, 4, vacc, NULL, rq, &vout); /* TFLite roundings only */
+    if (Q8NN_UNLIKELY(kflag != 0)) q8nn_x86_dw_note(fix, in, out, PX, input_stride, pixel_step);
     const __m512i v = q8nn_x86_pack64(vacc[0], vacc[1], vacc[2], vacc[3], &vout, 0, q8nn_x86_pack_rounding(rounding, DNEG));
     if (crem == b && pixel_step == b) {
       _mm512_storeu_si512(out, v);
@@ -543,7 +569,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_px_loop(
 Q8NN_X86_INLINE void q8nn_x86_dw_px(const size_t PX, const int rounding, size_t crem, size_t groups,
                                     const int8_t** in, size_t input_stride, const uint8_t* wb, int8_t* out,
                                     size_t pixel_step, size_t input_offset, const int8_t* zero, size_t c0,
-                                    const struct q8nn_qs8_conv_params* params) {
+                                    const struct q8nn_qs8_conv_params* params, struct q8nn_x86_dw_fix* fix) {
   const __mmask16 kc = (__mmask16) q8nn_x86_mask64(crem);
   struct q8nn_x86_dw9_repeated t;
   q8nn_x86_dw9_repeat(rounding, wb, 1, params, &t);
@@ -561,7 +587,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_px(const size_t PX, const int rounding, size_t 
   const struct q8nn_x86_out64 vout = q8nn_x86_out64_init(params);
 #define Q8NN_DW_PX(LSHIFT, DNEG)                                                                              \
   q8nn_x86_dw_px_loop(PX, rounding, LSHIFT, DNEG, kc, crem, groups, in, input_stride, t.vw, t.vbias, t.rq, &vout, \
-                      out, pixel_step, input_offset, zero, c0)
+                      out, pixel_step, input_offset, zero, c0, fix)
   Q8NN_DW_BY_FLAGS(Q8NN_DW_PX, t)
 #undef Q8NN_DW_PX
 }
@@ -571,9 +597,10 @@ Q8NN_X86_INLINE void q8nn_x86_dw_px(const size_t PX, const int rounding, size_t 
   static __attribute__((noinline)) void name(const int rounding, size_t crem, size_t groups, const int8_t** in,  \
                                              size_t input_stride, const uint8_t* wb, int8_t* out,               \
                                              size_t pixel_step, size_t input_offset, const int8_t* zero,        \
-                                             size_t c0, const struct q8nn_qs8_conv_params* params) {            \
+                                             size_t c0, const struct q8nn_qs8_conv_params* params,              \
+                                             struct q8nn_x86_dw_fix* fix) {                                     \
     q8nn_x86_dw_px(PX, rounding, crem, groups, in, input_stride, wb, out, pixel_step, input_offset, zero, c0, \
-                   params);                                                                                    \
+                   params, fix);                                                                               \
   }
 Q8NN_DW_PX_ENTRY(q8nn_x86_dw_quads16, 4)
 Q8NN_DW_PX_ENTRY(q8nn_x86_dw_octets8, 8)
@@ -581,13 +608,14 @@ Q8NN_DW_PX_ENTRY(q8nn_x86_dw_octets8, 8)
 
 Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
     const size_t TAPS, const int rounding, size_t crem, size_t output_width, size_t taps, const int8_t** in, size_t input_stride, const uint8_t* wb, int8_t* out, size_t pixel_step,
-    size_t input_offset, const int8_t* zero, size_t c0, const struct q8nn_qs8_conv_params* params) {
+    size_t input_offset, const int8_t* zero, size_t c0, const struct q8nn_qs8_conv_params* params,
+    struct q8nn_x86_dw_fix* fix) {
   /* TFLite roundings, 9 taps: groups of PX pixels per zmm first (octets for at most 8 channels,
      quads for at most 16, pairs), the rest one pixel per ymm below */
 #define Q8NN_DW_PEEL(PX, fn)                                                                            \
   if (output_width >= PX) {                                                                            \
     const size_t groups = output_width / PX;                                                           \
-    fn(rounding, crem, groups, in, input_stride, wb, out, pixel_step, input_offset, zero, c0, params); \
+    fn(rounding, crem, groups, in, input_stride, wb, out, pixel_step, input_offset, zero, c0, params, fix); \
     if (output_width % PX == 0) return;                                                                \
     in += PX * groups * input_stride;                                                                  \
     out += PX * groups * pixel_step;                                                                   \
@@ -647,29 +675,30 @@ Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
   const int dneg = rounding == 0 && (rq[0].d_any | rq[1].d_any);
   if (guard == 2) {
     q8nn_x86_dw_pixels32(TAPS, rounding, 0, 4, kc, output_width, taps, in, input_stride, wt, vw, vbias, vmult2, rq,
-                         &vout, vorder, out, pixel_step, input_offset, zero, c0);
+                         &vout, vorder, out, pixel_step, input_offset, zero, c0, fix);
   } else if (guard == 1) {
     q8nn_x86_dw_pixels32(TAPS, rounding, 0, 3, kc, output_width, taps, in, input_stride, wt, vw, vbias, vmult2, rq,
-                         &vout, vorder, out, pixel_step, input_offset, zero, c0);
+                         &vout, vorder, out, pixel_step, input_offset, zero, c0, fix);
   } else if (lshift) {
     q8nn_x86_dw_pixels32(TAPS, rounding, 1, 1, kc, output_width, taps, in, input_stride, wt, vw, vbias, vmult2, rq,
-                         &vout, vorder, out, pixel_step, input_offset, zero, c0);
+                         &vout, vorder, out, pixel_step, input_offset, zero, c0, fix);
   } else if (dneg) {
     q8nn_x86_dw_pixels32(TAPS, rounding, 0, 1, kc, output_width, taps, in, input_stride, wt, vw, vbias, vmult2, rq,
-                         &vout, vorder, out, pixel_step, input_offset, zero, c0);
+                         &vout, vorder, out, pixel_step, input_offset, zero, c0, fix);
   } else {
     q8nn_x86_dw_pixels32(TAPS, rounding, 0, 0, kc, output_width, taps, in, input_stride, wt, vw, vbias, vmult2, rq,
-                         &vout, vorder, out, pixel_step, input_offset, zero, c0);
+                         &vout, vorder, out, pixel_step, input_offset, zero, c0, fix);
   }
 }
 
-/* Requantizes, packs and stores one pixel of a 64-channel tile. */
-Q8NN_X86_INLINE void q8nn_x86_dw_finish64(const int rounding, const int LSHIFT, const int DNEG, const __m512i vacc_in[4],
+/* Requantizes, packs and stores one pixel of a 64-channel tile; returns the guard's flags. */
+Q8NN_X86_INLINE int q8nn_x86_dw_finish64(const int rounding, const int LSHIFT, const int DNEG, const __m512i vacc_in[4],
                                           const __m512i vmult[4], const struct q8nn_x86_rq16 rq[4],
                                           const struct q8nn_x86_out64* vout, int8_t* out, __mmask64 kc) {
   __m512i vacc[4] = {vacc_in[0], vacc_in[1], vacc_in[2], vacc_in[3]};
-  q8nn_x86_dw_requantize(rounding, LSHIFT, DNEG, 4, vacc, vmult, rq, vout);
+  const int kflag = q8nn_x86_dw_requantize(rounding, LSHIFT, DNEG, 4, vacc, vmult, rq, vout);
   _mm512_mask_storeu_epi8(out, kc, q8nn_x86_pack64(vacc[0], vacc[1], vacc[2], vacc[3], vout, 0, q8nn_x86_pack_rounding(rounding, DNEG)));
+  return kflag;
 }
 
 /* The pixel loop of one 64-channel tile; LSHIFT and DNEG: see q8nn_x86_requantize_rdouble_with.
@@ -680,7 +709,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pixels64(
     const size_t TAPS, const int rounding, const int LSHIFT, const int DNEG, size_t output_width, size_t taps,
     const int8_t** input, size_t input_stride, const int8_t* wt, const __m512i vw[][4], const __m512i vbias[4],
     const __m512i vmult[4], const struct q8nn_x86_rq16 rq[4], int8_t* out, size_t pixel_step, size_t input_offset,
-    const int8_t* zero, size_t c0, __mmask64 kc, const struct q8nn_x86_out64* vout_p) {
+    const int8_t* zero, size_t c0, __mmask64 kc, const struct q8nn_x86_out64* vout_p, struct q8nn_x86_dw_fix* fix) {
   const struct q8nn_x86_out64 vout = *vout_p;
   const int8_t** in = input;
   const __m512i vsign = vout.isign8;
@@ -736,8 +765,10 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pixels64(
 #pragma GCC unroll 4
       for (size_t j = 0; j < 4; j++) vacc[j] = _mm512_dpbusd_epi32(vacc[j], vxi[j], vwg[j]);
     }
-    if (rounding == 2) {
-      q8nn_x86_dw_finish64(rounding, LSHIFT, DNEG, vacc, vmult, rq, &vout, out, kc);
+    if (rounding == 2 || DNEG >= 3) {
+      if (Q8NN_UNLIKELY(q8nn_x86_dw_finish64(rounding, LSHIFT, DNEG, vacc, vmult, rq, &vout, out, kc) != 0)) {
+        q8nn_x86_dw_note(fix, in, out, 1, input_stride, pixel_step);
+      }
     } else {
       if (x != 0) q8nn_x86_dw_finish64(rounding, LSHIFT, DNEG, vprev, vmult, rq, &vout, out - pixel_step, kc);
 #pragma GCC unroll 4
@@ -746,13 +777,33 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pixels64(
     out += pixel_step;
     in += input_stride;
   }
-  if (rounding != 2 && output_width != 0) {
+  if (rounding != 2 && DNEG < 3 && output_width != 0) {
     q8nn_x86_dw_finish64(rounding, LSHIFT, DNEG, vprev, vmult, rq, &vout, out - pixel_step, kc);
   }
 }
 
+/* Redoes the pixels of one tile (tile_channels from c0, packed block wb) that fix lists, through
+   this kernel itself (self) with the exact epilogue. */
+static __attribute__((noinline, cold)) void q8nn_x86_dw_redo(
+    q8nn_qs8_dwconv_ukernel_fn self, const struct q8nn_x86_dw_fix* fix, size_t tile_channels, size_t output_width,
+    size_t taps, const int8_t** input, size_t input_stride, const uint8_t* wb, int8_t* out, size_t pixel_step,
+    size_t input_offset, size_t c0, const int8_t* zero, const struct q8nn_qs8_conv_params* params) {
+  struct q8nn_qs8_conv_params exact = *params;
+  exact.guard = 0;
+  /* the tile's block is a whole packed block of its own: c0 moves to the row offset (the zero row
+     is the zero point everywhere) */
+  if (fix->count > Q8NN_X86_DW_MAX_REDO) {
+    self(tile_channels, output_width, taps, input, input_stride, wb, out, pixel_step - tile_channels,
+         input_offset + c0, zero, &exact);
+    return;
+  }
+  for (size_t i = 0; i < fix->count; i++) {
+    self(tile_channels, 1, taps, fix->in[i], input_stride, wb, fix->out[i], 0, input_offset + c0, zero, &exact);
+  }
+}
+
 Q8NN_X86_INLINE void q8nn_x86_dwconv(
-    const size_t TAPS, const int rounding,
+    const size_t TAPS, const int rounding, q8nn_qs8_dwconv_ukernel_fn self,
     size_t channels, size_t output_width, size_t taps, const int8_t** input, size_t input_stride,
     const void* weights, int8_t* output, size_t output_increment, size_t input_offset,
     const int8_t* zero, const struct q8nn_qs8_conv_params* params) {
@@ -763,9 +814,15 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
   const uint8_t* wb = (const uint8_t*) weights;
   for (size_t c0 = 0; c0 < channels; c0 += Q8NN_X86_DW_CT) {
     const size_t crem = channels - c0;
+    struct q8nn_x86_dw_fix fix;
+    fix.count = 0;
     if (crem <= 32) {
       q8nn_x86_dw_tile32(TAPS, rounding, crem, output_width, taps, input, input_stride, wb, output + c0, pixel_step,
-                         input_offset, zero, c0, params);
+                         input_offset, zero, c0, params, &fix);
+      if (Q8NN_UNLIKELY(fix.count != 0)) {
+        q8nn_x86_dw_redo(self, &fix, crem, output_width, taps, input, input_stride, wb, output + c0, pixel_step,
+                         input_offset, c0, zero, params);
+      }
       break;
     }
     const __mmask64 kc = q8nn_x86_mask64(crem);
@@ -812,33 +869,41 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
     }
     if (guard == 2) {
       q8nn_x86_dw_pixels64(TAPS, rounding, 0, 4, output_width, taps, input, input_stride, wt, vw, vbias, vmult, rq,
-                           output + c0, pixel_step, input_offset, zero, c0, kc, &vout);
+                           output + c0, pixel_step, input_offset, zero, c0, kc, &vout, &fix);
     } else if (guard == 1) {
       q8nn_x86_dw_pixels64(TAPS, rounding, 0, 3, output_width, taps, input, input_stride, wt, vw, vbias, vmult, rq,
-                           output + c0, pixel_step, input_offset, zero, c0, kc, &vout);
+                           output + c0, pixel_step, input_offset, zero, c0, kc, &vout, &fix);
     } else if (rounding == 0 && m2) {
       q8nn_x86_dw_pixels64(TAPS, rounding, 0, 2, output_width, taps, input, input_stride, wt, vw, vbias, vmult, rq,
-                           output + c0, pixel_step, input_offset, zero, c0, kc, &vout);
+                           output + c0, pixel_step, input_offset, zero, c0, kc, &vout, &fix);
     } else if (lshift) {
       q8nn_x86_dw_pixels64(TAPS, rounding, 1, 1, output_width, taps, input, input_stride, wt, vw, vbias, vmult, rq,
-                           output + c0, pixel_step, input_offset, zero, c0, kc, &vout);
+                           output + c0, pixel_step, input_offset, zero, c0, kc, &vout, &fix);
     } else if (dneg) {
       q8nn_x86_dw_pixels64(TAPS, rounding, 0, 1, output_width, taps, input, input_stride, wt, vw, vbias, vmult, rq,
-                           output + c0, pixel_step, input_offset, zero, c0, kc, &vout);
+                           output + c0, pixel_step, input_offset, zero, c0, kc, &vout, &fix);
     } else {
       q8nn_x86_dw_pixels64(TAPS, rounding, 0, 0, output_width, taps, input, input_stride, wt, vw, vbias, vmult, rq,
-                           output + c0, pixel_step, input_offset, zero, c0, kc, &vout);
+                           output + c0, pixel_step, input_offset, zero, c0, kc, &vout, &fix);
+    }
+    if (Q8NN_UNLIKELY(fix.count != 0)) {
+      q8nn_x86_dw_redo(self, &fix, crem < Q8NN_X86_DW_CT ? crem : Q8NN_X86_DW_CT, output_width, taps, input,
+                       input_stride, wb, output + c0, pixel_step, input_offset, c0, zero, params);
     }
     wb += Q8NN_PACKED_HEADER_BYTES(Q8NN_X86_DW_CT) + taps * Q8NN_X86_DW_CT;
   }
 }
 
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p64c__avx512vnni, 9, 0)
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_rsingle_ukernel_9p64c__avx512vnni, 9, 1)
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_rdouble_ukernel_25p64c__avx512vnni, 25, 0)
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p64c__avx512vnni, 25, 1)
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp64c__avx512vnni, 0, 0)
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp64c__avx512vnni, 0, 1)
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_fp32_ukernel_9p64c__avx512vnni, 9, 2)
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_fp32_ukernel_25p64c__avx512vnni, 25, 2)
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_fp32_ukernel_xp64c__avx512vnni, 0, 2)
+/* Each kernel passes itself to q8nn_x86_dwconv for the redone pixels (q8nn_x86_dw_redo). */
+#define Q8NN_X86_DWCONV_SELF_KERNEL(name, TAPS, rounding) Q8NN_X86_DWCONV_SELF_KERNEL_(name, TAPS, rounding)
+#define Q8NN_X86_DWCONV_SELF_KERNEL_(name, TAPS, rounding) \
+  Q8NN_DEFINE_DWCONV_UKERNEL(name, q8nn_x86_dwconv, TAPS, rounding, name)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p64c__avx512vnni, 9, 0)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_qs8_dwconv_minmax_rsingle_ukernel_9p64c__avx512vnni, 9, 1)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_qs8_dwconv_minmax_rdouble_ukernel_25p64c__avx512vnni, 25, 0)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p64c__avx512vnni, 25, 1)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp64c__avx512vnni, 0, 0)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp64c__avx512vnni, 0, 1)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_qs8_dwconv_minmax_fp32_ukernel_9p64c__avx512vnni, 9, 2)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_qs8_dwconv_minmax_fp32_ukernel_25p64c__avx512vnni, 25, 2)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_qs8_dwconv_minmax_fp32_ukernel_xp64c__avx512vnni, 0, 2)

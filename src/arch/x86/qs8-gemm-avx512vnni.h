@@ -74,10 +74,10 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_guarded(const size_t MR, const size_t NR, con
 #pragma GCC unroll 12
   for (size_t r = 0; r < MR; r++) {
     __m512i vu[Q8NN_X86_GEMM_MAX_NB];
-    __mmask16 kflag = 0;
+    __mmask16 kclear[Q8NN_X86_GEMM_MAX_NB];
 #pragma GCC unroll 4
-    for (size_t j = 0; j < nb; j++) vu[j] = q8nn_x86_guard16_apply(vacc[r][j], &g[j], SIGNED, &kflag);
-    if (Q8NN_UNLIKELY(kflag != 0)) {
+    for (size_t j = 0; j < nb; j++) vu[j] = q8nn_x86_guard16_apply(vacc[r][j], &g[j], SIGNED, &kclear[j]);
+    if (Q8NN_UNLIKELY(q8nn_x86_guard_flagged(q8nn_x86_guard_all(nb, kclear)))) {
       for (size_t j = 0; j < nb; j++) {
         vu[j] = q8nn_x86_guard16_exact(vacc[r][j], _mm512_loadu_si512(w + 4 * NR + 64 * j),
                                        _mm512_loadu_si512(w + 8 * NR + 64 * j), rounding, vout);
