@@ -81,10 +81,12 @@ void gemm_bench(benchmark::State& state, const q8nn_gemm_entry* e, q8nn_rounding
   std::vector<int8_t> c(m * n);
   const auto fn = e->fn[rounding];
   const q8nn_qs8_conv_params params = conv_params(guard, rounding, mult, shift);
+  // lines with mloop take every row in one call, as the operator gives them a tile of rows
+  const size_t step = e->mloop ? m : e->mr;
   for (auto _ : state) {
-    for (size_t i = 0; i < m; i += e->mr) {
-      fn(std::min<size_t>(e->mr, m - i), n, k, a.data() + i * k, k, packed.data(), c.data() + i * n, n,
-         e->nr, &params);
+    for (size_t i = 0; i < m; i += step) {
+      fn(std::min<size_t>(step, m - i), n, k, a.data() + i * k, k, packed.data(), c.data() + i * n, n, e->nr,
+         &params);
     }
     benchmark::DoNotOptimize(c.data());
   }

@@ -4,6 +4,9 @@
  * double rounding, 1 single rounding, 2 XNNPACK's fp32) as constants: the loops are shared, only
  * the epilogue after the K loop differs.
  *
+ * Packed weights: q8nn_pack_qs8_gemm_goki_w_avx512 (ukernel.h's layout, the header longer by the
+ * guarded epilogue's constants).
+ *
  * Sign handling: VPDPBUSD multiplies unsigned by signed bytes. The activations are its unsigned
  * operand: each 4-byte broadcast gets its sign bit flipped (x ^ 0x80 = x + 128), one VPXORD per row
  * and K step, which runs beside the VPDPBUSDs. The weights are the signed operand, packed as they
@@ -55,13 +58,18 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_block_rq(const size_t NR, const size_t nb, co
   }
 }
 
-/* The guarded epilogue's constants of the nb vectors of the NR block at w. */
+/* The guarded epilogue's constants of the nb vectors of the NR block at w, from the packed header
+   (q8nn_pack_qs8_gemm_goki_w_avx512: scale, delta and window after the shifts): one or two
+   additions per vector. */
 Q8NN_X86_INLINE void q8nn_x86_gemm_block_guard(const size_t NR, const size_t nb, const int rounding, const uint8_t* w,
                                               const struct q8nn_x86_out64* vout, struct q8nn_x86_guard16* g) {
 #pragma GCC unroll 4
   for (size_t j = 0; j < nb; j++) {
-    g[j] = q8nn_x86_guard16_init(rounding, _mm512_loadu_si512(w + 4 * NR + 64 * j),
-                                 _mm512_loadu_si512(w + 8 * NR + 64 * j), vout->gc0);
+    g[j].scale = _mm512_loadu_ps(w + 12 * NR + 64 * j);
+    const __m512 vdelta = rounding == 0 ? _mm512_loadu_ps(w + 16 * NR + 64 * j) : _mm512_setzero_ps();
+    g[j].cpos = _mm512_add_ps(vout->gc0, vdelta);
+    g[j].cneg = _mm512_sub_ps(vout->gc0, vdelta);
+    g[j].window = _mm512_loadu_si512(w + 20 * NR + 64 * j);
   }
 }
 
@@ -143,7 +151,7 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_block(
   }
   /* x ^ 0x80 for int8 inputs; uint8 inputs are VPDPBUSD's operand as they are */
   const __m512i vsign = vout->isign8;
-  const uint8_t* wk = w + Q8NN_PACKED_HEADER_BYTES(NR);
+  const uint8_t* wk = w + Q8NN_X86_AVX512_PACKED_HEADER_BYTES(NR);
   for (size_t t = 0; t < ks; t++) {
     const int8_t* p[Q8NN_X86_GEMM_MAX_MR];
     q8nn_x86_gemm_tap_rows(MR, a, t, mr, a_offset, zero, p);
@@ -226,7 +234,7 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_rows(
   for (size_t r = 0; r < MR; r++) crow[r] = c + (r < mr ? r : mr - 1) * cm_stride;
   const struct q8nn_x86_out64 vout = q8nn_x86_out64_init(params);
   const size_t NR = 16 * NB;
-  const size_t block_bytes = Q8NN_PACKED_HEADER_BYTES(NR) + ks * q8nn_round_up(kc, 4) * NR;
+  const size_t block_bytes = Q8NN_X86_AVX512_PACKED_HEADER_BYTES(NR) + ks * q8nn_round_up(kc, 4) * NR;
   const uint8_t* wb = (const uint8_t*) w;
   while (nc > 16 * (NB - 1)) {
     q8nn_x86_gemm_block(MR, NB, NB, rounding, nc, kc, ks, a, mr, a_offset, zero, wb, crow, &vout, NULL, NULL);
@@ -309,7 +317,7 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_mrows(
   }
   const struct q8nn_x86_out64 vout = q8nn_x86_out64_init(params);
   const size_t NR = 16 * NB;
-  const size_t block_bytes = Q8NN_PACKED_HEADER_BYTES(NR) + q8nn_round_up(kc, 4) * NR;
+  const size_t block_bytes = Q8NN_X86_AVX512_PACKED_HEADER_BYTES(NR) + q8nn_round_up(kc, 4) * NR;
   const uint8_t* wb = (const uint8_t*) w;
   for (;;) {
     if (nc > 16 * (NB - 1)) {

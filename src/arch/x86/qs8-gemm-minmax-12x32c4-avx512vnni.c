@@ -2,7 +2,7 @@
  * AVX-512 VNNI gemm and igemm, tile 12x32c4, TFLite roundings and fp32: 12 rows x 2 zmm of 16 output
  * channels (24 accumulators), K in groups of 4 bytes (VPDPBUSD: x + 128 u8, weights s8).
  * Params: output zero point and clamp; per-channel bias/multiplier/shift from the packed weights
- * (q8nn_pack_qs8_gemm_goki_w, input_offset 128, NR = 32, KR = 4; fp32: the scale in the
+ * (q8nn_pack_qs8_gemm_goki_w_avx512, input_offset 128, NR = 32, KR = 4; fp32: the scale in the
  * multiplier slot).
  * Tails: masked K loads, masked stores for nc.
  * See qs8-gemm-avx512vnni.h for the arithmetic.

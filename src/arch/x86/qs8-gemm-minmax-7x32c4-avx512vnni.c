@@ -2,7 +2,7 @@
  * AVX-512 VNNI gemm and igemm, tile 7x32c4, TFLite roundings and fp32: 7 rows x 2 zmm of 16 output
  * channels (14 accumulators), K in groups of 4 bytes (VPDPBUSD: x + 128 u8, weights s8).
  * Params: output zero point and clamp; per-channel bias/multiplier/shift from the packed weights
- * (q8nn_pack_qs8_gemm_goki_w, input_offset 128, NR = 32, KR = 4; fp32: the scale in the
+ * (q8nn_pack_qs8_gemm_goki_w_avx512, input_offset 128, NR = 32, KR = 4; fp32: the scale in the
  * multiplier slot).
  * Tails: masked K loads, masked stores for nc.
  * 7 rows: every MobileNetV2 image side is 7 * 2^k, and at 7x7 (M = 49) 8x32c4's last block computes

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "arch/x86/x86-pack.h"
+#include "requantization.h"
 
 void q8nn_pack_qs8_gemm_goki_w_u8(
     size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
@@ -51,6 +52,32 @@ static void q8nn_x86_permute8(size_t groups, size_t nc, size_t ks, size_t kc, si
    in output byte q8nn_x86_hdr8[l] of its 8-channel group. */
 static const uint8_t q8nn_x86_hdr8[8] = {0, 4, 2, 6, 1, 5, 3, 7};
 
+/* Moves every block of a buffer in ukernel.h's layout up to make ext more header bytes after its
+   shift[nr], the last block first (block b's new place starts at or above its old one and ends
+   below nothing not yet moved), and has fill write them (block: the moved block's start). */
+static void q8nn_x86_extend_headers(size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr, size_t ext,
+                                    void* packed, void (*fill)(uint8_t* block, size_t nr)) {
+  const size_t header = Q8NN_PACKED_HEADER_BYTES(nr);
+  const size_t weights = ks * q8nn_round_up(kc, kr) * nr;
+  const size_t blocks = groups * q8nn_divide_round_up(nc, nr);
+  uint8_t* base = (uint8_t*) packed;
+  for (size_t b = blocks; b-- > 0;) {
+    const uint8_t* src = base + b * (header + weights);
+    uint8_t* dst = base + b * (header + ext + weights);
+    memmove(dst + header + ext, src + header, weights);
+    memmove(dst, src, header);
+    fill(dst, nr);
+  }
+}
+
+/* The AVX2 records of a block's 8-channel groups. */
+static void q8nn_x86_fill_avx2(uint8_t* block, size_t nr) {
+  for (size_t g = 0; g < nr; g += 8) {
+    q8nn_x86_avx2_write_rq_ext(block + (nr + g) * sizeof(int32_t), block + (2 * nr + g) * sizeof(int32_t),
+                               block + Q8NN_PACKED_HEADER_BYTES(nr) + g / 8 * Q8NN_X86_AVX2_RQ_EXT_BYTES);
+  }
+}
+
 void q8nn_pack_qs8_gemm_goki_w_avx2(
     size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
     const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
@@ -60,23 +87,8 @@ void q8nn_pack_qs8_gemm_goki_w_avx2(
   /* the ukernel.h layout first, at the start of the (larger) buffer */
   q8nn_pack_qs8_gemm_goki_w(groups, nc, ks, kc, nr, kr, kernel, bias, multiplier, shift, input_fold, packed);
   q8nn_x86_permute8(groups, nc, ks, kc, nr, kr, q8nn_x86_hdr8, slot, packed);
-  /* then every block moves up to its place in the longer layout, the last first: block b's new
-     place starts at or above its old one and ends below nothing not yet moved */
-  const size_t header = Q8NN_PACKED_HEADER_BYTES(nr);
-  const size_t ext = Q8NN_X86_AVX2_PACKED_HEADER_BYTES(nr) - header;
-  const size_t weights = ks * q8nn_round_up(kc, kr) * nr;
-  const size_t blocks = groups * q8nn_divide_round_up(nc, nr);
-  uint8_t* base = (uint8_t*) packed;
-  for (size_t b = blocks; b-- > 0;) {
-    const uint8_t* src = base + b * (header + weights);
-    uint8_t* dst = base + b * (header + ext + weights);
-    memmove(dst + header + ext, src + header, weights);
-    memmove(dst, src, header);
-    for (size_t g = 0; g < nr; g += 8) {
-      q8nn_x86_avx2_write_rq_ext(dst + (nr + g) * sizeof(int32_t), dst + (2 * nr + g) * sizeof(int32_t),
-                                 dst + header + g / 8 * Q8NN_X86_AVX2_RQ_EXT_BYTES);
-    }
-  }
+  q8nn_x86_extend_headers(groups, nc, ks, kc, nr, kr, Q8NN_X86_AVX2_PACKED_HEADER_BYTES(nr) - Q8NN_PACKED_HEADER_BYTES(nr),
+                          packed, q8nn_x86_fill_avx2);
 }
 
 void q8nn_pack_qs8_gemm_goki_w_u8_avxvnni(
@@ -115,4 +127,31 @@ void q8nn_pack_qs8_gemm_goki_w_amx(
       memcpy(dst + (2 * nr + n) * sizeof(int32_t), dst + (2 * nr + nc - n0 - 1) * sizeof(int32_t), sizeof(int32_t));
     }
   }
+}
+
+/* The guard constants of a block's channels (x86-pack.h). */
+static void q8nn_x86_fill_avx512(uint8_t* block, size_t nr) {
+  for (size_t i = 0; i < nr; i++) {
+    int32_t m, s;
+    memcpy(&m, block + (nr + i) * sizeof(int32_t), sizeof(m));
+    memcpy(&s, block + (2 * nr + i) * sizeof(int32_t), sizeof(s));
+    const int eligible = q8nn_guard_eligible(m, s);
+    const float scale = eligible ? q8nn_guard_scale(m, s) : 0.0f;
+    const float delta = eligible ? q8nn_guard_delta(q8nn_rounding_double, s) : 0.0f;
+    const int32_t window = eligible ? Q8NN_GUARD_WINDOW : 0;
+    memcpy(block + (3 * nr + i) * sizeof(int32_t), &scale, sizeof(scale));
+    memcpy(block + (4 * nr + i) * sizeof(int32_t), &delta, sizeof(delta));
+    memcpy(block + (5 * nr + i) * sizeof(int32_t), &window, sizeof(window));
+  }
+}
+
+void q8nn_pack_qs8_gemm_goki_w_avx512(
+    size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
+    const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+    int32_t input_fold, void* packed) {
+  /* the ukernel.h layout first, at the start of the (larger) buffer */
+  q8nn_pack_qs8_gemm_goki_w(groups, nc, ks, kc, nr, kr, kernel, bias, multiplier, shift, input_fold, packed);
+  q8nn_x86_extend_headers(groups, nc, ks, kc, nr, kr,
+                          Q8NN_X86_AVX512_PACKED_HEADER_BYTES(nr) - Q8NN_PACKED_HEADER_BYTES(nr), packed,
+                          q8nn_x86_fill_avx512);
 }

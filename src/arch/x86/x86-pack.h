@@ -44,6 +44,21 @@ Q8NN_INTERNAL void q8nn_pack_qs8_gemm_goki_w_u8_avxvnni(
     const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
     int32_t input_fold, void* packed);
 
+/* ukernel.h's layout with a longer header for the AVX-512 gemm and igemm kernels: after shift[NR]
+   come the guarded epilogue's per-channel constants (requantization.h), float scale[NR]
+   (q8nn_guard_scale), float delta[NR] (double rounding's q8nn_guard_delta; single rounding reads
+   none) and int32 window[NR] (Q8NN_GUARD_WINDOW where q8nn_guard_eligible, else 0), so a call
+   needs no per-block setup for them (computed from the multiplier and shift in the kernel they
+   cost as much as the exact form's constants on the 8-row calls of the layers with more than NR
+   channels). Written whatever the operator's rounding (an fp32 operator's kernels, which share the
+   layout, do not read them). Block size: Q8NN_X86_AVX512_PACKED_HEADER_BYTES(NR) +
+   ks * round_up(kc, KR) * NR. */
+#define Q8NN_X86_AVX512_PACKED_HEADER_BYTES(nr) (Q8NN_PACKED_HEADER_BYTES(nr) + (nr) * 3 * sizeof(int32_t))
+Q8NN_INTERNAL void q8nn_pack_qs8_gemm_goki_w_avx512(
+    size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
+    const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+    int32_t input_fold, void* packed);
+
 /* The layout of the AMX gemm kernels (qs8-gemm-minmax-32x32c4-amx.c): ukernel.h's header, then per
    tap the 4-byte K groups of the goki layout with K padded by zeros to a multiple of 64, i.e.
    w[ks][round_up(kc, 64) / 4][NR][4] (their list lines give KR = 64, so q8nn_packed_gemm_size and
