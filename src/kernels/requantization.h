@@ -99,17 +99,18 @@ static inline int8_t q8nn_add_scalar(int8_t a, int8_t b, const struct q8nn_qs8_a
  * by 15, are 34560 + T - lo inside the binade and move monotonically outside it, so saturating
  * packs and one subtraction of 34560 give T - lo clamped at 0, and adding output_min (plus
  * output_flip) gives the byte.
- * Channel rule: shift in [-14, 0] (delta = 2^(shift - 1) is then a multiple of the binade's 2^-15;
- * a left shift wraps in TFLite's int32) and m >= 0 (TFLite's [2^30, 2^31), or 0: the padding lanes
- * of a block, and channels whose scale flushed to 0, where y = C gives T = 0 unflagged). Any other
- * channel is always flagged (window 0). Single rounding and layers
+ * Channel rule: shift in [-14, -1] and m >= 0, or m = 0 and shift 0. Below -14, delta = 2^(shift - 1)
+ * is finer than the binade's 2^-15; at shift 0 the result reaches +-(2^31 - 1) and TFLite's
+ * zero-point addition wraps in int32 (a left shift wraps before it); m = 0 (the padding lanes of a
+ * block, and channels whose scale flushed to 0, which TFLite gives shift 0) makes y = C, T = 0,
+ * unflagged. Any other channel is always flagged (window 0). Single rounding and layers
  * whose clamp removes every result below the zero point (lo >= 0) need no sign term (guard 1).
  */
 #define Q8NN_GUARD_BASE 34560 /* the bits of 256.0f shifted right by 15 */
 #define Q8NN_GUARD_WINDOW 0x7FFC
 
 static inline int q8nn_guard_eligible(int32_t multiplier, int32_t shift) {
-  return shift <= 0 && shift >= -14 && multiplier >= 0;
+  return shift >= -14 && multiplier >= 0 && (shift <= -1 || (shift == 0 && multiplier == 0));
 }
 
 /* The per-channel constants a kernel derives from the packed multiplier and shift. */

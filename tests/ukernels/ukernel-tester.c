@@ -87,9 +87,17 @@ void tester_boundary_case(size_t n, int rounding, int32_t output_zero_point, int
                                 : (int32_t) ((UINT32_C(1) << 30) | (test_rand() & ((UINT32_C(1) << 30) - 1)));
     const uint32_t where = test_rand() % 16;
     shift[i] = where == 0 ? test_rand_range(-31, -15) : where == 1 ? test_rand_range(1, 3) : test_rand_range(-14, 0);
-    if (test_rand() % 16 == 0 || multiplier[i] == 0 || shift[i] > 0) {
-      /* clamped far away, or a case with no boundary to aim at (left shifts wrap in int32) */
-      bias[i] = (int32_t) (test_rand() % 2 ? 1 : -1) * (INT32_C(1) << 30) + (int32_t) (test_rand() % 1000);
+    const uint32_t far = test_rand() % 16;
+    if (far <= 1 || multiplier[i] == 0 || shift[i] > 0) {
+      /* clamped far away, or a case with no boundary to aim at (left shifts wrap in int32); now and
+         then near the ends of int32, where TFLite's zero-point addition wraps at shift 0 */
+      if (far == 1) {
+        /* results within 100 of +-2^31: TFLite's r + zero point wraps */
+        multiplier[i] = INT32_MAX, shift[i] = 0;
+        bias[i] = test_rand() % 2 ? INT32_MAX - (int32_t) (test_rand() % 100) : INT32_MIN + (int32_t) (test_rand() % 100);
+      } else {
+        bias[i] = (int32_t) (test_rand() % 2 ? 1 : -1) * (INT32_C(1) << 30) + (int32_t) (test_rand() % 1000);
+      }
       continue;
     }
     /* an output near the clamp range (results beyond it matter only at its edges) */

@@ -85,7 +85,8 @@ int vadd_tester_run(const struct vadd_tester* t, const struct q8nn_vadd_entry* e
    accumulator `bias + d` for d in [-3, 3] on TFLite's rounding boundary to an output near the clamp
    range (the smallest accumulator that reaches it, found by bisection: the result is monotonic in
    the accumulator without a left shift), or now and then a bias of about +-2^30 (clamped results,
-   accumulators far beyond 2^24). */
+   accumulators far beyond 2^24) or within 100 of +-2^31 with multiplier 2^31 - 1 and shift 0
+   (results where TFLite's zero-point addition wraps in int32). */
 void tester_boundary_case(size_t n, int rounding, int32_t output_zero_point, int32_t output_min, int32_t output_max,
                           int32_t* multiplier, int32_t* shift, int32_t* bias);
 

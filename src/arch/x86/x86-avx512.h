@@ -286,9 +286,11 @@ Q8NN_X86_INLINE __m512i q8nn_x86_requantize_fp32(__m512i vacc, __m512 vscale, __
 Q8NN_X86_INLINE struct q8nn_x86_guard16 q8nn_x86_guard16_init(const int rounding, __m512i vmult, __m512i vshift,
                                                               __m512 vc0) {
   const __m512i vzero = _mm512_setzero_si512();
-  const __mmask16 keligible = _mm512_cmple_epi32_mask(vshift, vzero) &
-                              _mm512_cmpge_epi32_mask(vshift, _mm512_set1_epi32(-14)) &
-                              _mm512_cmpge_epi32_mask(vmult, vzero);
+  /* q8nn_guard_eligible: shift in [-14, -1] and m >= 0, or m = 0 and shift 0 */
+  const __mmask16 keligible = _mm512_cmpge_epi32_mask(vshift, _mm512_set1_epi32(-14)) &
+                              _mm512_cmpge_epi32_mask(vmult, vzero) &
+                              (_mm512_cmplt_epi32_mask(vshift, vzero) |
+                               (_mm512_cmpeq_epi32_mask(vshift, vzero) & _mm512_cmpeq_epi32_mask(vmult, vzero)));
   struct q8nn_x86_guard16 g;
   g.scale = _mm512_scalef_ps(_mm512_cvtepi32_ps(vmult),
                              _mm512_cvtepi32_ps(_mm512_sub_epi32(vshift, _mm512_set1_epi32(31))));
