@@ -64,6 +64,32 @@ Q8NN_X86_INLINE __m256i q8nn_x86_avx2_sum(const __m256i* vacc, __m256i vbias) {
   return _mm256_add_epi32(_mm256_hadd_epi32(v01, v23), vbias);
 }
 
+/* The guarded epilogue of a block into vres (rounding 4 form), from the records' constants;
+   returns 0 where a lane was flagged. */
+Q8NN_X86_INLINE int q8nn_x86_avx2_guarded(const size_t MR, const size_t NB, const int rounding, const int SIGNED,
+                                         const int8_t* w, __m256i (*vacc)[Q8NN_X86_AVX2_MAX_NB][4],
+                                         __m256i (*vres)[2], const struct q8nn_x86_out32* vout) {
+  const size_t NR = 8 * NB;
+  __m256i vflag = _mm256_set1_epi32(-1);
+#pragma GCC unroll 2
+  for (size_t j = 0; j < NB; j++) {
+    const __m256i vbias = _mm256_loadu_si256((const __m256i*) (w + 32 * j));
+    const int8_t* x = w + Q8NN_PACKED_HEADER_BYTES(NR) + j * Q8NN_X86_AVX2_RQ_EXT_BYTES;
+    const __m256 vdelta = rounding == 0 ? _mm256_castsi256_ps(q8nn_x86_ext_load(x, q8nn_x86_ext_guard_delta))
+                                        : _mm256_setzero_ps();
+    struct q8nn_x86_guard8 g;
+    g.scale = _mm256_castsi256_ps(q8nn_x86_ext_load(x, q8nn_x86_ext_guard_scale));
+    g.cpos = _mm256_add_ps(vout->gc0, vdelta);
+    g.cneg = _mm256_sub_ps(vout->gc0, vdelta);
+    g.window = q8nn_x86_ext_load(x, q8nn_x86_ext_guard_window);
+#pragma GCC unroll 4
+    for (size_t r = 0; r < MR; r++) {
+      vres[r][j] = q8nn_x86_guard8_apply(q8nn_x86_avx2_sum(vacc[r][j], vbias), &g, SIGNED, &vflag);
+    }
+  }
+  return !q8nn_x86_guard8_flagged(vflag);
+}
+
 Q8NN_X86_INLINE void q8nn_x86_avx2_gemm_block(
     const size_t MR, const size_t NB, const int rounding,
     size_t nc, size_t kc, size_t ks, const int8_t* const* a, size_t mr, size_t a_offset,
@@ -106,6 +132,14 @@ Q8NN_X86_INLINE void q8nn_x86_avx2_gemm_block(
     }
   }
   __m256i vres[Q8NN_X86_AVX2_MAX_MR][2];
+  /* the guarded epilogue (x86-avx2.h) where the operator set it; a block with a flagged lane falls
+     through to the exact form below */
+  if (rounding != 2 && vout->guard != 0 &&
+      (vout->guard == 2 ? q8nn_x86_avx2_guarded(MR, NB, rounding, 1, w, vacc, vres, vout)
+                        : q8nn_x86_avx2_guarded(MR, NB, rounding, 0, w, vacc, vres, vout))) {
+    q8nn_x86_store_rows8(MR, NB, vres, crow, nc < NR ? nc : NR, vout, 4);
+    return;
+  }
   /* TFLite roundings: the constants precomputed at packing (x86-avx2.h, enum q8nn_x86_rq8_ext_slot) */
   int doubled = rounding == 0;
 #pragma GCC unroll 2

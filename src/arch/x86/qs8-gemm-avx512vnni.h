@@ -151,7 +151,7 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_block(
   }
   /* x ^ 0x80 for int8 inputs; uint8 inputs are VPDPBUSD's operand as they are */
   const __m512i vsign = vout->isign8;
-  const uint8_t* wk = w + Q8NN_X86_AVX512_PACKED_HEADER_BYTES(NR);
+  const uint8_t* wk = w + Q8NN_X86_GUARD_PACKED_HEADER_BYTES(NR);
   for (size_t t = 0; t < ks; t++) {
     const int8_t* p[Q8NN_X86_GEMM_MAX_MR];
     q8nn_x86_gemm_tap_rows(MR, a, t, mr, a_offset, zero, p);
@@ -234,7 +234,7 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_rows(
   for (size_t r = 0; r < MR; r++) crow[r] = c + (r < mr ? r : mr - 1) * cm_stride;
   const struct q8nn_x86_out64 vout = q8nn_x86_out64_init(params);
   const size_t NR = 16 * NB;
-  const size_t block_bytes = Q8NN_X86_AVX512_PACKED_HEADER_BYTES(NR) + ks * q8nn_round_up(kc, 4) * NR;
+  const size_t block_bytes = Q8NN_X86_GUARD_PACKED_HEADER_BYTES(NR) + ks * q8nn_round_up(kc, 4) * NR;
   const uint8_t* wb = (const uint8_t*) w;
   while (nc > 16 * (NB - 1)) {
     q8nn_x86_gemm_block(MR, NB, NB, rounding, nc, kc, ks, a, mr, a_offset, zero, wb, crow, &vout, NULL, NULL);
@@ -317,7 +317,7 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_mrows(
   }
   const struct q8nn_x86_out64 vout = q8nn_x86_out64_init(params);
   const size_t NR = 16 * NB;
-  const size_t block_bytes = Q8NN_X86_AVX512_PACKED_HEADER_BYTES(NR) + q8nn_round_up(kc, 4) * NR;
+  const size_t block_bytes = Q8NN_X86_GUARD_PACKED_HEADER_BYTES(NR) + q8nn_round_up(kc, 4) * NR;
   const uint8_t* wb = (const uint8_t*) w;
   for (;;) {
     if (nc > 16 * (NB - 1)) {

@@ -24,6 +24,7 @@
 #define Q8NN_ARCH_X86_QS8_GEMM_AVXVNNI_H
 
 #include "arch/x86/x86-avx2.h"
+#include "arch/x86/x86-pack.h"
 
 #define Q8NN_X86_VNNI_MAX_MR 8
 #define Q8NN_X86_VNNI_MAX_NB 2
@@ -80,7 +81,7 @@ Q8NN_X86_INLINE void q8nn_x86_vnni_block(
 #pragma GCC unroll 8
     for (size_t r = 0; r < MR; r++) vacc[r][j] = _mm256_add_epi32(vbias, vcorr[r]);
   }
-  const uint8_t* wk = w + Q8NN_PACKED_HEADER_BYTES(NR);
+  const uint8_t* wk = w + Q8NN_X86_GUARD_PACKED_HEADER_BYTES(NR);
   const uint32_t flip = (uint32_t) (uint8_t) params->input_flip * UINT32_C(0x01010101);
   for (size_t t = 0; t < ks; t++) {
     const int8_t* p[Q8NN_X86_VNNI_MAX_MR];
@@ -123,6 +124,30 @@ Q8NN_X86_INLINE void q8nn_x86_vnni_block(
     }
     q8nn_x86_store_rows8(MR, NB, vacc, crow, nc < NR ? nc : NR, vout, 2);
     return;
+  }
+  if (vout->guard != 0) {
+    /* the guarded epilogue (x86-avx2.h); a block with a flagged lane takes the exact form below */
+    __m256i vres[Q8NN_X86_VNNI_MAX_MR][2];
+    __m256i vflag = _mm256_set1_epi32(-1);
+#pragma GCC unroll 2
+    for (size_t j = 0; j < NB; j++) {
+      /* the packed constants after the shifts (q8nn_pack_qs8_gemm_goki_w_u8_avxvnni) */
+      const __m256 vdelta = rounding == 0 ? _mm256_loadu_ps((const float*) (w + 16 * NR + 32 * j)) : _mm256_setzero_ps();
+      struct q8nn_x86_guard8 g;
+      g.scale = _mm256_loadu_ps((const float*) (w + 12 * NR + 32 * j));
+      g.cpos = _mm256_add_ps(vout->gc0, vdelta);
+      g.cneg = _mm256_sub_ps(vout->gc0, vdelta);
+      g.window = _mm256_loadu_si256((const __m256i*) (w + 20 * NR + 32 * j));
+#pragma GCC unroll 8
+      for (size_t r = 0; r < MR; r++) {
+        vres[r][j] = vout->guard == 2 ? q8nn_x86_guard8_apply(vacc[r][j], &g, 1, &vflag)
+                                      : q8nn_x86_guard8_apply(vacc[r][j], &g, 0, &vflag);
+      }
+    }
+    if (!q8nn_x86_guard8_flagged(vflag)) {
+      q8nn_x86_store_rows8(MR, NB, vres, crow, nc < NR ? nc : NR, vout, 4);
+      return;
+    }
   }
   struct q8nn_x86_rq8 rq[Q8NN_X86_VNNI_MAX_NB];
   int doubled = rounding == 0;
@@ -183,7 +208,7 @@ Q8NN_X86_INLINE void q8nn_x86_vnni_gemm_rows(
   for (size_t r = 0; r < MR; r++) crow[r] = c + (r < mr ? r : mr - 1) * cm_stride;
   const struct q8nn_x86_out32 vout = q8nn_x86_out32_init_conv(params);
   const size_t NR = 8 * NB;
-  const size_t block_bytes = Q8NN_PACKED_HEADER_BYTES(NR) + ks * q8nn_round_up(kc, 4) * NR;
+  const size_t block_bytes = Q8NN_X86_GUARD_PACKED_HEADER_BYTES(NR) + ks * q8nn_round_up(kc, 4) * NR;
   const uint8_t* wb = (const uint8_t*) w;
   for (;;) {
     q8nn_x86_vnni_block(MR, NB, rounding, nc, kc, ks, a, mr, a_offset, zero, vcorr, wb, crow, params, &vout);

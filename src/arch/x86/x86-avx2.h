@@ -34,6 +34,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "requantization.h"
 #include "ukernel.h"
 #include "arch/x86/x86-common.h"
 
@@ -184,6 +185,7 @@ enum q8nn_x86_rq8_ext_slot {
   q8nn_x86_ext_single_np_even, q8nn_x86_ext_single_np_odd, q8nn_x86_ext_single_s_even,
   q8nn_x86_ext_single_s_odd, q8nn_x86_ext_single_zp, /* rsingle */
   q8nn_x86_ext_e_minus1, /* rdouble, the int32 form (q8nn_x86_requantize8_doubled) */
+  q8nn_x86_ext_guard_scale, q8nn_x86_ext_guard_delta, q8nn_x86_ext_guard_window, /* q8nn_x86_guard8 */
   q8nn_x86_ext_flags, q8nn_x86_ext_slots
 };
 
@@ -222,6 +224,62 @@ Q8NN_X86_INLINE __m256i q8nn_x86_requantize8_fp32(__m256i vacc, __m256 vscale, _
   return _mm256_cvtps_epi32(_mm256_min_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(vacc), vscale), vhi));
 }
 
+/*
+ * The guarded epilogue (requantization.h; docs/guarded-epilogue.md) on 8 lanes in accumulator lane
+ * order: VCVTDQ2PS, VFMADD213PS (FMA3, which the AVX2 tier requires), VPAND with VPMINUD into the
+ * block's flag vector, VPSRAD; VBLENDVPS picks the sign-dependent constant by the
+ * accumulator's sign bit (guard 2). A block with a flagged lane is requantized by the exact form
+ * instead (its accumulators are kept).
+ */
+struct q8nn_x86_guard8 {
+  __m256 scale, cpos, cneg;
+  __m256i window;
+};
+
+/* The constants from 8 channels' multipliers and shifts (q8nn_guard_scale / _delta / _eligible:
+   AVX2 has no VSCALEFPS, so the power of two goes into the exponent bits; every eligible channel's
+   scale is a normal float, and m = 0 gives 0). */
+Q8NN_X86_INLINE struct q8nn_x86_guard8 q8nn_x86_guard8_init(const int rounding, __m256i vmult, __m256i vshift,
+                                                            __m256 vc0) {
+  const __m256i vzero = _mm256_setzero_si256();
+  const __m256i vshift23 = _mm256_slli_epi32(vshift, 23);
+  const __m256i vmzero = _mm256_cmpeq_epi32(vmult, vzero);
+  const __m256i vscale =
+      _mm256_andnot_si256(vmzero, _mm256_add_epi32(_mm256_castps_si256(_mm256_cvtepi32_ps(vmult)),
+                                                   _mm256_sub_epi32(vshift23, _mm256_set1_epi32(31 << 23))));
+  /* delta = 2^(shift - 1): exponent bits 126 + shift, where the double rounding shifts right */
+  const __m256i vneg = _mm256_cmpgt_epi32(vzero, vshift);
+  const __m256i vdelta =
+      rounding == 0 ? _mm256_and_si256(vneg, _mm256_add_epi32(vshift23, _mm256_set1_epi32(126 << 23))) : vzero;
+  const __m256i veligible = _mm256_and_si256(
+      _mm256_and_si256(_mm256_cmpgt_epi32(vshift, _mm256_set1_epi32(-15)), _mm256_cmpgt_epi32(vmult, _mm256_set1_epi32(-1))),
+      _mm256_or_si256(vneg, _mm256_and_si256(_mm256_cmpeq_epi32(vshift, vzero), vmzero)));
+  struct q8nn_x86_guard8 g;
+  g.scale = _mm256_castsi256_ps(vscale);
+  g.cpos = _mm256_add_ps(vc0, _mm256_castsi256_ps(vdelta));
+  g.cneg = _mm256_sub_ps(vc0, _mm256_castsi256_ps(vdelta));
+  g.window = _mm256_and_si256(veligible, _mm256_set1_epi32(Q8NN_GUARD_WINDOW));
+  return g;
+}
+
+/* One vector: y's bits shifted right by 15 (q8nn_x86_pack4x8's rounding 4). *vmin (start: all ones)
+   keeps the unsigned minimum of y & window over the vectors: a lane is flagged where that is 0
+   (q8nn_x86_guard8_flagged), one VPAND and one VPMINUD per vector where a compare and an or per
+   vector were one more. */
+Q8NN_X86_INLINE __m256i q8nn_x86_guard8_apply(__m256i vacc, const struct q8nn_x86_guard8* g, const int SIGNED,
+                                              __m256i* vmin) {
+  const __m256 vc = SIGNED ? _mm256_blendv_ps(g->cpos, g->cneg, _mm256_castsi256_ps(vacc)) : g->cpos;
+  const __m256i vy = _mm256_castps_si256(_mm256_fmadd_ps(_mm256_cvtepi32_ps(vacc), g->scale, vc));
+  *vmin = _mm256_min_epu32(*vmin, _mm256_and_si256(vy, g->window));
+  return _mm256_srai_epi32(vy, 15);
+}
+
+/* Some lane behind vmin (q8nn_x86_guard8_apply) was flagged. */
+Q8NN_X86_INLINE int q8nn_x86_guard8_flagged(__m256i vmin) {
+  const __m256i vzero = _mm256_cmpeq_epi32(vmin, _mm256_setzero_si256());
+  return !_mm256_testz_si256(vzero, vzero);
+}
+
 /* Output clamp constants; zp16 and fhi serve the fp32 epilogue, zp16h the doubled form. */
 struct q8nn_x86_out32 {
   __m256i min8, max8, zp16;
@@ -229,6 +287,12 @@ struct q8nn_x86_out32 {
   __m256 fhi; /* output_max - output_zero_point */
   /* uint8 activations (ukernel.h): output_flip and input_flip in every byte; zero for int8 */
   __m256i flip8, iflip8;
+  /* the guarded epilogue (q8nn_x86_guard8_apply, q8nn_x86_pack4x8's rounding 4) */
+  int guard;       /* params->guard (conv kernels; 0 otherwise) */
+  __m256 gc0;      /* params->guard_c0 */
+  __m256i gbase16; /* Q8NN_GUARD_BASE in every uint16 */
+  __m256i gspan8;  /* output_max - output_min in every byte */
+  __m256i gadd8;   /* output_min + output_flip in every byte */
 };
 
 Q8NN_X86_INLINE struct q8nn_x86_out32 q8nn_x86_out32_init(int32_t output_zero_point, int32_t output_min,
@@ -240,6 +304,11 @@ Q8NN_X86_INLINE struct q8nn_x86_out32 q8nn_x86_out32_init(int32_t output_zero_po
   o.zp16h = _mm256_set1_epi16((int16_t) (1 + 2 * output_zero_point));
   o.fhi = _mm256_set1_ps((float) (output_max - output_zero_point));
   o.flip8 = o.iflip8 = _mm256_setzero_si256();
+  o.guard = 0;
+  o.gc0 = _mm256_setzero_ps();
+  o.gbase16 = _mm256_set1_epi16((int16_t) (uint16_t) Q8NN_GUARD_BASE);
+  o.gspan8 = _mm256_set1_epi8((char) (output_max - output_min));
+  o.gadd8 = _mm256_set1_epi8((char) output_min);
   return o;
 }
 
@@ -248,6 +317,9 @@ Q8NN_X86_INLINE struct q8nn_x86_out32 q8nn_x86_out32_init_conv(const struct q8nn
   struct q8nn_x86_out32 o = q8nn_x86_out32_init(params->output_zero_point, params->output_min, params->output_max);
   o.flip8 = _mm256_set1_epi8((char) params->output_flip);
   o.iflip8 = _mm256_set1_epi8((char) params->input_flip);
+  o.guard = params->guard;
+  o.gc0 = _mm256_set1_ps(params->guard_c0);
+  o.gadd8 = _mm256_set1_epi8((char) (params->output_min + params->output_flip));
   return o;
 }
 
@@ -269,10 +341,25 @@ Q8NN_X86_INLINE __m256i q8nn_x86_packs_doubled(__m256i u0, __m256i u1, const str
    already added (q8nn_x86_requantize8); rounding 2: fp32 results in accumulator lane order, the zero
    point is added here and one byte shuffle applies the merged lane order, so packings made for the
    TFLite epilogue put every channel in place; rounding 3: the doubled form
-   (q8nn_x86_requantize8_doubled), in accumulator lane order too, finished here with the zero point. */
+   (q8nn_x86_requantize8_doubled), in accumulator lane order too, finished here with the zero point;
+   rounding 4: the guarded epilogue (q8nn_x86_guard8_apply), accumulator lane order. */
 Q8NN_X86_INLINE void q8nn_x86_pack4x8(__m256i v0, __m256i v1, __m256i v2, __m256i v3,
                                       const struct q8nn_x86_out32* o, __m128i* out, const int rounding) {
   __m256i v;
+  if (rounding == 4) {
+    /* the guarded epilogue's y >> 15 in accumulator lane order (x86-avx512.h's rounding 4): unsigned
+       saturating packs, less Q8NN_GUARD_BASE, the upper clamp as output_max - output_min, then
+       + output_min + output_flip; the merge's lane order as for fp32 */
+    const __m256i vmerge = _mm256_broadcastsi128_si256(_mm_setr_epi8(0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15));
+    v = _mm256_packus_epi16(_mm256_subs_epu16(_mm256_packus_epi32(v0, v1), o->gbase16),
+                            _mm256_subs_epu16(_mm256_packus_epi32(v2, v3), o->gbase16));
+    v = _mm256_add_epi8(_mm256_min_epu8(_mm256_shuffle_epi8(v, vmerge), o->gspan8), o->gadd8);
+    const __m128i lo4 = _mm256_castsi256_si128(v);
+    const __m128i hi4 = _mm256_extracti128_si256(v, 1);
+    out[0] = _mm_unpacklo_epi8(lo4, hi4);
+    out[1] = _mm_unpackhi_epi8(lo4, hi4);
+    return;
+  }
   if (rounding == 2 || rounding == 3) {
     /* bytes 4g..4g+3 hold lanes 4h..4h+3 of one vector: swapping bytes 1 and 2 of each group is
        the merge's lane order {0, 2, 1, 3} */

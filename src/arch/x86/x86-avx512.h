@@ -289,13 +289,13 @@ Q8NN_X86_INLINE struct q8nn_x86_guard16 q8nn_x86_guard16_init(const int rounding
   /* q8nn_guard_eligible: shift in [-14, -1] and m >= 0, or m = 0 and shift 0 */
   const __mmask16 keligible = _mm512_cmpge_epi32_mask(vshift, _mm512_set1_epi32(-14)) &
                               _mm512_cmpge_epi32_mask(vmult, vzero) &
-                              (_mm512_cmplt_epi32_mask(vshift, vzero) |
+                              (_mm512_cmpgt_epi32_mask(vzero, vshift) |
                                (_mm512_cmpeq_epi32_mask(vshift, vzero) & _mm512_cmpeq_epi32_mask(vmult, vzero)));
   struct q8nn_x86_guard16 g;
   g.scale = _mm512_scalef_ps(_mm512_cvtepi32_ps(vmult),
                              _mm512_cvtepi32_ps(_mm512_sub_epi32(vshift, _mm512_set1_epi32(31))));
   /* delta = 2^(shift - 1) where the double rounding shifts right, else 0 */
-  const __mmask16 kdelta = rounding == 0 ? _mm512_cmplt_epi32_mask(vshift, vzero) : 0;
+  const __mmask16 kdelta = rounding == 0 ? _mm512_cmpgt_epi32_mask(vzero, vshift) : 0;
   const __m512 vdelta = _mm512_maskz_scalef_ps(kdelta, _mm512_set1_ps(1.0f),
                                                _mm512_cvtepi32_ps(_mm512_sub_epi32(vshift, _mm512_set1_epi32(1))));
   g.cpos = _mm512_add_ps(vc0, vdelta);

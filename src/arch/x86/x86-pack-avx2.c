@@ -31,5 +31,10 @@ void q8nn_x86_avx2_write_rq_ext(const void* multiplier, const void* shift, void*
   put(ext, q8nn_x86_ext_single_s_odd, s.s_odd);
   put(ext, q8nn_x86_ext_single_zp, s.zp);
   put(ext, q8nn_x86_ext_e_minus1, d.e_minus1);
+  /* the guarded epilogue's constants, guard_c0 = 0: cpos is delta */
+  const struct q8nn_x86_guard8 g = q8nn_x86_guard8_init(0, vmult, vshift, _mm256_setzero_ps());
+  put(ext, q8nn_x86_ext_guard_scale, _mm256_castps_si256(g.scale));
+  put(ext, q8nn_x86_ext_guard_delta, _mm256_castps_si256(g.cpos));
+  put(ext, q8nn_x86_ext_guard_window, g.window);
   put(ext, q8nn_x86_ext_flags, _mm256_setr_epi32(d.lshift_any, d.sign_any, d.doubled_all, 0, 0, 0, 0, 0));
 }

@@ -78,6 +78,22 @@ static void q8nn_x86_fill_avx2(uint8_t* block, size_t nr) {
   }
 }
 
+/* The guard constants of a block's channels, in its header's lane order (x86-pack.h). */
+static void q8nn_x86_fill_guard(uint8_t* block, size_t nr) {
+  for (size_t i = 0; i < nr; i++) {
+    int32_t m, s;
+    memcpy(&m, block + (nr + i) * sizeof(int32_t), sizeof(m));
+    memcpy(&s, block + (2 * nr + i) * sizeof(int32_t), sizeof(s));
+    const int eligible = q8nn_guard_eligible(m, s);
+    const float scale = eligible ? q8nn_guard_scale(m, s) : 0.0f;
+    const float delta = eligible ? q8nn_guard_delta(q8nn_rounding_double, s) : 0.0f;
+    const int32_t window = eligible ? Q8NN_GUARD_WINDOW : 0;
+    memcpy(block + (3 * nr + i) * sizeof(int32_t), &scale, sizeof(scale));
+    memcpy(block + (4 * nr + i) * sizeof(int32_t), &delta, sizeof(delta));
+    memcpy(block + (5 * nr + i) * sizeof(int32_t), &window, sizeof(window));
+  }
+}
+
 void q8nn_pack_qs8_gemm_goki_w_avx2(
     size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
     const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
@@ -98,6 +114,9 @@ void q8nn_pack_qs8_gemm_goki_w_u8_avxvnni(
   /* c4: accumulator lane l holds slot l. */
   q8nn_pack_qs8_gemm_goki_w_u8(groups, nc, ks, kc, nr, kr, kernel, bias, multiplier, shift, input_fold, packed);
   q8nn_x86_permute8(groups, nc, ks, kc, nr, kr, q8nn_x86_hdr8, q8nn_x86_hdr8, packed);
+  q8nn_x86_extend_headers(groups, nc, ks, kc, nr, kr,
+                          Q8NN_X86_GUARD_PACKED_HEADER_BYTES(nr) - Q8NN_PACKED_HEADER_BYTES(nr), packed,
+                          q8nn_x86_fill_guard);
 }
 
 void q8nn_pack_qs8_gemm_goki_w_amx(
@@ -129,22 +148,6 @@ void q8nn_pack_qs8_gemm_goki_w_amx(
   }
 }
 
-/* The guard constants of a block's channels (x86-pack.h). */
-static void q8nn_x86_fill_avx512(uint8_t* block, size_t nr) {
-  for (size_t i = 0; i < nr; i++) {
-    int32_t m, s;
-    memcpy(&m, block + (nr + i) * sizeof(int32_t), sizeof(m));
-    memcpy(&s, block + (2 * nr + i) * sizeof(int32_t), sizeof(s));
-    const int eligible = q8nn_guard_eligible(m, s);
-    const float scale = eligible ? q8nn_guard_scale(m, s) : 0.0f;
-    const float delta = eligible ? q8nn_guard_delta(q8nn_rounding_double, s) : 0.0f;
-    const int32_t window = eligible ? Q8NN_GUARD_WINDOW : 0;
-    memcpy(block + (3 * nr + i) * sizeof(int32_t), &scale, sizeof(scale));
-    memcpy(block + (4 * nr + i) * sizeof(int32_t), &delta, sizeof(delta));
-    memcpy(block + (5 * nr + i) * sizeof(int32_t), &window, sizeof(window));
-  }
-}
-
 void q8nn_pack_qs8_gemm_goki_w_avx512(
     size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
     const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
@@ -152,6 +155,6 @@ void q8nn_pack_qs8_gemm_goki_w_avx512(
   /* the ukernel.h layout first, at the start of the (larger) buffer */
   q8nn_pack_qs8_gemm_goki_w(groups, nc, ks, kc, nr, kr, kernel, bias, multiplier, shift, input_fold, packed);
   q8nn_x86_extend_headers(groups, nc, ks, kc, nr, kr,
-                          Q8NN_X86_AVX512_PACKED_HEADER_BYTES(nr) - Q8NN_PACKED_HEADER_BYTES(nr), packed,
-                          q8nn_x86_fill_avx512);
+                          Q8NN_X86_GUARD_PACKED_HEADER_BYTES(nr) - Q8NN_PACKED_HEADER_BYTES(nr), packed,
+                          q8nn_x86_fill_guard);
 }

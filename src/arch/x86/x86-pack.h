@@ -21,11 +21,11 @@ Q8NN_INTERNAL void q8nn_pack_qs8_gemm_goki_w_u8(
    with no shuffle. Bias, multiplier and shift are stored in accumulator lane order. Each block's
    header is longer than ukernel.h's: after shift[NR] come NR / 8 records of
    Q8NN_X86_AVX2_RQ_EXT_BYTES, the TFLite requantization constants of each 8-channel group for both
-   roundings (enum q8nn_x86_rq8_ext_slot, x86-avx2.h), written whatever the operator's rounding (an
+   roundings and the guarded epilogue's (enum q8nn_x86_rq8_ext_slot, x86-avx2.h), written whatever the operator's rounding (an
    fp32 operator's kernels do not read them). Block size: Q8NN_X86_AVX2_PACKED_HEADER_BYTES(NR) +
    ks * round_up(kc, KR) * NR; q8nn_packed_gemm_size knows this packer. Needs AVX2 (only AVX2 lines
    name it). */
-#define Q8NN_X86_AVX2_RQ_EXT_BYTES 512
+#define Q8NN_X86_AVX2_RQ_EXT_BYTES 608
 #define Q8NN_X86_AVX2_PACKED_HEADER_BYTES(nr) (Q8NN_PACKED_HEADER_BYTES(nr) + (nr) / 8 * Q8NN_X86_AVX2_RQ_EXT_BYTES)
 Q8NN_INTERNAL void q8nn_pack_qs8_gemm_goki_w_avx2(
     size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
@@ -38,22 +38,24 @@ Q8NN_INTERNAL void q8nn_pack_qs8_gemm_goki_w_avx2(
 Q8NN_INTERNAL void q8nn_x86_avx2_write_rq_ext(const void* multiplier, const void* shift, void* ext);
 
 /* q8nn_pack_qs8_gemm_goki_w_u8 (KR = 4) with the same per-group reordering for the AVX-VNNI
-   kernels (accumulator lane l = weight slot l). */
+   kernels (accumulator lane l = weight slot l), and the guard constants after the shifts as in
+   q8nn_pack_qs8_gemm_goki_w_avx512 (block header Q8NN_X86_GUARD_PACKED_HEADER_BYTES(NR)). */
 Q8NN_INTERNAL void q8nn_pack_qs8_gemm_goki_w_u8_avxvnni(
     size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
     const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
     int32_t input_fold, void* packed);
 
-/* ukernel.h's layout with a longer header for the AVX-512 gemm and igemm kernels: after shift[NR]
-   come the guarded epilogue's per-channel constants (requantization.h), float scale[NR]
+/* ukernel.h's layout with a longer header for the AVX-512 gemm and igemm kernels (and the same
+   longer header on the AVX-VNNI layout below): after shift[NR] come the guarded epilogue's
+   per-channel constants (requantization.h), float scale[NR]
    (q8nn_guard_scale), float delta[NR] (double rounding's q8nn_guard_delta; single rounding reads
    none) and int32 window[NR] (Q8NN_GUARD_WINDOW where q8nn_guard_eligible, else 0), so a call
    needs no per-block setup for them (computed from the multiplier and shift in the kernel they
    cost as much as the exact form's constants on the 8-row calls of the layers with more than NR
    channels). Written whatever the operator's rounding (an fp32 operator's kernels, which share the
-   layout, do not read them). Block size: Q8NN_X86_AVX512_PACKED_HEADER_BYTES(NR) +
+   layout, do not read them). Block size: Q8NN_X86_GUARD_PACKED_HEADER_BYTES(NR) +
    ks * round_up(kc, KR) * NR. */
-#define Q8NN_X86_AVX512_PACKED_HEADER_BYTES(nr) (Q8NN_PACKED_HEADER_BYTES(nr) + (nr) * 3 * sizeof(int32_t))
+#define Q8NN_X86_GUARD_PACKED_HEADER_BYTES(nr) (Q8NN_PACKED_HEADER_BYTES(nr) + (nr) * 3 * sizeof(int32_t))
 Q8NN_INTERNAL void q8nn_pack_qs8_gemm_goki_w_avx512(
     size_t groups, size_t nc, size_t ks, size_t kc, size_t nr, size_t kr,
     const int8_t* kernel, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,

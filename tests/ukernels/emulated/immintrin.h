@@ -225,4 +225,12 @@ static inline __m512i q8nn_emu_mm512_maskz_loadu_epi64(__mmask8 k, const void* p
 }
 #define _mm512_maskz_loadu_epi64(k, p) q8nn_emu_mm512_maskz_loadu_epi64((__mmask8) (k), (p))
 
+/* KANDW and KORTESTW's carry (all bits of a | b set): the guarded epilogue's flag test. */
+static inline __mmask16 q8nn_emu_kand_mask16(__mmask16 a, __mmask16 b) { return (__mmask16) (a & b); }
+#define _kand_mask16 q8nn_emu_kand_mask16
+static inline unsigned char q8nn_emu_kortestc_mask16_u8(__mmask16 a, __mmask16 b) {
+  return (unsigned char) ((__mmask16) (a | b) == (__mmask16) 0xFFFF);
+}
+#define _kortestc_mask16_u8 q8nn_emu_kortestc_mask16_u8
+
 #endif
