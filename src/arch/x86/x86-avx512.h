@@ -276,12 +276,12 @@ Q8NN_X86_INLINE __m512i q8nn_x86_requantize_fp32(__m512i vacc, __m512 vscale, __
 
 /*
  * The guarded epilogue (requantization.h, q8nn_guard_requantize; the proof is in
- * docs/guarded-epilogue.md) on 16 lanes: VCVTDQ2PS, VFMADD213PS, VPTESTMD (the flag, masked by the
- * vectors before it), VPSRAD, and VPSRAD with VPTERNLOGD for the sign-dependent constant (guard 2):
- * 4 or 6 instructions per 16 outputs beside the output stage's, against 9-10 for the exact forms
- * and 4 for fp32. The
- * per-channel constants come from the packed multiplier and shift once per block (one
- * VSCALEFPS each for the scale and delta).
+ * docs/guarded-epilogue.md) on 16 lanes: VCVTDQ2PS, VFMADD213PS, VPTESTMD (the flag; KANDW joins
+ * the vectors of a row or pixel), VPSRAD, and VPSRAD with VPTERNLOGD for the sign-dependent
+ * constant (guard 2): 4 or 6 instructions per 16 outputs beside the output stage's, against 9-10
+ * for the exact forms and 4 for fp32. The gemm lines read the per-channel constants packed
+ * (q8nn_pack_qs8_gemm_goki_w_avx512); the depthwise kernels derive them here once per channel tile
+ * (one VSCALEFPS each for the scale and delta).
  */
 Q8NN_X86_INLINE struct q8nn_x86_guard16 q8nn_x86_guard16_init(const int rounding, __m512i vmult, __m512i vshift,
                                                               __m512 vc0) {
