@@ -419,22 +419,17 @@ Q8NN_X86_INLINE __m512i q8nn_x86_pack64(__m512i r0, __m512i r1, __m512i r2, __m5
   return _mm512_xor_si512(_mm512_min_epi8(vout, o->max8), o->flip8);
 }
 
-/* The exact epilogue of one vector (rounding 0 or 1, any multiplier and shift) in the guarded
-   stage's form: TFLite's clamp(r + zp) moved to Q8NN_GUARD_BASE + (out - output_min). Taken for a
-   flagged row or pixel, a few in a thousand: out of line. */
-static __attribute__((noinline, cold, unused)) __m512i q8nn_x86_guard16_exact_rq(
-    __m512i vacc, const struct q8nn_x86_rq16* rq, int rounding, const struct q8nn_x86_out64* o) {
-  const __m512i vr = rounding == 1 ? q8nn_x86_requantize_rsingle(vacc, rq) : q8nn_x86_requantize_rdouble_with(vacc, rq, 1, 1);
-  /* zero point in wrapping int32 and the clamp, as TFLite */
-  const __m512i vt = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(vr, o->zp32), o->gmin32), o->gmax32);
-  return _mm512_add_epi32(vt, o->gfix32);
-}
-
-/* The same from the packed multiplier and shift. */
+/* The exact epilogue of one vector (rounding 0 or 1, any multiplier and shift, from the packed
+   ones) in the guarded stage's form: TFLite's clamp(r + zp) moved to Q8NN_GUARD_BASE + (out -
+   output_min). Taken for a flagged gemm row, a few in a thousand: out of line. */
 static __attribute__((noinline, cold, unused)) __m512i q8nn_x86_guard16_exact(
     __m512i vacc, __m512i vmult, __m512i vshift, int rounding, const struct q8nn_x86_out64* o) {
   const struct q8nn_x86_rq16 rq = q8nn_x86_rq16_init(rounding, vmult, vshift);
-  return q8nn_x86_guard16_exact_rq(vacc, &rq, rounding, o);
+  const __m512i vr =
+      rounding == 1 ? q8nn_x86_requantize_rsingle(vacc, &rq) : q8nn_x86_requantize_rdouble_with(vacc, &rq, 1, 1);
+  /* zero point in wrapping int32 and the clamp, as TFLite */
+  const __m512i vt = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(vr, o->zp32), o->gmin32), o->gmax32);
+  return _mm512_add_epi32(vt, o->gfix32);
 }
 
 /* Guarded epilogue of the n vectors of one pixel (or pair, quad, octet) of a depthwise kernel, in
