@@ -75,13 +75,9 @@ Q8NN_X86_INLINE int q8nn_x86_avx2_guarded(const size_t MR, const size_t NB, cons
   for (size_t j = 0; j < NB; j++) {
     const __m256i vbias = _mm256_loadu_si256((const __m256i*) (w + 32 * j));
     const int8_t* x = w + Q8NN_PACKED_HEADER_BYTES(NR) + j * Q8NN_X86_AVX2_RQ_EXT_BYTES;
-    const __m256 vdelta = rounding == 0 ? _mm256_castsi256_ps(q8nn_x86_ext_load(x, q8nn_x86_ext_guard_delta))
-                                        : _mm256_setzero_ps();
-    struct q8nn_x86_guard8 g;
-    g.scale = _mm256_castsi256_ps(q8nn_x86_ext_load(x, q8nn_x86_ext_guard_scale));
-    g.cpos = _mm256_add_ps(vout->gc0, vdelta);
-    g.cneg = _mm256_sub_ps(vout->gc0, vdelta);
-    g.window = q8nn_x86_ext_load(x, q8nn_x86_ext_guard_window);
+    const struct q8nn_x86_guard8 g = q8nn_x86_guard8_load(rounding, x + 32 * q8nn_x86_ext_guard_scale,
+                                                          x + 32 * q8nn_x86_ext_guard_delta,
+                                                          x + 32 * q8nn_x86_ext_guard_window, vout->gc0);
 #pragma GCC unroll 4
     for (size_t r = 0; r < MR; r++) {
       vres[r][j] = q8nn_x86_guard8_apply(q8nn_x86_avx2_sum(vacc[r][j], vbias), &g, SIGNED, &vflag);

@@ -132,12 +132,8 @@ Q8NN_X86_INLINE void q8nn_x86_vnni_block(
 #pragma GCC unroll 2
     for (size_t j = 0; j < NB; j++) {
       /* the packed constants after the shifts (q8nn_pack_qs8_gemm_goki_w_u8_avxvnni) */
-      const __m256 vdelta = rounding == 0 ? _mm256_loadu_ps((const float*) (w + 16 * NR + 32 * j)) : _mm256_setzero_ps();
-      struct q8nn_x86_guard8 g;
-      g.scale = _mm256_loadu_ps((const float*) (w + 12 * NR + 32 * j));
-      g.cpos = _mm256_add_ps(vout->gc0, vdelta);
-      g.cneg = _mm256_sub_ps(vout->gc0, vdelta);
-      g.window = _mm256_loadu_si256((const __m256i*) (w + 20 * NR + 32 * j));
+      const struct q8nn_x86_guard8 g = q8nn_x86_guard8_load(rounding, w + 12 * NR + 32 * j, w + 16 * NR + 32 * j,
+                                                            w + 20 * NR + 32 * j, vout->gc0);
 #pragma GCC unroll 8
       for (size_t r = 0; r < MR; r++) {
         vres[r][j] = vout->guard == 2 ? q8nn_x86_guard8_apply(vacc[r][j], &g, 1, &vflag)

@@ -262,6 +262,19 @@ Q8NN_X86_INLINE struct q8nn_x86_guard8 q8nn_x86_guard8_init(const int rounding, 
   return g;
 }
 
+/* The constants of 8 channels from packed scale, delta and window vectors (the AVX2 records'
+   slots, the AVX-VNNI header's arrays): delta only for double rounding. */
+Q8NN_X86_INLINE struct q8nn_x86_guard8 q8nn_x86_guard8_load(const int rounding, const void* scale, const void* delta,
+                                                            const void* window, __m256 vc0) {
+  const __m256 vdelta = rounding == 0 ? _mm256_loadu_ps((const float*) delta) : _mm256_setzero_ps();
+  struct q8nn_x86_guard8 g;
+  g.scale = _mm256_loadu_ps((const float*) scale);
+  g.cpos = _mm256_add_ps(vc0, vdelta);
+  g.cneg = _mm256_sub_ps(vc0, vdelta);
+  g.window = _mm256_loadu_si256((const __m256i*) window);
+  return g;
+}
+
 /* One vector: y's bits shifted right by 15 (q8nn_x86_pack4x8's rounding 4). *vmin (start: all ones)
    keeps the unsigned minimum of y & window over the vectors: a lane is flagged where that is 0
    (q8nn_x86_guard8_flagged), one VPAND and one VPMINUD per vector where a compare and an or per
