@@ -53,6 +53,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw2_header(const uint8_t* p, __m256i* out) {
 struct q8nn_x86_dw2_tile {
   __m256i vbias[2], vmult[2];
   struct q8nn_x86_rq8 rq[2];
+  struct q8nn_x86_guard8 g[2]; /* the guarded epilogue (FORM 3 and 4) */
   __m256i vw[Q8NN_X86_DW2_MAX_PAIRS][2];
   const int8_t* wt; /* packed weights of the tile (pairs beyond the kept ones) */
   size_t c0, crem;
@@ -60,18 +61,34 @@ struct q8nn_x86_dw2_tile {
 };
 
 /* Requantizes, packs, clamps and stores one pixel's 16 channels (accumulators acc0: channels
-   {0-3, 8-11}, acc1: {4-7, 12-15}). DOUBLED: the tile takes the int32 form. */
-Q8NN_X86_INLINE void q8nn_x86_dw2_finish(const int rounding, const int DOUBLED, __m256i vacc0, __m256i vacc1,
-                                         const struct q8nn_x86_dw2_tile* t, const struct q8nn_x86_out32* vout,
-                                         __m128i vorder, int8_t* out) {
+   {0-3, 8-11}, acc1: {4-7, 12-15}). FORM, for the TFLite roundings: 0 the int64 form, 1 the int32
+   form (tiles where doubled_all), 3 and 4 the guarded epilogue (q8nn_x86_guard8_apply; 4 with the
+   sign term). Returns 1 where the guard flagged a lane (the bytes stored are then to be redone),
+   else 0. */
+Q8NN_X86_INLINE int q8nn_x86_dw2_finish(const int rounding, const int FORM, __m256i vacc0, __m256i vacc1,
+                                        const struct q8nn_x86_dw2_tile* t, const struct q8nn_x86_out32* vout,
+                                        __m128i vorder, int8_t* out) {
   __m128i v;
+  if (rounding != 2 && FORM >= 3) {
+    /* y >> 15 in accumulator order; the unsigned packs restore channel order as fp32's do
+       (q8nn_x86_pack4x8's rounding 4: less Q8NN_GUARD_BASE, the upper clamp, + output_min +
+       output_flip) */
+    __m256i vmin = _mm256_set1_epi32(-1);
+    const __m256i r0 = q8nn_x86_guard8_apply(vacc0, &t->g[0], FORM == 4, &vmin);
+    const __m256i r1 = q8nn_x86_guard8_apply(vacc1, &t->g[1], FORM == 4, &vmin);
+    const __m256i v16 = _mm256_subs_epu16(_mm256_packus_epi32(r0, r1), vout->gbase16);
+    v = _mm_packus_epi16(_mm256_castsi256_si128(v16), _mm256_extracti128_si256(v16, 1));
+    v = _mm_add_epi8(_mm_min_epu8(v, _mm256_castsi256_si128(vout->gspan8)), _mm256_castsi256_si128(vout->gadd8));
+    q8nn_x86_store_tail16(out, v, t->crem);
+    return q8nn_x86_guard8_flagged(vmin);
+  }
   if (rounding == 2) {
     const __m256i r0 = q8nn_x86_requantize8_fp32(vacc0, _mm256_castsi256_ps(t->vmult[0]), vout->fhi);
     const __m256i r1 = q8nn_x86_requantize8_fp32(vacc1, _mm256_castsi256_ps(t->vmult[1]), vout->fhi);
     /* words {0-3, 4-7 | 8-11, 12-15}: channel order */
     const __m256i v16 = q8nn_x86_packs_zp16(r0, r1, vout);
     v = _mm_packs_epi16(_mm256_castsi256_si128(v16), _mm256_extracti128_si256(v16, 1));
-  } else if (DOUBLED) {
+  } else if (FORM == 1) {
     /* the int32 form (x86-avx2.h), lanes in accumulator order: as fp32's, the packs alone restore
        channel order */
     const __m256i r0 = q8nn_x86_requantize8_doubled(vacc0, t->rq[0].m_even, t->rq[0].m_odd, t->rq[0].e_minus1);
@@ -89,16 +106,17 @@ Q8NN_X86_INLINE void q8nn_x86_dw2_finish(const int rounding, const int DOUBLED, 
   v = _mm_min_epi8(_mm_max_epi8(v, _mm256_castsi256_si128(vout->min8)), _mm256_castsi256_si128(vout->max8));
   v = _mm_xor_si128(v, _mm256_castsi256_si128(vout->flip8));
   q8nn_x86_store_tail16(out, v, t->crem);
+  return 0;
 }
 
 /* PX output pixels of one channel tile: pixel p reads input + p * input_stride and writes
    out + p * pixel_step. With PX = 2 each weight pair (a memory operand once the 25 kept pairs spill)
    is read once for both pixels. */
 Q8NN_X86_INLINE void q8nn_x86_dw2_pixels(
-    const size_t PX, const size_t TAPS, const int rounding, const int DOUBLED, size_t taps, size_t pairs,
+    const size_t PX, const size_t TAPS, const int rounding, const int FORM, size_t taps, size_t pairs,
     const int8_t** in, size_t input_stride, const int8_t* zero, size_t input_offset,
     const struct q8nn_x86_dw2_tile* t, const struct q8nn_x86_out32* vout, __m128i vorder, int8_t* out,
-    size_t pixel_step) {
+    size_t pixel_step, struct q8nn_x86_dw_fix* fix) {
   __m256i vacc0[2], vacc1[2];
 #pragma GCC unroll 2
   for (size_t px = 0; px < PX; px++) vacc0[px] = t->vbias[0], vacc1[px] = t->vbias[1];
@@ -129,7 +147,9 @@ Q8NN_X86_INLINE void q8nn_x86_dw2_pixels(
   }
 #pragma GCC unroll 2
   for (size_t px = 0; px < PX; px++) {
-    q8nn_x86_dw2_finish(rounding, DOUBLED, vacc0[px], vacc1[px], t, vout, vorder, out + px * pixel_step);
+    if (Q8NN_UNLIKELY(q8nn_x86_dw2_finish(rounding, FORM, vacc0[px], vacc1[px], t, vout, vorder, out + px * pixel_step))) {
+      q8nn_x86_dw_note(fix, in + px * input_stride, out + px * pixel_step, 1, input_stride, pixel_step);
+    }
   }
 }
 
@@ -153,10 +173,10 @@ Q8NN_X86_INLINE void q8nn_x86_dw2_column(const int8_t* const* in, size_t c, cons
   vp[1] = _mm256_unpackhi_epi16(x0, x1);
 }
 
-Q8NN_X86_INLINE void q8nn_x86_dw2_row9(const int rounding, const int DOUBLED, size_t output_width, const int8_t** in,
+Q8NN_X86_INLINE void q8nn_x86_dw2_row9(const int rounding, const int FORM, size_t output_width, const int8_t** in,
                                        size_t input_stride, const int8_t* zero, size_t input_offset,
                                        const struct q8nn_x86_dw2_tile* t, const struct q8nn_x86_out32* vout,
-                                       __m128i vorder, int8_t* out, size_t pixel_step) {
+                                       __m128i vorder, int8_t* out, size_t pixel_step, struct q8nn_x86_dw_fix* fix) {
   __m256i vp[3][2], vr2[3]; /* columns A, B, C: rows (0, 1) interleaved; row 2 */
 #pragma GCC unroll 3
   for (size_t c = 0; c < 3; c++) vp[c][0] = vp[c][1] = vr2[c] = _mm256_setzero_si256();
@@ -185,38 +205,41 @@ Q8NN_X86_INLINE void q8nn_x86_dw2_row9(const int rounding, const int DOUBLED, si
       vacc[h] = _mm256_add_epi32(vacc[h], _mm256_madd_epi16(vq[h], t->vw[3][h]));
       vacc[h] = _mm256_add_epi32(vacc[h], _mm256_madd_epi16(vr[h], t->vw[4][h]));
     }
-    q8nn_x86_dw2_finish(rounding, DOUBLED, vacc[0], vacc[1], t, vout, vorder, out);
+    if (Q8NN_UNLIKELY(q8nn_x86_dw2_finish(rounding, FORM, vacc[0], vacc[1], t, vout, vorder, out))) {
+      q8nn_x86_dw_note(fix, in, out, 1, input_stride, pixel_step);
+    }
     out += pixel_step;
     in += input_stride;
   }
 }
 
-/* The pixels of one channel tile, two at a time; DOUBLED: the tile takes the int32 form. */
-Q8NN_X86_INLINE void q8nn_x86_dw2_row(const size_t TAPS, const int rounding, const int DOUBLED, size_t output_width,
+/* The pixels of one channel tile, two at a time; FORM: the epilogue (q8nn_x86_dw2_finish), the
+   flagged pixels of the guarded one listed in fix. */
+Q8NN_X86_INLINE void q8nn_x86_dw2_row(const size_t TAPS, const int rounding, const int FORM, size_t output_width,
                                       size_t taps, size_t pairs, const int8_t** in, size_t input_stride,
                                       const int8_t* zero, size_t input_offset, const struct q8nn_x86_dw2_tile* t,
                                       const struct q8nn_x86_out32* vout, __m128i vorder, int8_t* out,
-                                      size_t pixel_step) {
+                                      size_t pixel_step, struct q8nn_x86_dw_fix* fix) {
   if (TAPS == 9) {
-    q8nn_x86_dw2_row9(rounding, DOUBLED, output_width, in, input_stride, zero, input_offset, t, vout, vorder, out,
-                      pixel_step);
+    q8nn_x86_dw2_row9(rounding, FORM, output_width, in, input_stride, zero, input_offset, t, vout, vorder, out,
+                      pixel_step, fix);
     return;
   }
   size_t x = 0;
   for (; x + 2 <= output_width; x += 2) {
-    q8nn_x86_dw2_pixels(2, TAPS, rounding, DOUBLED, taps, pairs, in, input_stride, zero, input_offset, t, vout,
-                        vorder, out, pixel_step);
+    q8nn_x86_dw2_pixels(2, TAPS, rounding, FORM, taps, pairs, in, input_stride, zero, input_offset, t, vout,
+                        vorder, out, pixel_step, fix);
     out += 2 * pixel_step;
     in += 2 * input_stride;
   }
   if (x < output_width) {
-    q8nn_x86_dw2_pixels(1, TAPS, rounding, DOUBLED, taps, pairs, in, input_stride, zero, input_offset, t, vout,
-                        vorder, out, pixel_step);
+    q8nn_x86_dw2_pixels(1, TAPS, rounding, FORM, taps, pairs, in, input_stride, zero, input_offset, t, vout,
+                        vorder, out, pixel_step, fix);
   }
 }
 
 Q8NN_X86_INLINE void q8nn_x86_dwconv_avx2(
-    const size_t TAPS, const int rounding,
+    const size_t TAPS, const int rounding, q8nn_qs8_dwconv_ukernel_fn self,
     size_t channels, size_t output_width, size_t taps, const int8_t** input, size_t input_stride,
     const void* weights, int8_t* output, size_t output_increment, size_t input_offset,
     const int8_t* zero, const struct q8nn_qs8_conv_params* params) {
@@ -242,6 +265,7 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv_avx2(
       for (size_t j = 0; j < 2; j++) {
         t.rq[j] = rounding == 1 ? q8nn_x86_rq8_init_rsingle(t.vmult[j], vshift[j], params->output_zero_point)
                                 : q8nn_x86_rq8_init_rdouble(t.vmult[j], vshift[j], params->output_zero_point);
+        t.g[j] = q8nn_x86_guard8_init(rounding, t.vmult[j], vshift[j], vout.gc0);
       }
     }
     const size_t kept = TAPS == 9 ? 0 : pairs < Q8NN_X86_DW2_MAX_PAIRS ? pairs : Q8NN_X86_DW2_MAX_PAIRS;
@@ -263,23 +287,36 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv_avx2(
       t.vw[g][0] = _mm256_unpacklo_epi16(w0, w1);
       t.vw[g][1] = _mm256_unpackhi_epi16(w0, w1);
     }
-    if (rounding == 0 && t.rq[0].doubled_all && t.rq[1].doubled_all) {
-      q8nn_x86_dw2_row(TAPS, rounding, 1, output_width, taps, pairs, input, input_stride, zero, input_offset, &t,
-                       &vout, vorder, output + c0, pixel_step);
+    const int guard = rounding != 2 ? params->guard : 0;
+    struct q8nn_x86_dw_fix fix;
+    fix.count = 0;
+#define Q8NN_DW2_ROW(FORM)                                                                                     \
+  q8nn_x86_dw2_row(TAPS, rounding, FORM, output_width, taps, pairs, input, input_stride, zero, input_offset, &t, \
+                   &vout, vorder, output + c0, pixel_step, &fix)
+    if (guard == 2) {
+      Q8NN_DW2_ROW(4);
+    } else if (guard == 1) {
+      Q8NN_DW2_ROW(3);
+    } else if (rounding == 0 && t.rq[0].doubled_all && t.rq[1].doubled_all) {
+      Q8NN_DW2_ROW(1);
     } else {
-      q8nn_x86_dw2_row(TAPS, rounding, 0, output_width, taps, pairs, input, input_stride, zero, input_offset, &t,
-                       &vout, vorder, output + c0, pixel_step);
+      Q8NN_DW2_ROW(0);
+    }
+#undef Q8NN_DW2_ROW
+    if (Q8NN_UNLIKELY(fix.count != 0)) {
+      q8nn_x86_dw_redo(self, &fix, t.crem, output_width, taps, input, input_stride, wb, output + c0, pixel_step,
+                       input_offset, c0, zero, params);
     }
     wb += Q8NN_PACKED_HEADER_BYTES(Q8NN_X86_DW2_CT) + taps * Q8NN_X86_DW2_CT;
   }
 }
 
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p16c__avx2, 9, 0)
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_rsingle_ukernel_9p16c__avx2, 9, 1)
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_rdouble_ukernel_25p16c__avx2, 25, 0)
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p16c__avx2, 25, 1)
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp16c__avx2, 0, 0)
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp16c__avx2, 0, 1)
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_fp32_ukernel_9p16c__avx2, 9, 2)
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_fp32_ukernel_25p16c__avx2, 25, 2)
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_fp32_ukernel_xp16c__avx2, 0, 2)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p16c__avx2, 9, 0)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_rsingle_ukernel_9p16c__avx2, 9, 1)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_rdouble_ukernel_25p16c__avx2, 25, 0)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p16c__avx2, 25, 1)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp16c__avx2, 0, 0)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp16c__avx2, 0, 1)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_fp32_ukernel_9p16c__avx2, 9, 2)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_fp32_ukernel_25p16c__avx2, 25, 2)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv_avx2, q8nn_qs8_dwconv_minmax_fp32_ukernel_xp16c__avx2, 0, 2)

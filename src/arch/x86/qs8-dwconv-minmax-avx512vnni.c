@@ -44,29 +44,6 @@
 #define Q8NN_X86_DW_CT 64
 #define Q8NN_X86_DW_MAX_GROUPS 8 /* tap groups whose interleaved weights are kept (32 taps) */
 
-/* The pixels of a tile whose guarded epilogue flagged a lane (q8nn_x86_guard_pixel): stored with
-   the guarded bytes, then redone with the exact epilogue after the tile's pixel loop
-   (q8nn_x86_dw_redo), so that the loop holds no exact code. Past Q8NN_X86_DW_MAX_REDO pixels the
-   whole row of the tile is redone. */
-#define Q8NN_X86_DW_MAX_REDO 16
-struct q8nn_x86_dw_fix {
-  size_t count;
-  const int8_t** in[Q8NN_X86_DW_MAX_REDO];
-  int8_t* out[Q8NN_X86_DW_MAX_REDO];
-};
-
-Q8NN_X86_INLINE void q8nn_x86_dw_note(struct q8nn_x86_dw_fix* f, const int8_t** in,
-                                                             int8_t* out, size_t pixels, size_t input_stride,
-                                                             size_t pixel_step) {
-  for (size_t k = 0; k < pixels; k++) {
-    if (f->count < Q8NN_X86_DW_MAX_REDO) {
-      f->in[f->count] = in + k * input_stride;
-      f->out[f->count] = out + k * pixel_step;
-    }
-    f->count++;
-  }
-}
-
 /* The slides and slides2 tests (x86-common.h) as one compare of pointer lanes each: the window's
    pointers against the last window's one (two) taps on, in the lanes those tests read (the masked
    load reads no pointer past last[8]). The scalar tests were 12 compare-and-branch pairs per pixel
@@ -782,26 +759,6 @@ Q8NN_X86_INLINE void q8nn_x86_dw_pixels64(
   }
 }
 
-/* Redoes the pixels of one tile (tile_channels from c0, packed block wb) that fix lists, through
-   this kernel itself (self) with the exact epilogue. */
-static __attribute__((noinline, cold)) void q8nn_x86_dw_redo(
-    q8nn_qs8_dwconv_ukernel_fn self, const struct q8nn_x86_dw_fix* fix, size_t tile_channels, size_t output_width,
-    size_t taps, const int8_t** input, size_t input_stride, const uint8_t* wb, int8_t* out, size_t pixel_step,
-    size_t input_offset, size_t c0, const int8_t* zero, const struct q8nn_qs8_conv_params* params) {
-  struct q8nn_qs8_conv_params exact = *params;
-  exact.guard = 0;
-  /* the tile's block is a whole packed block of its own: c0 moves to the row offset (the zero row
-     is the zero point everywhere) */
-  if (fix->count > Q8NN_X86_DW_MAX_REDO) {
-    self(tile_channels, output_width, taps, input, input_stride, wb, out, pixel_step - tile_channels,
-         input_offset + c0, zero, &exact);
-    return;
-  }
-  for (size_t i = 0; i < fix->count; i++) {
-    self(tile_channels, 1, taps, fix->in[i], input_stride, wb, fix->out[i], 0, input_offset + c0, zero, &exact);
-  }
-}
-
 Q8NN_X86_INLINE void q8nn_x86_dwconv(
     const size_t TAPS, const int rounding, q8nn_qs8_dwconv_ukernel_fn self,
     size_t channels, size_t output_width, size_t taps, const int8_t** input, size_t input_stride,
@@ -895,15 +852,12 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
 }
 
 /* Each kernel passes itself to q8nn_x86_dwconv for the redone pixels (q8nn_x86_dw_redo). */
-#define Q8NN_X86_DWCONV_SELF_KERNEL(name, TAPS, rounding) Q8NN_X86_DWCONV_SELF_KERNEL_(name, TAPS, rounding)
-#define Q8NN_X86_DWCONV_SELF_KERNEL_(name, TAPS, rounding) \
-  Q8NN_DEFINE_DWCONV_UKERNEL(name, q8nn_x86_dwconv, TAPS, rounding, name)
-Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p64c__avx512vnni, 9, 0)
-Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_qs8_dwconv_minmax_rsingle_ukernel_9p64c__avx512vnni, 9, 1)
-Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_qs8_dwconv_minmax_rdouble_ukernel_25p64c__avx512vnni, 25, 0)
-Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p64c__avx512vnni, 25, 1)
-Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp64c__avx512vnni, 0, 0)
-Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp64c__avx512vnni, 0, 1)
-Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_qs8_dwconv_minmax_fp32_ukernel_9p64c__avx512vnni, 9, 2)
-Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_qs8_dwconv_minmax_fp32_ukernel_25p64c__avx512vnni, 25, 2)
-Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_qs8_dwconv_minmax_fp32_ukernel_xp64c__avx512vnni, 0, 2)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p64c__avx512vnni, 9, 0)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_rsingle_ukernel_9p64c__avx512vnni, 9, 1)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_rdouble_ukernel_25p64c__avx512vnni, 25, 0)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p64c__avx512vnni, 25, 1)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp64c__avx512vnni, 0, 0)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp64c__avx512vnni, 0, 1)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_fp32_ukernel_9p64c__avx512vnni, 9, 2)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_fp32_ukernel_25p64c__avx512vnni, 25, 2)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv, q8nn_qs8_dwconv_minmax_fp32_ukernel_xp64c__avx512vnni, 0, 2)

@@ -52,6 +52,7 @@ struct q8nn_x86_dwv_tile {
   __m256i vbias[4];
   __m256i vscale[4];         /* fp32: the scales, accumulator order */
   struct q8nn_x86_rq8 rq[4]; /* TFLite roundings */
+  struct q8nn_x86_guard8 g[4]; /* the guarded epilogue (BLEND 3 and 4) */
   __m256i vw[Q8NN_X86_DWV_MAX_GROUPS][4]; /* interleaved weights; 9 taps: column c in vw[c] */
   const int8_t* wt;                        /* packed weights of the tile (groups beyond the kept ones) */
   size_t c0, crem;
@@ -78,14 +79,19 @@ Q8NN_X86_INLINE void q8nn_x86_dwv_column(const int FULL, const int8_t* const* in
 /* Requantizes, packs, clamps and stores one pixel's 32 channels. LSHIFT and BLEND (rdouble): whether
    the int64 form's left shift and nudge blend run (q8nn_x86_requantize8_with; both always exact when
    on); BLEND 2: the int32 doubled form instead (q8nn_x86_requantize8_doubled, tiles where
-   doubled_all). */
-Q8NN_X86_INLINE void q8nn_x86_dwv_finish(const int rounding, const int LSHIFT, const int BLEND, const int FULL,
+   doubled_all); BLEND 3 and 4: the guarded epilogue (q8nn_x86_guard8_apply; 4 with the sign term),
+   both roundings. Returns 1 where the guard flagged a lane (the bytes stored are then to be redone),
+   else 0. */
+Q8NN_X86_INLINE int q8nn_x86_dwv_finish(const int rounding, const int LSHIFT, const int BLEND, const int FULL,
                                          const __m256i* vacc, const struct q8nn_x86_dwv_tile* t,
                                          const struct q8nn_x86_out32* vout, int8_t* out) {
   __m256i r[4];
+  __m256i vmin = _mm256_set1_epi32(-1);
 #pragma GCC unroll 4
   for (size_t j = 0; j < 4; j++) {
-    if (rounding == 2) {
+    if (rounding != 2 && BLEND >= 3) {
+      r[j] = q8nn_x86_guard8_apply(vacc[j], &t->g[j], BLEND == 4, &vmin);
+    } else if (rounding == 2) {
       r[j] = q8nn_x86_requantize8_fp32(vacc[j], _mm256_castsi256_ps(t->vscale[j]), vout->fhi);
     } else if (BLEND == 2) {
       r[j] = q8nn_x86_requantize8_doubled(vacc[j], t->rq[j].m_even, t->rq[j].m_odd, t->rq[j].e_minus1);
@@ -96,7 +102,13 @@ Q8NN_X86_INLINE void q8nn_x86_dwv_finish(const int rounding, const int LSHIFT, c
     }
   }
   __m256i v;
-  if (rounding == 2) {
+  if (rounding != 2 && BLEND >= 3) {
+    /* y >> 15 in accumulator order (q8nn_x86_pack4x8's rounding 4): unsigned saturating packs, less
+       Q8NN_GUARD_BASE, the upper clamp, + output_min + output_flip; bytes as fp32's below */
+    v = _mm256_packus_epi16(_mm256_subs_epu16(_mm256_packus_epi32(r[0], r[1]), vout->gbase16),
+                            _mm256_subs_epu16(_mm256_packus_epi32(r[2], r[3]), vout->gbase16));
+    v = _mm256_add_epi8(_mm256_min_epu8(v, vout->gspan8), vout->gadd8);
+  } else if (rounding == 2) {
     /* byte 16 L + 4 j + i = r[j] half L lane i = channel 16 L + 4 j + i */
     v = _mm256_packs_epi16(q8nn_x86_packs_zp16(r[0], r[1], vout), q8nn_x86_packs_zp16(r[2], r[3], vout));
   } else if (BLEND == 2) {
@@ -108,7 +120,9 @@ Q8NN_X86_INLINE void q8nn_x86_dwv_finish(const int rounding, const int LSHIFT, c
     v = _mm256_packs_epi16(_mm256_packs_epi32(r[0], r[1]), _mm256_packs_epi32(r[2], r[3]));
     v = _mm256_shuffle_epi8(v, vmerge);
   }
-  v = _mm256_xor_si256(_mm256_min_epi8(_mm256_max_epi8(v, vout->min8), vout->max8), vout->flip8);
+  if (rounding == 2 || BLEND < 3) {
+    v = _mm256_xor_si256(_mm256_min_epi8(_mm256_max_epi8(v, vout->min8), vout->max8), vout->flip8);
+  }
   if (FULL) {
     _mm256_storeu_si256((__m256i*) out, v);
   } else {
@@ -116,13 +130,16 @@ Q8NN_X86_INLINE void q8nn_x86_dwv_finish(const int rounding, const int LSHIFT, c
     _mm256_storeu_si256((__m256i*) buf, v);
     q8nn_x86_copy_small(out, buf, t->crem);
   }
+  return rounding != 2 && BLEND >= 3 ? q8nn_x86_guard8_flagged(vmin) : 0;
 }
 
-/* The pixel loop of one channel tile (see the top of this file). */
+/* The pixel loop of one channel tile (see the top of this file); the guarded epilogue (BLEND 3, 4)
+   lists the flagged pixels in fix. */
 Q8NN_X86_INLINE void q8nn_x86_dwv_pixels(
     const size_t TAPS, const int rounding, const int LSHIFT, const int BLEND, const int FULL, size_t output_width,
     size_t taps, const int8_t** in, size_t input_stride, const struct q8nn_x86_dwv_tile* t,
-    const struct q8nn_x86_out32* vout, int8_t* out, size_t pixel_step, size_t input_offset, const int8_t* zero) {
+    const struct q8nn_x86_out32* vout, int8_t* out, size_t pixel_step, size_t input_offset, const int8_t* zero,
+    struct q8nn_x86_dw_fix* fix) {
   /* x ^ 0x80 for int8 inputs; uint8 inputs are VPDPBUSD's unsigned operand as they are */
   const __m256i vsign = _mm256_xor_si256(_mm256_set1_epi8((char) 0x80), vout->iflip8);
   const size_t groups = (taps + 3) / 4;
@@ -170,14 +187,16 @@ Q8NN_X86_INLINE void q8nn_x86_dwv_pixels(
 #pragma GCC unroll 4
       for (size_t j = 0; j < 4; j++) vacc[j] = q8nn_x86_dwv_dpbusd(vacc[j], vxi[j], vwg[j]);
     }
-    q8nn_x86_dwv_finish(rounding, LSHIFT, BLEND, FULL, vacc, t, vout, out);
+    if (Q8NN_UNLIKELY(q8nn_x86_dwv_finish(rounding, LSHIFT, BLEND, FULL, vacc, t, vout, out))) {
+      q8nn_x86_dw_note(fix, in, out, 1, input_stride, pixel_step);
+    }
     out += pixel_step;
     in += input_stride;
   }
 }
 
 Q8NN_X86_INLINE void q8nn_x86_dwconv_avxvnni(
-    const size_t TAPS, const int rounding,
+    const size_t TAPS, const int rounding, q8nn_qs8_dwconv_ukernel_fn self,
     size_t channels, size_t output_width, size_t taps, const int8_t** input, size_t input_stride,
     const void* weights, int8_t* output, size_t output_increment, size_t input_offset,
     const int8_t* zero, const struct q8nn_qs8_conv_params* params) {
@@ -196,11 +215,14 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv_avxvnni(
     q8nn_x86_dw_header_y(wb + 4 * Q8NN_X86_DWV_CT, vmult);
     q8nn_x86_dw_header_y(wb + 8 * Q8NN_X86_DWV_CT, vshift);
     int lshift = 0, blend = 0, doubled = 1;
+    const int guard = rounding != 2 ? params->guard : 0;
 #pragma GCC unroll 4
     for (size_t j = 0; j < 4; j++) {
       if (rounding == 2) {
         t.vscale[j] = vmult[j];
       } else {
+        /* both, whichever loop runs (a few instructions per tile) */
+        t.g[j] = q8nn_x86_guard8_init(rounding, vmult[j], vshift[j], vout.gc0);
         t.rq[j] = rounding == 1 ? q8nn_x86_rq8_init_rsingle(vmult[j], vshift[j], params->output_zero_point)
                                 : q8nn_x86_rq8_init_rdouble(vmult[j], vshift[j], params->output_zero_point);
         lshift |= t.rq[j].lshift_any, blend |= t.rq[j].sign_any, doubled &= t.rq[j].doubled_all;
@@ -221,8 +243,18 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv_avxvnni(
     }
 #define Q8NN_DWV_PIXELS(LSHIFT, BLEND, FULL)                                                                 \
   q8nn_x86_dwv_pixels(TAPS, rounding, LSHIFT, BLEND, FULL, output_width, taps, input, input_stride, &t, &vout, \
-                      output + c0, pixel_step, input_offset, zero)
-    if (t.crem != Q8NN_X86_DWV_CT) {
+                      output + c0, pixel_step, input_offset, zero, &fix)
+    struct q8nn_x86_dw_fix fix;
+    fix.count = 0;
+    if (guard) {
+      if (t.crem != Q8NN_X86_DWV_CT) {
+        Q8NN_DWV_PIXELS(0, guard == 2 ? 4 : 3, 0);
+      } else if (guard == 2) {
+        Q8NN_DWV_PIXELS(0, 4, 1);
+      } else {
+        Q8NN_DWV_PIXELS(0, 3, 1);
+      }
+    } else if (t.crem != Q8NN_X86_DWV_CT) {
       if (rounding == 0 && doubled) {
         Q8NN_DWV_PIXELS(0, 2, 0);
       } else {
@@ -238,16 +270,20 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv_avxvnni(
       Q8NN_DWV_PIXELS(0, 0, 1);
     }
 #undef Q8NN_DWV_PIXELS
+    if (Q8NN_UNLIKELY(fix.count != 0)) {
+      q8nn_x86_dw_redo(self, &fix, t.crem, output_width, taps, input, input_stride, wb, output + c0, pixel_step,
+                       input_offset, c0, zero, params);
+    }
     wb += Q8NN_PACKED_HEADER_BYTES(Q8NN_X86_DWV_CT) + taps * Q8NN_X86_DWV_CT;
   }
 }
 
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avxvnni, q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p32c__avxvnni, 9, 0)
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avxvnni, q8nn_qs8_dwconv_minmax_rsingle_ukernel_9p32c__avxvnni, 9, 1)
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avxvnni, q8nn_qs8_dwconv_minmax_rdouble_ukernel_25p32c__avxvnni, 25, 0)
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avxvnni, q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p32c__avxvnni, 25, 1)
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avxvnni, q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp32c__avxvnni, 0, 0)
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avxvnni, q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp32c__avxvnni, 0, 1)
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avxvnni, q8nn_qs8_dwconv_minmax_fp32_ukernel_9p32c__avxvnni, 9, 2)
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avxvnni, q8nn_qs8_dwconv_minmax_fp32_ukernel_25p32c__avxvnni, 25, 2)
-Q8NN_X86_DWCONV_KERNEL(q8nn_x86_dwconv_avxvnni, q8nn_qs8_dwconv_minmax_fp32_ukernel_xp32c__avxvnni, 0, 2)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv_avxvnni, q8nn_qs8_dwconv_minmax_rdouble_ukernel_9p32c__avxvnni, 9, 0)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv_avxvnni, q8nn_qs8_dwconv_minmax_rsingle_ukernel_9p32c__avxvnni, 9, 1)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv_avxvnni, q8nn_qs8_dwconv_minmax_rdouble_ukernel_25p32c__avxvnni, 25, 0)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv_avxvnni, q8nn_qs8_dwconv_minmax_rsingle_ukernel_25p32c__avxvnni, 25, 1)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv_avxvnni, q8nn_qs8_dwconv_minmax_rdouble_ukernel_xp32c__avxvnni, 0, 0)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv_avxvnni, q8nn_qs8_dwconv_minmax_rsingle_ukernel_xp32c__avxvnni, 0, 1)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv_avxvnni, q8nn_qs8_dwconv_minmax_fp32_ukernel_9p32c__avxvnni, 9, 2)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv_avxvnni, q8nn_qs8_dwconv_minmax_fp32_ukernel_25p32c__avxvnni, 25, 2)
+Q8NN_X86_DWCONV_SELF_KERNEL(q8nn_x86_dwconv_avxvnni, q8nn_qs8_dwconv_minmax_fp32_ukernel_xp32c__avxvnni, 0, 2)

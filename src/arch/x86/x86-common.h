@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "ukernel.h"
+
 #define Q8NN_X86_INLINE static inline __attribute__((always_inline))
 
 /* An exported vadd/vaddc kernel of the affine form (struct q8nn_qs8_add_params): `affine` when the
@@ -160,5 +162,52 @@ Q8NN_X86_INLINE int16_t q8nn_x86_affine_coef(const struct q8nn_qs8_add_params* p
 /* Defines a dwconv kernel `name` calling impl(TAPS, rounding, <the dwconv arguments>); rounding 0
    TFLite double, 1 TFLite single, 2 XNNPACK's fp32. */
 #define Q8NN_X86_DWCONV_KERNEL(impl, name, TAPS, rounding) Q8NN_DEFINE_DWCONV_UKERNEL(name, impl, TAPS, rounding)
+
+/* The guarded depthwise kernels (docs/guarded-epilogue.md, all three x86 lines): a pixel whose
+   guarded epilogue flagged a lane is stored with the guarded bytes and listed here, then redone with
+   the exact epilogue after the channel tile's pixel loop (q8nn_x86_dw_redo), so that the loop holds
+   no exact code. Past Q8NN_X86_DW_MAX_REDO pixels the whole row of the tile is redone. */
+#define Q8NN_X86_DW_MAX_REDO 16
+struct q8nn_x86_dw_fix {
+  size_t count;
+  const int8_t** in[Q8NN_X86_DW_MAX_REDO];
+  int8_t* out[Q8NN_X86_DW_MAX_REDO];
+};
+
+/* Lists `pixels` consecutive pixels from (in, out). */
+Q8NN_X86_INLINE void q8nn_x86_dw_note(struct q8nn_x86_dw_fix* f, const int8_t** in, int8_t* out, size_t pixels,
+                                      size_t input_stride, size_t pixel_step) {
+  for (size_t k = 0; k < pixels; k++) {
+    if (f->count < Q8NN_X86_DW_MAX_REDO) {
+      f->in[f->count] = in + k * input_stride;
+      f->out[f->count] = out + k * pixel_step;
+    }
+    f->count++;
+  }
+}
+
+/* Redoes the pixels of one tile (tile_channels from c0, packed block wb) that fix lists, through
+   the kernel itself (self) with the exact epilogue. The tile's block is a whole packed block of its
+   own: c0 moves to the row offset (the zero row is the zero point everywhere). */
+static __attribute__((noinline, cold, unused)) void q8nn_x86_dw_redo(
+    q8nn_qs8_dwconv_ukernel_fn self, const struct q8nn_x86_dw_fix* fix, size_t tile_channels, size_t output_width,
+    size_t taps, const int8_t** input, size_t input_stride, const void* wb, int8_t* out, size_t pixel_step,
+    size_t input_offset, size_t c0, const int8_t* zero, const struct q8nn_qs8_conv_params* params) {
+  struct q8nn_qs8_conv_params exact = *params;
+  exact.guard = 0;
+  if (fix->count > Q8NN_X86_DW_MAX_REDO) {
+    self(tile_channels, output_width, taps, input, input_stride, wb, out, pixel_step - tile_channels,
+         input_offset + c0, zero, &exact);
+    return;
+  }
+  for (size_t i = 0; i < fix->count; i++) {
+    self(tile_channels, 1, taps, fix->in[i], input_stride, wb, fix->out[i], 0, input_offset + c0, zero, &exact);
+  }
+}
+
+/* A guarded dwconv kernel `name` calling impl(TAPS, rounding, name, <the dwconv arguments>): it
+   passes itself for the redone pixels (q8nn_x86_dw_redo). */
+#define Q8NN_X86_DWCONV_SELF_KERNEL(impl, name, TAPS, rounding) \
+  Q8NN_DEFINE_DWCONV_UKERNEL(name, impl, TAPS, rounding, name)
 
 #endif
