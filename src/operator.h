@@ -73,6 +73,13 @@ struct q8nn_work {
   int caller_only;       /* run on the calling thread by q8nn_run_operator (a small add) */
 };
 
+/* Operators that only move bytes (lookups, channel shuffle, concatenation) run on the calling thread
+   below this many bytes when they run alone (q8nn_run_operator): at 30-90 GB/s on one core, 256 KB
+   takes 3-8 us, about what waking a second thread costs; inside PyTorch (OpenMP's fork and join),
+   2 threads ran 188-200 KB lookups no faster than one and a 91 KB channel shuffle 3.8x slower
+   (AMD Zen 4, bench_torch_ops.py). */
+#define Q8NN_MOVE_MIN_PARALLEL_BYTES ((size_t) 1 << 18)
+
 #define Q8NN_MAX_OPERATOR_WORKS 2
 
 struct q8nn_backend;

@@ -103,7 +103,7 @@ static void shuffle_task(void* context, size_t unused, size_t p0, size_t count) 
 static size_t shuffle_works(struct q8nn_operator* op, size_t threads, int in_region, struct q8nn_work* works) {
   const struct shuffle_state* st = op->class_state;
   const size_t bytes = st->batch * st->groups * st->group_channels;
-  const int caller_only = !in_region && bytes < ((size_t) 1 << 16);
+  const int caller_only = !in_region && bytes < Q8NN_MOVE_MIN_PARALLEL_BYTES;
   if (caller_only) threads = 1;
   works[0] = q8nn_make_work(q8nn_work_2d_tile_1d, (void (*)(void)) shuffle_task, op, 1, 1, 1, st->batch, 1,
                             q8nn_max_sz(1, st->batch / (threads * 4)));

@@ -232,11 +232,9 @@ static void concatenate_task(void* context, size_t i, size_t o0, size_t count) {
   }
 }
 
-#define Q8NN_CONCATENATE_MIN_PARALLEL_BYTES ((size_t) 1 << 16)
-
 static size_t concatenate_works(struct q8nn_operator* op, size_t threads, int in_region, struct q8nn_work* works) {
   const struct concatenate_state* st = op->class_state;
-  const int caller_only = !in_region && st->outer * st->row < Q8NN_CONCATENATE_MIN_PARALLEL_BYTES;
+  const int caller_only = !in_region && st->outer * st->row < Q8NN_MOVE_MIN_PARALLEL_BYTES;
   if (caller_only) threads = 1;
   /* rows of each input, about four tiles per thread in all */
   const size_t tile = q8nn_max_sz(1, st->outer * st->num_inputs / (threads * 4) / q8nn_max_sz(1, st->num_inputs));

@@ -163,12 +163,9 @@ static void unary_task(void* context, size_t row, size_t i0, size_t count) {
           op->lut_packed);
 }
 
-/* Lookups of fewer bytes run on the calling thread (as small adds: waking threads costs more). */
-#define Q8NN_UNARY_MIN_PARALLEL_BYTES ((size_t) 1 << 16)
-
 static size_t unary_works(struct q8nn_operator* op, size_t threads, int in_region, struct q8nn_work* works) {
   const size_t total = op->rows * op->row_elements;
-  const int caller_only = !in_region && total < Q8NN_UNARY_MIN_PARALLEL_BYTES;
+  const int caller_only = !in_region && total < Q8NN_MOVE_MIN_PARALLEL_BYTES;
   if (caller_only) threads = 1;
   size_t tile = op->row_elements;
   if (threads > 1 && op->rows < threads * 4 && op->row_elements > 4096) {
