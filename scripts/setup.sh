@@ -13,6 +13,8 @@ packages=(build-essential cmake pkg-config libcpuinfo-dev libpthreadpool-dev lib
           # the PyTorch package (integrations/pytorch): Debian's PyTorch 1.13 for /usr/bin/python3
           # and its C++ library and CMake package for the extension
           python3-torch python3-torchvision libtorch-dev
+          # pybind11's headers for the package's eager-mode module (_q8nn_fast)
+          pybind11-dev
           # compiled objects kept between builds (scripts/ccache.sh)
           ccache)
 packages+=("$@")

@@ -37,7 +37,7 @@ stage "Release tests" ctest --test-dir "$root/build" --output-on-failure -j"$job
 # the PyTorch package: its extension (which builds q8nn again, as a user's build would) and its
 # tests against PyTorch's qnnpack engine (integrations/pytorch/README.md)
 cmake -S "$root/integrations/pytorch" -B "$root/build-pytorch" -DCMAKE_BUILD_TYPE=Release \
-      "${q8nn_launcher[@]}" >/dev/null
+      -DQ8NN_TORCH_REQUIRE_FAST=ON "${q8nn_launcher[@]}" >/dev/null
 stage "PyTorch package build" cmake --build "$root/build-pytorch" -j"$jobs"
 stage "PyTorch package tests" ctest --test-dir "$root/build-pytorch" --output-on-failure
 if [ "$sanitize" -eq 1 ]; then

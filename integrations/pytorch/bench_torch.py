@@ -110,11 +110,8 @@ def main():
 
     print(f"\n{args.size}x{args.size}, batch 1, median of {args.rounds} rounds x {args.iters} forwards "
           f"(torch {torch.__version__})\n")
-    print("| model | threads | configuration | forward ms | in q8nn ops ms | in q8nn run ms | "
-          "same ops, q8nn alone ms |")
-    print("|---|---:|---|---:|---:|---:|---:|")
-    for row in rows:
-        print("| " + " | ".join(str(v) for v in row) + " |")
+    torch_models.print_table(("model", "threads~", "configuration", "forward ms~", "in q8nn ops ms~",
+                              "in q8nn run ms~", "same ops, q8nn alone ms~"), rows)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -1204,8 +1205,12 @@ struct CatPacked : torch::CustomClassHolder {
 // ---- channel shuffle ------------------------------------------------------------------------------
 
 // torch.channel_shuffle / nn.ChannelShuffle (and torchvision ShuffleNetV2's view-transpose-view
-// channel_shuffle): output channel k * groups + g = input channel g * (C / groups) + k, on
-// channels-last pixels; the output is channels-last with the input's quantization.
+// channel_shuffle): output channel k * groups + g = input channel g * (C / groups) + k, with the
+// input's quantization. Channels-last inputs (and any other layout but contiguous NCHW) run q8nn's
+// channel shuffle on their pixels and give a channels-last output. A contiguous NCHW input keeps
+// its layout, as PyTorch's op does: the shuffle moves whole H x W planes, so it is one copy per
+// plane on the intra-op threads (making the input channels-last and the result back would cost two
+// transpositions of the tensor).
 struct ChannelShufflePacked : torch::CustomClassHolder {
   explicit ChannelShufflePacked(int64_t groups) : groups(groups) {
     TORCH_CHECK(groups >= 1, "q8nn::channel_shuffle: groups must be >= 1, got ", groups);
@@ -1219,6 +1224,9 @@ struct ChannelShufflePacked : torch::CustomClassHolder {
     TORCH_CHECK(qx.dim() == 4, op, ": input must be 4-d (N, C, H, W), got ", qx.dim(), "-d");
     const int64_t channels = qx.size(1);
     TORCH_CHECK(channels % groups == 0, op, ": ", channels, " channels do not split into ", groups, " groups");
+    if (qx.suggest_memory_format() == at::MemoryFormat::Contiguous && qx.is_contiguous()) {
+      return shuffle_planes(qx);
+    }
     const at::Tensor x = qx.contiguous(at::MemoryFormat::ChannelsLast);
     at::Tensor y = at::_empty_affine_quantized(
         x.sizes(), at::device(at::kCPU).dtype(qx.scalar_type()).memory_format(at::MemoryFormat::ChannelsLast),
@@ -1243,6 +1251,30 @@ struct ChannelShufflePacked : torch::CustomClassHolder {
     check_status(q8nn_setup_channel_shuffle_nc_x8(op_.get(), pixels, x.data_ptr(), channels, y.data_ptr(), channels),
                  "setup channel shuffle");
     run(op_, {x, y});
+    return y;
+  }
+
+  // Contiguous NCHW: output plane (n, k * groups + g) is input plane (n, g * C / groups + k).
+  at::Tensor shuffle_planes(const at::Tensor& x) const {
+    at::Tensor y = at::_empty_affine_quantized(x.sizes(), at::device(at::kCPU).dtype(x.scalar_type()),
+                                               x.q_scale(), x.q_zero_point(), c10::nullopt);
+    const int64_t channels = x.size(1), group_channels = channels / groups;
+    const int64_t plane = x.size(2) * x.size(3), planes = x.size(0) * channels;
+    if (y.numel() == 0) {
+      return y;
+    }
+    const auto* src = static_cast<const uint8_t*>(x.data_ptr());
+    auto* dst = static_cast<uint8_t*>(y.data_ptr());
+    // pieces of at least 256 KB (q8nn's Q8NN_MOVE_MIN_PARALLEL_BYTES): smaller shuffles run on the
+    // calling thread, where a fork and join would cost more than the copy
+    const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 18) / std::max<int64_t>(plane, 1));
+    at::parallel_for(0, planes, grain, [&](int64_t begin, int64_t end) {
+      for (int64_t p = begin; p < end; p++) {
+        const int64_t n = p / channels, c = p % channels;  // output channel c = k * groups + g
+        const int64_t from = n * channels + (c % groups) * group_channels + c / groups;
+        std::memcpy(dst + p * plane, src + from * plane, static_cast<size_t>(plane));
+      }
+    });
     return y;
   }
 

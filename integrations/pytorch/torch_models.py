@@ -44,3 +44,12 @@ def quantized_model(name, dtype, size, per_channel=False, seed=0, engine="qnnpac
             model(torch.randn(1, 3, size, size))
     torch.quantization.convert(model, inplace=True)
     return model
+
+
+def print_table(header, rows):
+    """A Markdown table of the benchmarks: header cells (a trailing "~" right-aligns a column,
+    without the "~"), then one row per tuple."""
+    print("| " + " | ".join(h.rstrip("~") for h in header) + " |")
+    print("|" + "|".join("---:" if h.endswith("~") else "---" for h in header) + "|")
+    for row in rows:
+        print("| " + " | ".join(str(v) for v in row) + " |")

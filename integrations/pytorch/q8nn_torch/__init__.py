@@ -12,6 +12,7 @@ module, and the report says why.
 import collections
 import copy
 import glob
+import importlib.util
 import logging
 import os
 from typing import List
@@ -29,7 +30,7 @@ except ImportError:  # pragma: no cover
 __all__ = [
     "KINDS", "ChannelShuffle", "Conv2d", "Hardsigmoid", "Hardswish", "Linear", "MaxPool2d", "QFunctional",
     "ReportEntry", "ShuffleNetV2Block", "convert", "format_report", "last_report", "library_path", "load", "Stats",
-    "stats", "reset_stats", "replay_seconds",
+    "stats", "reset_stats", "replay_seconds", "fast_path",
 ]
 
 _log = logging.getLogger("q8nn_torch")
@@ -59,14 +60,63 @@ def library_path():
 
 
 def load(path=None):
-    """Loads the extension (torch.ops.q8nn.*) once; returns the path loaded. Call it before
-    torch.jit.load of a model saved with q8nn layers."""
-    global _loaded_path
+    """Loads the extension (torch.ops.q8nn.*) once, and the _q8nn_fast module beside it where it was
+    built; returns the path loaded. Call it before torch.jit.load of a model saved with q8nn layers."""
+    global _loaded_path, _fast
     if _loaded_path is None:
         path = path or library_path()
         torch.ops.load_library(path)
         _loaded_path = path
+        _fast = _load_fast(os.path.dirname(os.path.abspath(path)))
     return _loaded_path
+
+
+_fast = None  # _q8nn_fast (q8nn_torch_fast.cpp) once load() found it; None: every call via torch.ops
+
+
+def _load_fast(directory):
+    """_q8nn_fast from the library's directory, or None (then the modules call torch.ops.q8nn)."""
+    if os.environ.get("Q8NN_TORCH_FAST", "1") == "0":
+        return None
+    found = sorted(glob.glob(os.path.join(directory, "_q8nn_fast*.so")))
+    if not found:
+        _log.debug("q8nn_torch: no _q8nn_fast module in %s: the ops run through torch.ops", directory)
+        return None
+    try:
+        spec = importlib.util.spec_from_file_location("_q8nn_fast", found[0])
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    except ImportError as e:
+        _log.warning("q8nn_torch: %s did not load (%s): the ops run through torch.ops", found[0], e)
+        return None
+
+
+class _EagerOps:
+    """The torch.ops.q8nn operators as the modules call them outside TorchScript: through
+    _q8nn_fast.call (the operator looked up once, its arguments converted by the schema's types;
+    about 7 us less per call than torch.ops' Python dispatch) where _q8nn_fast loaded, else
+    torch.ops.q8nn itself. Same operator, kernel, checks and bytes either way."""
+
+    def __getattr__(self, name):
+        load()
+        op = getattr(torch.ops.q8nn, name)
+        if _fast is not None:
+            handle, call = _fast.op("q8nn::" + name), _fast.call
+
+            def op(*args):
+                return call(handle, *args)
+        setattr(self, name, op)
+        return op
+
+
+_eager = _EagerOps()
+
+
+def fast_path():
+    """Whether the modules call the operators through _q8nn_fast (else through torch.ops)."""
+    load()
+    return _fast is not None
 
 
 Stats = collections.namedtuple("Stats", "calls op_seconds run_seconds max_threads pytorch_calls")
@@ -180,9 +230,13 @@ class Conv2d(_Packed):
                    mod.scale, mod.zero_point, relu=isinstance(mod, nniq.ConvReLU2d))
 
     def forward(self, x):
+        if torch.jit.is_scripting():
+            if self.relu:
+                return torch.ops.q8nn.conv2d_relu(x, self._packed, self.scale, self.zero_point)
+            return torch.ops.q8nn.conv2d(x, self._packed, self.scale, self.zero_point)
         if self.relu:
-            return torch.ops.q8nn.conv2d_relu(x, self._packed, self.scale, self.zero_point)
-        return torch.ops.q8nn.conv2d(x, self._packed, self.scale, self.zero_point)
+            return _eager.conv2d_relu(x, self._packed, self.scale, self.zero_point)
+        return _eager.conv2d(x, self._packed, self.scale, self.zero_point)
 
     def _get_name(self):
         return "Q8nnConv2d"
@@ -215,9 +269,13 @@ class Linear(_Packed):
         return cls(mod.weight(), mod.bias(), mod.scale, mod.zero_point, relu=isinstance(mod, nniq.LinearReLU))
 
     def forward(self, x):
+        if torch.jit.is_scripting():
+            if self.relu:
+                return torch.ops.q8nn.linear_relu(x, self._packed, self.scale, self.zero_point)
+            return torch.ops.q8nn.linear(x, self._packed, self.scale, self.zero_point)
         if self.relu:
-            return torch.ops.q8nn.linear_relu(x, self._packed, self.scale, self.zero_point)
-        return torch.ops.q8nn.linear(x, self._packed, self.scale, self.zero_point)
+            return _eager.linear_relu(x, self._packed, self.scale, self.zero_point)
+        return _eager.linear(x, self._packed, self.scale, self.zero_point)
 
     def _get_name(self):
         return "Q8nnLinear"
@@ -251,21 +309,30 @@ class QFunctional(nnq.QFunctional):
 
     def add(self, x, y):
         if self.with_add and (x.dtype == torch.qint8 or x.size() == y.size()):
-            r = torch.ops.q8nn.add(x, y, self._packed, self.scale, self.zero_point)
+            if torch.jit.is_scripting():
+                r = torch.ops.q8nn.add(x, y, self._packed, self.scale, self.zero_point)
+            else:
+                r = _eager.add(x, y, self._packed, self.scale, self.zero_point)
         else:
             r = torch.ops.quantized.add(x, y, scale=self.scale, zero_point=self.zero_point)
         return self.activation_post_process(r)
 
     def add_relu(self, x, y):
         if self.with_add and (x.dtype == torch.qint8 or x.size() == y.size()):
-            r = torch.ops.q8nn.add_relu(x, y, self._packed, self.scale, self.zero_point)
+            if torch.jit.is_scripting():
+                r = torch.ops.q8nn.add_relu(x, y, self._packed, self.scale, self.zero_point)
+            else:
+                r = _eager.add_relu(x, y, self._packed, self.scale, self.zero_point)
         else:
             r = torch.ops.quantized.add_relu(x, y, scale=self.scale, zero_point=self.zero_point)
         return self.activation_post_process(r)
 
     def cat(self, x: List[torch.Tensor], dim: int = 0) -> torch.Tensor:
         if self.with_cat:
-            r = torch.ops.q8nn.cat(x, dim, self._cat_packed, self.scale, self.zero_point)
+            if torch.jit.is_scripting():
+                r = torch.ops.q8nn.cat(x, dim, self._cat_packed, self.scale, self.zero_point)
+            else:
+                r = _eager.cat(x, dim, self._cat_packed, self.scale, self.zero_point)
         else:
             r = torch.ops.quantized.cat(x, scale=self.scale, zero_point=self.zero_point, dim=dim)
         return self.activation_post_process(r)
@@ -315,8 +382,10 @@ class MaxPool2d(torch.nn.Module):
 
     def forward(self, x):
         if x.is_quantized and x.dim() == 4:
-            return torch.ops.q8nn.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
-                                             self.ceil_mode)
+            if torch.jit.is_scripting():
+                return torch.ops.q8nn.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+                                                 self.ceil_mode)
+            return _eager.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode)
         return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=False)
 
@@ -346,7 +415,9 @@ class Hardswish(torch.nn.Module):
         return cls(mod.scale, mod.zero_point)
 
     def forward(self, x):
-        return torch.ops.q8nn.hardswish(x, self._packed, self.scale, self.zero_point)
+        if torch.jit.is_scripting():
+            return torch.ops.q8nn.hardswish(x, self._packed, self.scale, self.zero_point)
+        return _eager.hardswish(x, self._packed, self.scale, self.zero_point)
 
     def _get_name(self):
         return "Q8nnHardswish"
@@ -374,7 +445,9 @@ class Hardsigmoid(torch.nn.Module):
 
     def forward(self, x):
         if x.is_quantized:
-            return torch.ops.q8nn.hardsigmoid(x, self._packed)
+            if torch.jit.is_scripting():
+                return torch.ops.q8nn.hardsigmoid(x, self._packed)
+            return _eager.hardsigmoid(x, self._packed)
         return F.hardsigmoid(x)
 
     def _get_name(self):
@@ -383,8 +456,10 @@ class Hardsigmoid(torch.nn.Module):
 
 class ChannelShuffle(torch.nn.Module):
     """torch.nn.ChannelShuffle whose quantized 4-d inputs (quint8 or qint8, per tensor) are shuffled by
-    q8nn::channel_shuffle: output channel k * groups + g is input channel g * (C / groups) + k, output
-    channels-last with the input's quantization. Other inputs go to torch.channel_shuffle."""
+    q8nn::channel_shuffle: output channel k * groups + g is input channel g * (C / groups) + k, with
+    the input's quantization; a contiguous NCHW input gives a contiguous output (whole planes
+    copied), others a channels-last one (q8nn's channel shuffle). Other inputs go to
+    torch.channel_shuffle."""
 
     def __init__(self, groups):
         super().__init__()
@@ -399,7 +474,9 @@ class ChannelShuffle(torch.nn.Module):
 
     def forward(self, x):
         if x.is_quantized and x.dim() == 4:
-            return torch.ops.q8nn.channel_shuffle(x, self._packed)
+            if torch.jit.is_scripting():
+                return torch.ops.q8nn.channel_shuffle(x, self._packed)
+            return _eager.channel_shuffle(x, self._packed)
         return torch.channel_shuffle(x, self.groups)
 
     def _get_name(self):

@@ -885,7 +885,10 @@ class ChannelShuffleTest(unittest.TestCase):
                                      else shufflenetv2.channel_shuffle(t, groups))
                                 self.assertEqual((q.shape, q.dtype, q.q_scale(), q.q_zero_point()),
                                                  (r.shape, r.dtype, r.q_scale(), r.q_zero_point()))
-                                self.assertTrue(q.is_contiguous(memory_format=torch.channels_last))
+                                # a contiguous NCHW input keeps its layout (whole planes moved), others
+                                # come out channels-last (q8nn's channel shuffle on pixels)
+                                self.assertTrue(q.is_contiguous() if layout == "nchw"
+                                                else q.is_contiguous(memory_format=torch.channels_last))
                                 self.assertTrue(torch.equal(q.int_repr(), r.int_repr()))
 
     def test_module(self):
@@ -956,6 +959,67 @@ class Quint8AddArithmeticTest(unittest.TestCase):
                                       scale, zp, relu)
             self.assertTrue(np.array_equal(ref.int_repr().numpy(), out), (a_scale, b_scale, scale, a_zp, b_zp, zp))
             trials += 1
+
+
+class FastPathTest(unittest.TestCase):
+    """The modules' eager path (_q8nn_fast.call) against torch.ops.q8nn: same operator, same bytes and
+    quantization, same errors."""
+
+    def test_loaded_where_built(self):
+        directory = os.path.dirname(os.path.abspath(q8nn_torch.load()))
+        built = any(n.startswith("_q8nn_fast") and n.endswith(".so") for n in os.listdir(directory))
+        self.assertEqual(q8nn_torch.fast_path(), built and os.environ.get("Q8NN_TORCH_FAST", "1") != "0")
+
+    def assertSameTensor(self, a, b):
+        self.assertEqual((a.shape, a.dtype, a.q_scale(), a.q_zero_point()), (b.shape, b.dtype, b.q_scale(), b.q_zero_point()))
+        self.assertEqual(a.stride(), b.stride())
+        self.assertTrue(torch.equal(a.int_repr(), b.int_repr()))
+
+    def test_every_op_as_torch_ops(self):
+        conv = q8nn_torch.Conv2d.from_quantized(_conv_reference())
+        lin = nnq.Linear(6, 3)
+        lin.set_weight_bias(random_qweight(3, 6, 1, 1, True, 3).reshape(3, 6), torch.randn(3))
+        linear = q8nn_torch.Linear.from_quantized(lin)
+        add = q8nn_torch.QFunctional(0.1, 3)
+        hs, hsig, shuffle = q8nn_torch.Hardswish(0.05, 7), q8nn_torch.Hardsigmoid(), q8nn_torch.ChannelShuffle(2)
+        for dtype in (torch.quint8, torch.qint8):
+            x = random_input((2, 4, 7, 6), dtype, 11)
+            y = random_input((2, 4, 7, 6), dtype, 12, scale=0.05)
+            v = random_input((5, 6), dtype, 13)
+            calls = [
+                ("conv2d", (x, conv._packed, 0.2, 1)), ("conv2d_relu", (x, conv._packed, 0.2, 1)),
+                ("linear", (v, linear._packed, 0.3, 2)), ("linear_relu", (v, linear._packed, 0.3, 2)),
+                ("add", (x, y, add._packed, 0.1, 3)), ("add_relu", (x, y, add._packed, 0.1, 3)),
+                ("cat", ([x, y], 1, add._cat_packed, 0.1, 3)),
+                ("max_pool2d", (x, [3, 3], [2, 2], [1, 1], [1, 1], False)),
+                ("hardswish", (x, hs._packed, 0.05, 7)), ("hardsigmoid", (x, hsig._packed)),
+                ("channel_shuffle", (x, shuffle._packed)),
+            ]
+            for name, args in calls:
+                with self.subTest(op=name, dtype=dtype):
+                    self.assertSameTensor(getattr(q8nn_torch._eager, name)(*args), getattr(torch.ops.q8nn, name)(*args))
+
+    def test_errors_as_torch_ops(self):
+        conv = q8nn_torch.Conv2d.from_quantized(_conv_reference())
+        for args, text in (((torch.randn(1, 4, 5, 5), conv._packed, 0.1, 0), "must be a quantized tensor"),
+                           ((random_input((1, 4, 5, 5), torch.qint8, 1), conv._packed, 0.1, 200), "output_zero_point 200")):
+            for fn in (q8nn_torch._eager.conv2d, torch.ops.q8nn.conv2d):
+                with self.assertRaises(RuntimeError) as ctx:
+                    fn(*args)
+                self.assertIn(text, str(ctx.exception))
+        if q8nn_torch.fast_path():
+            with self.assertRaises(RuntimeError) as ctx:
+                q8nn_torch._eager.conv2d(random_input((1, 4, 5, 5), torch.qint8, 1), conv._packed)
+            self.assertIn("expected 4 arguments, got 2", str(ctx.exception))
+            with self.assertRaises(RuntimeError):
+                q8nn_torch._eager.conv2d(random_input((1, 4, 5, 5), torch.qint8, 1), "not a packed object", 0.1, 0)
+
+
+def _conv_reference():
+    ref = nnq.Conv2d(4, 8, 3, padding=1)
+    ref.set_weight_bias(random_qweight(8, 4, 3, 3, True, 5), torch.randn(8))
+    ref.scale, ref.zero_point = 0.2, 1
+    return ref
 
 
 class ErrorTest(unittest.TestCase):
