@@ -1,6 +1,9 @@
-// oneDNN peer (Debian libdnnl-dev 2.x): int8 convolutions with per-channel output scales, source
-// and destination zero points and a clip post-op for ReLU6; adds as a binary primitive with
-// per-source scales (oneDNN 2.x binary has no zero points, so add outputs are timed, not checked).
+// oneDNN peer (Debian libdnnl-dev: 2.x in bookworm, 3.x in trixie): int8 convolutions with
+// per-channel output scales, source and destination zero points and a clip post-op for ReLU6; adds
+// as a binary primitive with per-source scales (binary has no zero points, so add outputs are timed,
+// not checked). oneDNN 3 has no operation descriptors and no output scales: its convolutions take
+// the per-channel scales as weight scales (source and destination scales 1, the same product) and
+// the scales and zero points as memory arguments at execution.
 // u8 mode keeps every activation as x + 128 (zero point + 128), the layout oneDNN's VNNI kernels
 // prefer; s8 mode uses q8nn's signed activations directly.
 #include <dnnl.hpp>
@@ -40,12 +43,23 @@ class OnednnRunner : public Runner {
         auto dst_md = memory::desc(dst_dims, act, tag::nhwc);
         if (l.kind == LayerKind::kAdd) {
           primitive_attr attr;
+#if DNNL_VERSION_MAJOR >= 3
+          attr.set_scales_mask(DNNL_ARG_SRC_0, 0);
+          attr.set_scales_mask(DNNL_ARG_SRC_1, 0);
+          auto pd = binary::primitive_desc(eng_, algorithm::binary_add, src_md, src_md, dst_md, attr);
+          prims_.push_back(binary(pd));
+          args_.push_back({{DNNL_ARG_SRC_0, mem(src_md, l.input)}, {DNNL_ARG_SRC_1, mem(src_md, l.input2)},
+                           {DNNL_ARG_DST, mem(dst_md, l.output)},
+                           {DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC_0, f32s({1.0f})},
+                           {DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC_1, f32s({1.0f})}});
+#else
           attr.set_scales(DNNL_ARG_SRC_0, 0, {1.0f});
           attr.set_scales(DNNL_ARG_SRC_1, 0, {1.0f});
           auto pd = binary::primitive_desc(binary::desc(algorithm::binary_add, src_md, src_md, dst_md), attr, eng_);
           prims_.push_back(binary(pd));
           args_.push_back({{DNNL_ARG_SRC_0, mem(src_md, l.input)}, {DNNL_ARG_SRC_1, mem(src_md, l.input2)},
                            {DNNL_ARG_DST, mem(dst_md, l.output)}});
+#endif
           continue;
         }
         const bool dw = l.kind == LayerKind::kDepthwise;
@@ -57,6 +71,21 @@ class OnednnRunner : public Runner {
         primitive_attr attr;
         std::vector<float> scales(l.cout);
         for (size_t c = 0; c < l.cout; c++) scales[c] = (float) ((double) kActScale * l.kernel_scale[c] / kActScale);
+        const memory::dims strides = {(long) l.stride, (long) l.stride};
+        const memory::dims pad_l = {(long) l.pad_top, (long) l.pad_left}, pad_r = {(long) l.pad_bottom, (long) l.pad_right};
+#if DNNL_VERSION_MAJOR >= 3
+        // per output channel: weights dim 0, or dims 0 and 1 (groups x 1) of a depthwise one
+        attr.set_scales_mask(DNNL_ARG_WEIGHTS, dw ? 3 : 1);
+        attr.set_zero_points_mask(DNNL_ARG_SRC, 0);
+        attr.set_zero_points_mask(DNNL_ARG_DST, 0);
+        if (l.relu6) {
+          post_ops po;
+          po.append_eltwise(algorithm::eltwise_clip, 0.0f, (float) (kRelu6Max - kActZeroPoint));
+          attr.set_post_ops(po);
+        }
+        auto pd = convolution_forward::primitive_desc(eng_, prop_kind::forward_inference, algorithm::convolution_direct,
+                                                      src_md, wany_md, bias_md, dst_md, strides, pad_l, pad_r, attr);
+#else
         attr.set_output_scales(2, scales);  // per output channel (dst dim 1)
         attr.set_zero_points(DNNL_ARG_SRC, 0, {zp});
         attr.set_zero_points(DNNL_ARG_DST, 0, {zp});
@@ -66,9 +95,9 @@ class OnednnRunner : public Runner {
           attr.set_post_ops(po);
         }
         auto d = convolution_forward::desc(prop_kind::forward_inference, algorithm::convolution_direct, src_md,
-                                           wany_md, bias_md, dst_md, {(long) l.stride, (long) l.stride},
-                                           {(long) l.pad_top, (long) l.pad_left}, {(long) l.pad_bottom, (long) l.pad_right});
+                                           wany_md, bias_md, dst_md, strides, pad_l, pad_r);
         auto pd = convolution_forward::primitive_desc(d, attr, eng_);
+#endif
         memory wuser(wuser_md, eng_, const_cast<int8_t*>(l.weights.data()));
         memory w(pd.weights_desc(), eng_);
         reorder(wuser, w).execute(strm_, wuser, w);
@@ -77,6 +106,11 @@ class OnednnRunner : public Runner {
         prims_.push_back(convolution_forward(pd));
         args_.push_back({{DNNL_ARG_SRC, mem(src_md, l.input)}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_BIAS, b},
                          {DNNL_ARG_DST, mem(dst_md, l.output)}});
+#if DNNL_VERSION_MAJOR >= 3
+        args_.back().insert({DNNL_ARG_ATTR_SCALES | DNNL_ARG_WEIGHTS, f32s(scales)});
+        args_.back().insert({DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, s32s({zp})});
+        args_.back().insert({DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, s32s({zp})});
+#endif
       }
       strm_.wait();
     } catch (const dnnl::error& e) {
@@ -101,6 +135,17 @@ class OnednnRunner : public Runner {
 
  private:
   memory mem(const memory::desc& md, int id) { return memory(md, eng_, bufs_[id].data()); }
+#if DNNL_VERSION_MAJOR >= 3
+  // a 1-d memory holding values (scales, zero points: execution arguments in oneDNN 3)
+  template <typename T>
+  memory values(const std::vector<T>& v, dt type) {
+    memory m(memory::desc({(long) v.size()}, type, tag::x), eng_);
+    std::copy(v.begin(), v.end(), static_cast<T*>(m.get_data_handle()));
+    return m;
+  }
+  memory f32s(const std::vector<float>& v) { return values(v, dt::f32); }
+  memory s32s(const std::vector<int32_t>& v) { return values(v, dt::s32); }
+#endif
   bool u8_;
   engine eng_;
   stream strm_;
