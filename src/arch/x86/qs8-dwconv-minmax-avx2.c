@@ -13,7 +13,9 @@
  * channel order after the epilogue of x86-avx2.h. The fp32 epilogue keeps lanes in place: the packs
  * alone restore channel order (the scale, in the multiplier slot, is rearranged with it). So does
  * the int32 form of double rounding (q8nn_x86_requantize8_doubled), which tiles where every lane
- * shifts right and none left take (0.87-0.89x the time of the int64 form, bench_ukernels 3x3).
+ * shifts right and none left take (0.87-0.89x the time of the int64 form, bench_ukernels 3x3), and
+ * the guarded epilogue of operators with the guard (q8nn_x86_guard8_apply; a pixel with a flagged
+ * lane is listed and redone with the exact epilogue after the tile's loop, q8nn_x86_dw_redo).
  *
  * 9 taps pair them by kernel column instead, so that a stride-1 or stride-2 row reuses the last
  * pixel's sign-extended and interleaved columns (q8nn_x86_dw2_row9): one new column per pixel

@@ -26,6 +26,9 @@
  * half) survives the two packs as bytes 1 and 2 of every 4 swapped, which one VPSHUFB undoes.
  * Which form, and whether the int64 form needs the left shift and the sign-dependent nudge, is
  * decided once per tile, and the pixel loop is compiled for each case, as in the AVX-512 kernels.
+ * Operators with the guard (params->guard, docs/guarded-epilogue.md) take the guarded epilogue
+ * (q8nn_x86_guard8_apply, accumulator lane order as fp32's); a pixel with a flagged lane is listed
+ * and redone with the exact epilogue after the tile's loop (q8nn_x86_dw_redo, x86-common.h).
  * With 16 registers, the interleaved weights and the requantization constants are memory operands
  * (the tile's copy on the stack); the kept columns of a sliding row mostly stay in registers.
  *
