@@ -100,13 +100,14 @@ class _EagerOps:
 
     def __getattr__(self, name):
         load()
-        op = getattr(torch.ops.q8nn, name)
-        if _fast is not None:
+        if _fast is None:
+            op = getattr(torch.ops.q8nn, name)
+        else:
             handle, call = _fast.op("q8nn::" + name), _fast.call
 
             def op(*args):
                 return call(handle, *args)
-        setattr(self, name, op)
+        setattr(self, name, op)  # cached: __getattr__ runs once per operator
         return op
 
 
