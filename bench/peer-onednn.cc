@@ -3,7 +3,8 @@
 // as a binary primitive with per-source scales (binary has no zero points, so add outputs are timed,
 // not checked). oneDNN 3 has no operation descriptors and no output scales: its convolutions take
 // the per-channel scales as weight scales (source and destination scales 1, the same product) and
-// the scales and zero points as memory arguments at execution.
+// the scales and zero points as memory arguments at execution, and adds the bias after the scales
+// (an f32 bias, the int32 one times the scale).
 // u8 mode keeps every activation as x + 128 (zero point + 128), the layout oneDNN's VNNI kernels
 // prefer; s8 mode uses q8nn's signed activations directly.
 #include <dnnl.hpp>
@@ -67,7 +68,12 @@ class OnednnRunner : public Runner {
         const memory::dims wdims = dw ? memory::dims{(long) l.cout, 1, 1, k, k} : memory::dims{(long) l.cout, (long) l.cin, k, k};
         auto wuser_md = memory::desc(wdims, dt::s8, dw ? tag::hwigo : tag::ohwi);
         auto wany_md = memory::desc(wdims, dt::s8, tag::any);
+#if DNNL_VERSION_MAJOR >= 3
+        // oneDNN 3 adds the bias after the scales, in f32: the int32 bias times the channel's scale
+        auto bias_md = memory::desc({(long) l.cout}, dt::f32, tag::x);
+#else
         auto bias_md = memory::desc({(long) l.cout}, dt::s32, tag::x);
+#endif
         primitive_attr attr;
         std::vector<float> scales(l.cout);
         for (size_t c = 0; c < l.cout; c++) scales[c] = (float) ((double) kActScale * l.kernel_scale[c] / kActScale);
@@ -102,7 +108,11 @@ class OnednnRunner : public Runner {
         memory w(pd.weights_desc(), eng_);
         reorder(wuser, w).execute(strm_, wuser, w);
         memory b(bias_md, eng_);
+#if DNNL_VERSION_MAJOR >= 3
+        for (size_t c = 0; c < l.cout; c++) static_cast<float*>(b.get_data_handle())[c] = (float) l.bias[c] * scales[c];
+#else
         std::copy(l.bias.begin(), l.bias.end(), static_cast<int32_t*>(b.get_data_handle()));
+#endif
         prims_.push_back(convolution_forward(pd));
         args_.push_back({{DNNL_ARG_SRC, mem(src_md, l.input)}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_BIAS, b},
                          {DNNL_ARG_DST, mem(dst_md, l.output)}});
