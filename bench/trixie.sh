@@ -3,9 +3,11 @@
 # (oneDNN 2.6) cannot give, in a trixie root next to the host: built once with
 # mmdebstrap from the Debian mirror of the host's apt sources (nothing on the host changes), kept
 # in $Q8NN_TRIXIE_DIR (default build-trixie/), this repository's HEAD cloned into it and built
-# there with trixie's compiler for every run.
+# there with trixie's compiler (again when HEAD moved).
 #
 #   bash bench/trixie.sh [bench_mobilenet_v2 arguments]     # e.g. --no-layers
+#
+# Q8NN_GUARD and Q8NN_ISA_MASK, where set, reach the benchmark (nothing else of the environment).
 #
 # Needs root (mmdebstrap --mode=root, chroot, mount namespaces). q8nn and its peers are compiled
 # by the same compiler inside the root, so their ratios compare like the host's; the absolute
@@ -38,20 +40,27 @@ if [ ! -e "$root/.q8nn-ready" ]; then
     >"$DIR/mmdebstrap.log" 2>&1 || { tail -n 20 "$DIR/mmdebstrap.log"; log "mmdebstrap failed"; exit 1; }
   touch "$root/.q8nn-ready"
 fi
-rm -rf "$root/src/q8nn"
-mkdir -p "$root/src"
-git clone --quiet --no-hardlinks "$repo" "$root/src/q8nn"
+# a clone of HEAD (kept, with its build, while HEAD stays the same)
+if [ "$(git -C "$root/src/q8nn" rev-parse HEAD 2>/dev/null)" != "$(git -C "$repo" rev-parse HEAD)" ]; then
+  rm -rf "$root/src/q8nn"
+  mkdir -p "$root/src"
+  git clone --quiet --no-hardlinks "$repo" "$root/src/q8nn"
+fi
 log "oneDNN $(chroot "$root" dpkg-query -W -f '${Version}' libdnnl-dev), $(chroot "$root" gcc --version | head -n 1)"
 
 # the build and the run in the root, with /proc, /sys and /dev of the host in a private mount namespace
+passed=()
+for v in Q8NN_GUARD Q8NN_ISA_MASK; do
+  [ -n "${!v+x}" ] && passed+=("$v=${!v}")
+done
 unshare --mount --propagation private -- /bin/sh -c '
   set -e
-  root=$1; shift
+  root=$1; passed=$2; shift 2
   mount -t proc proc "$root/proc"
   mount --rbind /sys "$root/sys"
   mount --rbind /dev "$root/dev"
   exec chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    LANG=C.UTF-8 /bin/bash -c "cd /src/q8nn && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DQ8NN_BUILD_TESTS=OFF \
+    LANG=C.UTF-8 $passed /bin/bash -c "cd /src/q8nn && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DQ8NN_BUILD_TESTS=OFF \
         -DQ8NN_XNNPACK_LIBRARY=Q8NN_XNNPACK_LIBRARY-NOTFOUND >/dev/null &&
       cmake --build build -j\$(nproc) --target bench_mobilenet_v2 >/dev/null && build/bench/bench_mobilenet_v2 \"\$@\"" sh "$@"' \
-  sh "$root" "$@"
+  sh "$root" "${passed[*]-}" "$@"
