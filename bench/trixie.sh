@@ -21,12 +21,8 @@ root=$DIR/root
 log() { echo "trixie: $*" >&2; }
 
 [ "$(id -u)" = 0 ] || { log "needs root (mmdebstrap, chroot, mount namespaces)"; exit 2; }
-if ! command -v mmdebstrap >/dev/null; then
-  log "installing mmdebstrap"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mmdebstrap >/dev/null
-fi
 source "$repo/scripts/debian-mirror.sh"
+ensure_mmdebstrap
 mirror=$(host_debian_uri main)
 [ -n "$mirror" ] || { log "no Debian mirror in the host's apt sources"; exit 1; }
 

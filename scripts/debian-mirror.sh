@@ -1,6 +1,6 @@
 # Sourced by the scripts that fetch Debian packages outside the host's own apt configuration
-# (cross-setup.sh, fresh-system-check.sh): they reach the same registry the host's apt does, so
-# no mirror is ever named in the repository.
+# (cross-setup.sh, fresh-system-check.sh, bench/trixie.sh): they reach the same registry the host's
+# apt does, so no mirror is ever named in the repository.
 #
 # host_debian_uri main|security: the first URI of the host's apt sources (deb822 .sources or
 # one-line .list) that serves the Debian archive ("main") or the security archive ("security");
@@ -21,4 +21,13 @@ host_debian_uri() {
     esac
   done
   return 0
+}
+
+# ensure_mmdebstrap: installs mmdebstrap from the host's registry where it is missing (the scripts
+# that build Debian roots: fresh-system-check.sh, bench/trixie.sh).
+ensure_mmdebstrap() {
+  command -v mmdebstrap >/dev/null && return 0
+  echo "installing mmdebstrap" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mmdebstrap >/dev/null
 }

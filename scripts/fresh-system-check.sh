@@ -23,14 +23,10 @@ log() { echo "fresh-system-check: $*"; }
 
 [ "$(id -u)" = 0 ] || { log "needs root (mmdebstrap, chroot, mount namespaces)"; exit 2; }
 [ -d "$shared" ] || { log "no ../shared beside the repository"; exit 2; }
-if ! command -v mmdebstrap >/dev/null; then
-  log "installing mmdebstrap"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mmdebstrap >/dev/null
-fi
 
 # The registry: the Debian mirror of the host's apt sources, never one named here.
 source "$repo/scripts/debian-mirror.sh"
+ensure_mmdebstrap
 mirror=$(host_debian_uri main)
 security=$(host_debian_uri security)
 [ -n "$mirror" ] || { log "no Debian mirror in the host's apt sources"; exit 1; }
