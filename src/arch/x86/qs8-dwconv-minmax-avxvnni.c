@@ -106,11 +106,8 @@ Q8NN_X86_INLINE int q8nn_x86_dwv_finish(const int rounding, const int LSHIFT, co
   }
   __m256i v;
   if (rounding != 2 && BLEND >= 3) {
-    /* y >> 15 in accumulator order (q8nn_x86_pack4x8's rounding 4): unsigned saturating packs, less
-       Q8NN_GUARD_BASE, the upper clamp, + output_min + output_flip; bytes as fp32's below */
-    v = _mm256_packus_epi16(_mm256_subs_epu16(_mm256_packus_epi32(r[0], r[1]), vout->gbase16),
-                            _mm256_subs_epu16(_mm256_packus_epi32(r[2], r[3]), vout->gbase16));
-    v = _mm256_add_epi8(_mm256_min_epu8(v, vout->gspan8), vout->gadd8);
+    /* y >> 15 in accumulator order: bytes as fp32's below */
+    v = q8nn_x86_guard8_bytes(r[0], r[1], r[2], r[3], vout);
   } else if (rounding == 2) {
     /* byte 16 L + 4 j + i = r[j] half L lane i = channel 16 L + 4 j + i */
     v = _mm256_packs_epi16(q8nn_x86_packs_zp16(r[0], r[1], vout), q8nn_x86_packs_zp16(r[2], r[3], vout));

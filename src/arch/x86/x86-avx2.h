@@ -349,6 +349,16 @@ Q8NN_X86_INLINE __m256i q8nn_x86_packs_doubled(__m256i u0, __m256i u1, const str
   return _mm256_srai_epi16(_mm256_adds_epi16(_mm256_packs_epi32(u0, u1), o->zp16h), 1);
 }
 
+/* The guarded epilogue's output bytes of four vectors of y >> 15 (q8nn_x86_guard8_apply; x86-avx512.h's
+   rounding 4): unsigned saturating packs, less Q8NN_GUARD_BASE, the upper clamp as output_max -
+   output_min, then + output_min + output_flip. Byte 16 L + 4 j + i is vector j's lane 4 L + i. */
+Q8NN_X86_INLINE __m256i q8nn_x86_guard8_bytes(__m256i v0, __m256i v1, __m256i v2, __m256i v3,
+                                              const struct q8nn_x86_out32* o) {
+  const __m256i v = _mm256_packus_epi16(_mm256_subs_epu16(_mm256_packus_epi32(v0, v1), o->gbase16),
+                                        _mm256_subs_epu16(_mm256_packus_epi32(v2, v3), o->gbase16));
+  return _mm256_add_epi8(_mm256_min_epu8(v, o->gspan8), o->gadd8);
+}
+
 /* Four requantized vectors -> two 16-byte rows: out[0] = v0's 8 lanes then v1's, out[1] = v2's then
    v3's, each vector's merged lane l at byte {0, 2, 4, 6, 1, 3, 5, 7}[l]. rounding 0/1: zero point
    already added (q8nn_x86_requantize8); rounding 2: fp32 results in accumulator lane order, the zero
@@ -360,13 +370,9 @@ Q8NN_X86_INLINE void q8nn_x86_pack4x8(__m256i v0, __m256i v1, __m256i v2, __m256
                                       const struct q8nn_x86_out32* o, __m128i* out, const int rounding) {
   __m256i v;
   if (rounding == 4) {
-    /* the guarded epilogue's y >> 15 in accumulator lane order (x86-avx512.h's rounding 4): unsigned
-       saturating packs, less Q8NN_GUARD_BASE, the upper clamp as output_max - output_min, then
-       + output_min + output_flip; the merge's lane order as for fp32 */
+    /* the merge's lane order as for fp32 */
     const __m256i vmerge = _mm256_broadcastsi128_si256(_mm_setr_epi8(0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15));
-    v = _mm256_packus_epi16(_mm256_subs_epu16(_mm256_packus_epi32(v0, v1), o->gbase16),
-                            _mm256_subs_epu16(_mm256_packus_epi32(v2, v3), o->gbase16));
-    v = _mm256_add_epi8(_mm256_min_epu8(_mm256_shuffle_epi8(v, vmerge), o->gspan8), o->gadd8);
+    v = _mm256_shuffle_epi8(q8nn_x86_guard8_bytes(v0, v1, v2, v3, o), vmerge);
     const __m128i lo4 = _mm256_castsi256_si128(v);
     const __m128i hi4 = _mm256_extracti128_si256(v, 1);
     out[0] = _mm_unpacklo_epi8(lo4, hi4);
