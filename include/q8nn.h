@@ -405,10 +405,12 @@ struct q8nn_vta_config {
   uint32_t virtual_threads; /**< 1 or 2 (latency hiding); 0 = default */
   /** How convolution, depthwise and add requantize on the accelerator (fields appended, never
       reordered): q8nn_vta_requant_exact (0, the default, also for a NULL config): byte for byte
-      TFLite's double or single rounding (add: TFLite's AddElementwise), with 31-bit multipliers
-      built from limbs (more ALU work); q8nn_vta_requant_16bit (1): 15-bit multipliers, within
-      1 LSB of TFLite, fewer ALU steps. Both use ALU MUL and shifts above 15 (functional-simulator
-      semantics). Other values: q8nn_status_invalid_parameter. See docs/vta-backend.md. */
+      TFLite's double or single rounding (add: TFLite's AddElementwise), with multipliers built
+      from limbs (more ALU work); q8nn_vta_requant_16bit (1): 15-bit multipliers, within 1 LSB of
+      TFLite, fewer ALU steps; q8nn_vta_requant_exact_limbs (2): the same bytes as exact, with the
+      limb form (the one exact falls back to) on every layer, for comparison. All use ALU MUL and
+      shifts above 15 (functional-simulator semantics). Other values:
+      q8nn_status_invalid_parameter. See docs/vta-backend.md. */
   uint32_t requantization;
 };
 
@@ -416,6 +418,7 @@ struct q8nn_vta_config {
 enum q8nn_vta_requantization {
   q8nn_vta_requant_exact = 0,
   q8nn_vta_requant_16bit = 1,
+  q8nn_vta_requant_exact_limbs = 2,
 };
 
 /** The functional simulator's counters plus the cycle estimate. */

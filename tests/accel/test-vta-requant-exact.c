@@ -22,12 +22,55 @@ static int8_t tflite(int32_t x, int32_t m, int32_t shift, int rounding, int32_t 
   return (int8_t) (v < lo ? lo : v > hi ? hi : v);
 }
 
-static uint64_t checked, refused;
+static uint64_t checked, refused, linear_checked, linear_refused, layers_by_limbs[Q8NN_VTA_LINEAR_MAX_LIMBS + 1];
+
+/* One channel of a derived linear-form layer against TFLite on its reachable accumulators
+   (x = acc + bias' in bias' +- 128*sum|w|): every x when there are at most 2^22 + 1, else a
+   stride plus dense windows at the clamp bounds, the sign split and x = 0. */
+static void check_linear(const struct q8nn_vta_exact_channel* c, const struct q8nn_vta_conv_linear* l) {
+  const int64_t span = 128 * c->sum_abs_w, xl = c->bias_prime - span, xh = c->bias_prime + span;
+  const int64_t step = xh - xl <= (1 << 22) ? 1 : (xh - xl) / (1 << 21);
+  uint64_t bad = 0;
+  const int64_t centers[5] = {(int64_t) l->lo - l->c_bias + c->bias_prime, (int64_t) l->hi - l->c_bias + c->bias_prime,
+                              (int64_t) -l->neg_t0 - l->c_bias + c->bias_prime, 0, xl};
+  for (int pass = 0; pass < (step > 1 ? 6 : 1); pass++) {
+    const int64_t from = pass == 0 ? xl : centers[pass - 1] - 70000, to = pass == 0 ? xh : centers[pass - 1] + 70000;
+    for (int64_t x = from; x <= to; x += pass == 0 ? step : 1) {
+      if (x < xl || x > xh) continue;
+      const int8_t o = q8nn_vta_conv_linear_apply(l, (int32_t) (x - c->bias_prime));
+      const int8_t e = tflite((int32_t) x, c->multiplier, c->shift, c->rounding, c->zero_point, c->out_min, c->out_max);
+      linear_checked++;
+      if (o != e && bad++ < 5) {
+        fprintf(stderr, "linear n %d w %d: m %d shift %d rounding %d bias' %lld sum|w| %lld zp %d [%d,%d]: x %lld -> %d, TFLite %d\n",
+                l->limbs, l->w, c->multiplier, c->shift, c->rounding, (long long) c->bias_prime,
+                (long long) c->sum_abs_w, c->zero_point, c->out_min, c->out_max, (long long) x, o, e);
+      }
+    }
+  }
+  assert_int_equal(bad, 0);
+}
+
+/* A layer's linear form (one program for its channels), each channel checked. */
+static void check_layer(const struct q8nn_vta_exact_channel* ch, size_t count) {
+  struct q8nn_vta_conv_linear lin[16];
+  assert_true(count <= 16);
+  if (!q8nn_vta_conv_linear_derive(ch, count, lin)) {
+    linear_refused++;
+    return;
+  }
+  layers_by_limbs[lin[0].limbs]++;
+  for (size_t i = 0; i < count; i++) {
+    assert_int_equal(lin[i].limbs, lin[0].limbs);
+    check_linear(&ch[i], &lin[i]);
+  }
+}
 
 /* Exhaustive over x = acc + bias' in [-B, B] (step 1 when B is small, else every x near the
    thresholds and a stride elsewhere plus 2^20 random points). */
 static void check_channel(int32_t m, int32_t shift, int rounding, int64_t bias_prime, int64_t sum_abs, int32_t zp,
                           int32_t omin, int32_t omax) {
+  const struct q8nn_vta_exact_channel c = {m, shift, rounding, zp, omin, omax, bias_prime, sum_abs};
+  check_layer(&c, 1);
   struct q8nn_vta_conv_exact r;
   if (!q8nn_vta_conv_exact_derive(m, shift, rounding, bias_prime, sum_abs, zp, omin, omax, &r)) {
     refused++;
@@ -144,9 +187,52 @@ static void test_zero_weight_channels(void** state) {
   }
 }
 
+/* Layers of 1-16 channels with different multipliers, shifts, biases and weight sums under one
+   program (the layer's limb count and width), including all-zero and scale-0 channels and
+   CMSIS-NN int4-like channels (bias' ~ 2^30, shift -26: accumulators far from 0). */
+static void test_linear_layers(void** state) {
+  (void) state;
+  struct q8nn_vta_exact_channel ch[16];
+  for (int i = 0; i < 300; i++) {
+    const size_t count = (size_t) test_rand_range(1, 16);
+    const int32_t rounding = i & 1, zp = test_rand_range(-128, 127);
+    int32_t omin = -128, omax = 127;
+    if (i % 3 == 1) omin = test_rand_range(-128, 0), omax = test_rand_range(0, 127);
+    const int32_t base_shift = -test_rand_range(0, 16);
+    for (size_t k = 0; k < count; k++) {
+      struct q8nn_vta_exact_channel* c = &ch[k];
+      c->multiplier = random_multiplier();
+      c->shift = base_shift + test_rand_range(-2, 2);
+      if (c->shift > 2) c->shift = 2;
+      c->rounding = rounding, c->zero_point = zp, c->out_min = omin, c->out_max = omax;
+      c->sum_abs_w = test_rand_range(1, 1 << 12);
+      c->bias_prime = test_rand_range(-(1 << 18), 1 << 18);
+      switch (test_rand_range(0, 9)) {
+        case 0: c->sum_abs_w = 0, c->bias_prime = (int32_t) test_rand(); break;
+        case 1: c->multiplier = 0; break;
+        case 2: c->shift = -26, c->bias_prime = (1 << 30) - test_rand_range(0, 1 << 20), c->sum_abs_w = test_rand_range(1, 600); break;
+        default: break;
+      }
+    }
+    check_layer(ch, count);
+  }
+  /* the int4 golden cases' shape: bias' ~ -2^30 with shift -26 must not be refused */
+  for (int i = 0; i < 20; i++) {
+    const struct q8nn_vta_exact_channel c = {random_multiplier(), -26, i & 1, test_rand_range(-128, 127), -128, 127,
+                                             -(1 << 30) + test_rand_range(0, 1 << 22), test_rand_range(1, 2000)};
+    const uint64_t before = linear_refused;
+    check_layer(&c, 1);
+    assert_int_equal(linear_refused, before);
+  }
+}
+
 static int teardown(void** state) {
-  printf("exact requantization oracle: %llu accumulators equal TFLite, %llu channels refused\n",
+  printf("exact requantization oracle, limb form: %llu accumulators equal TFLite, %llu channels refused\n",
          (unsigned long long) checked, (unsigned long long) refused);
+  printf("linear form: %llu accumulators equal TFLite; layers with 1/2/3/4 limbs %llu/%llu/%llu/%llu, %llu refused\n",
+         (unsigned long long) linear_checked, (unsigned long long) layers_by_limbs[1],
+         (unsigned long long) layers_by_limbs[2], (unsigned long long) layers_by_limbs[3],
+         (unsigned long long) layers_by_limbs[4], (unsigned long long) linear_refused);
   return test_group_teardown(state);
 }
 
@@ -157,6 +243,7 @@ int main(void) {
       cmocka_unit_test(test_left_shifts_and_zero),
       cmocka_unit_test(test_edges),
       cmocka_unit_test(test_zero_weight_channels),
+      cmocka_unit_test(test_linear_layers),
   };
   return cmocka_run_group_tests_name("vta_requant_exact", tests, test_group_setup, teardown);
 }

@@ -147,11 +147,12 @@ enum q8nn_status q8nn_create_vta_backend(const struct q8nn_vta_config* config, q
     return Q8NN_ERROR(status, "VTA configuration: %s", why);
   }
   if (vta->target.config.virtual_threads == 0) vta->target.config.virtual_threads = 2;
-  if (config != NULL && config->requantization > q8nn_vta_requant_16bit) {
+  if (config != NULL && config->requantization > q8nn_vta_requant_exact_limbs) {
     free(vta);
-    return Q8NN_ERROR(q8nn_status_invalid_parameter, "requantization must be q8nn_vta_requant_exact or _16bit");
+    return Q8NN_ERROR(q8nn_status_invalid_parameter, "requantization must be q8nn_vta_requant_exact, _16bit or _exact_limbs");
   }
-  vta->target.exact = config == NULL || config->requantization == q8nn_vta_requant_exact;
+  vta->target.exact = config == NULL || config->requantization != q8nn_vta_requant_16bit;
+  vta->target.limb_form = config != NULL && config->requantization == q8nn_vta_requant_exact_limbs;
   const struct q8nn_vta_hw_config* cfg = &vta->target.config;
   if (cfg->log_inp_width != 3 || cfg->log_wgt_width != 3 || cfg->log_acc_width != 5) {
     free(vta);

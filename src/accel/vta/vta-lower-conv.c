@@ -123,27 +123,47 @@ bool q8nn_vta_conv_requant_table(const struct q8nn_operator* op, size_t padded_c
   return true;
 }
 
-bool q8nn_vta_conv_exact_table(const struct q8nn_operator* op, size_t padded_channels,
+bool q8nn_vta_conv_exact_table(const struct q8nn_operator* op, size_t padded_channels, bool linear_allowed,
                                struct q8nn_vta_conv_exact* exact) {
   struct conv_shape s;
   shape_of(op, &s);
   const size_t per_channel = (size_t) s.taps * s.gic;
-  for (size_t oc = 0; oc < padded_channels; oc++) {
-    if (oc >= s.cout) {
-      /* padded channels: all constants 0 (their output is never copied back) */
-      memset(&exact[oc], 0, sizeof(exact[oc]));
-      continue;
-    }
+  struct q8nn_vta_exact_channel* ch = malloc((s.cout ? s.cout : 1) * sizeof(*ch));
+  struct q8nn_vta_conv_linear* lin = malloc((s.cout ? s.cout : 1) * sizeof(*lin));
+  bool limb_ok = ch != NULL && lin != NULL;
+  for (size_t oc = 0; oc < padded_channels && limb_ok; oc++) {
+    /* padded channels: all constants 0 (their output is never copied back) */
+    memset(&exact[oc], 0, sizeof(exact[oc]));
+    if (oc >= s.cout) continue;
     int64_t sum, sum_abs;
     weight_sums(op, per_channel, oc, &sum, &sum_abs);
     const int64_t bias_prime = (int64_t) op->bias[oc] - (int64_t) op->input_zero_point * sum;
-    if (!q8nn_vta_conv_exact_derive(op->multiplier[oc], op->shift[oc], op->rounding == q8nn_rounding_single,
-                                    bias_prime, sum_abs, op->conv_params.output_zero_point,
-                                    op->conv_params.output_min, op->conv_params.output_max, &exact[oc])) {
-      return false;
-    }
+    ch[oc] = (struct q8nn_vta_exact_channel){op->multiplier[oc], op->shift[oc], op->rounding == q8nn_rounding_single,
+                                             op->conv_params.output_zero_point, op->conv_params.output_min,
+                                             op->conv_params.output_max, bias_prime, sum_abs};
+    exact[oc].limb_ok = q8nn_vta_conv_exact_derive(ch[oc].multiplier, ch[oc].shift, ch[oc].rounding, bias_prime,
+                                                   sum_abs, ch[oc].zero_point, ch[oc].out_min, ch[oc].out_max,
+                                                   &exact[oc]);
   }
-  return true;
+  bool ok = false;
+  if (ch != NULL && lin != NULL && s.cout > 0 && linear_allowed && q8nn_vta_conv_linear_derive(ch, s.cout, lin)) {
+    /* the linear form: its program is the layer's (padded channels keep constant rows of 0) */
+    for (size_t oc = 0; oc < padded_channels; oc++) {
+      exact[oc].linear = 1;
+      exact[oc].lin = lin[oc < s.cout ? oc : 0];
+      if (oc >= s.cout) {
+        struct q8nn_vta_conv_linear* l = &exact[oc].lin;
+        l->c_bias = l->lo = l->hi = l->neg_t0 = l->dl = l->m0 = l->c0 = l->m1 = l->m2 = l->m3 = l->q = 0;
+      }
+    }
+    ok = true;
+  } else if (ch != NULL && lin != NULL) {
+    ok = true;
+    for (size_t oc = 0; oc < s.cout; oc++) ok = ok && exact[oc].limb_ok;
+  }
+  free(ch);
+  free(lin);
+  return ok;
 }
 
 /* ---- planning ------------------------------------------------------------------------------ */
@@ -197,6 +217,7 @@ static bool fit_tile(const struct conv_shape* s, const struct budgets* b, uint32
 /* ALU micro-ops per pixel row of the requantization (planner estimate). */
 static uint32_t alu_steps(const struct q8nn_vta_conv_plan* p) {
   if (!p->exact) return 10;
+  if (p->linear) return q8nn_vta_linear_alu_steps(p->limbs, p->sign_needed, p->final_clamp);
   return 19 + (p->clamp_needed ? 2 : 0) + p->ls_needed + (p->sign_needed ? 3 + p->sign_mixed : 0) +
          (p->final_clamp ? 2 : 0);
 }
@@ -324,7 +345,7 @@ bool q8nn_vta_conv_supports(const struct q8nn_vta_target* vta, const struct q8nn
   if (vta->exact) {
     struct q8nn_vta_conv_exact* r = malloc(padded * sizeof(*r));
     if (r == NULL) return false;
-    ok = q8nn_vta_conv_exact_table(op, padded, r);
+    ok = q8nn_vta_conv_exact_table(op, padded, !vta->limb_form, r);
     free(r);
   } else {
     struct q8nn_vta_conv_requant* r = malloc(padded * sizeof(*r));
@@ -422,6 +443,13 @@ static void alu(struct lower* lw, uint32_t opcode, bool use_imm, int32_t imm, ui
 static void requantize_exact(struct lower* lw, const struct q8nn_vta_conv_plan* p, const struct q8nn_operator* op,
                              uint32_t x, uint32_t obg, uint32_t ppix) {
   if (lw->status != q8nn_status_success) return;
+  if (p->linear) {
+    const struct q8nn_vta_linear_steps lin = {p->limbs, p->exact_w, p->sign_needed, p->final_clamp,
+                                              op->conv_params.output_min, op->conv_params.output_max,
+                                              lw->const_rows};
+    lw->status = q8nn_vta_push_linear_requant(lw->cmd, &lw->kernels, &lin, x, x + obg * ppix, obg, ppix);
+    return;
+  }
   const struct q8nn_vta_exact_steps steps = {true, p->clamp_needed, p->ls_needed, p->sign_needed, p->sign_mixed,
                                              p->final_clamp, op->conv_params.output_min,
                                              op->conv_params.output_max, lw->const_rows};
@@ -626,9 +654,21 @@ enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_target* vta, struct q8nn_
   if (p->exact) {
     st->exact = malloc(padded_out * sizeof(*st->exact));
     if (st->exact == NULL) return Q8NN_ERROR(q8nn_status_out_of_memory, "VTA requantization table");
-    if (!q8nn_vta_conv_exact_table(op, padded_out, st->exact)) {
+    if (!q8nn_vta_conv_exact_table(op, padded_out, !vta->limb_form, st->exact)) {
       return Q8NN_ERROR(q8nn_status_unsupported_parameter, "exact requantization does not fit VTA's 32-bit ACC");
     }
+    if (st->exact[0].linear) {
+      const struct q8nn_vta_conv_linear* l = &st->exact[0].lin;
+      p->linear = true;
+      p->limbs = (uint32_t) l->limbs;
+      p->exact_w = l->w;
+      p->clamp_needed = true;
+      p->sign_needed = l->sign != 0;
+      p->final_clamp = l->final_clamp != 0;
+      p->regions = q8nn_vta_linear_regions(p->limbs, p->sign_needed);
+    }
+  }
+  if (p->exact && !p->linear) {
     /* Optional steps: skipped only when they are no-ops for every channel. */
     const size_t per_channel = (size_t) taps * s.gic;
     uint32_t signs = 0;
@@ -734,7 +774,11 @@ enum q8nn_status q8nn_vta_conv_prepare(struct q8nn_vta_target* vta, struct q8nn_
   for (uint32_t ob = 0; ob < p->ob; ob++) {
     for (uint32_t o = 0; o < bo; o++) {
       int32_t values[Q8NN_VTA_CONV_EXACT_ROWS];
-      if (p->exact) {
+      if (p->exact && p->linear) {
+        /* the first 11 fields of struct q8nn_vta_conv_linear are its constant rows, in order */
+        memset(values, 0, sizeof(values));
+        memcpy(values, &st->exact[ob * bo + o].lin, Q8NN_VTA_LINEAR_ROWS * sizeof(int32_t));
+      } else if (p->exact) {
         /* the first 12 fields of struct q8nn_vta_conv_exact are the constant rows, in order */
         memcpy(values, &st->exact[ob * bo + o], sizeof(values));
       } else {

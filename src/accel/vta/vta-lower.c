@@ -149,3 +149,46 @@ enum q8nn_status q8nn_vta_push_exact_requant(struct q8nn_vta_cmd* cmd, struct q8
   }
   return s.status;
 }
+
+enum { lin_c_bias, lin_lo, lin_hi, lin_neg_t0, lin_dl, lin_m0, lin_c0, lin_m1, lin_m2, lin_m3, lin_q };
+
+enum q8nn_status q8nn_vta_push_linear_requant(struct q8nn_vta_cmd* cmd, struct q8nn_vta_ktable* table,
+                                              const struct q8nn_vta_linear_steps* p, uint32_t x, uint32_t scratch,
+                                              uint32_t blocks, uint32_t rows) {
+  struct steps s = {cmd, table, q8nn_status_success, blocks, rows, p->const_stride};
+  const uint32_t n = blocks * rows, limbs = p->limbs, d = scratch + (limbs - 1) * n;
+  const uint32_t m_row[Q8NN_VTA_LINEAR_MAX_LIMBS] = {lin_m0, lin_m1, lin_m2, lin_m3};
+  if (limbs < 1 || limbs > Q8NN_VTA_LINEAR_MAX_LIMBS) return q8nn_status_invalid_parameter;
+  alu(&s, q8nn_vta_alu_add, false, 0, x, lin_c_bias);
+  alu(&s, q8nn_vta_alu_max, false, 0, x, lin_lo);
+  alu(&s, q8nn_vta_alu_min, false, 0, x, lin_hi);     /* X = t */
+  if (p->sign) {
+    alu_rr(&s, q8nn_vta_alu_add, d, x);
+    alu(&s, q8nn_vta_alu_add, false, 0, d, lin_neg_t0);
+    alu(&s, q8nn_vta_alu_shr, true, 31, d, 0);
+    alu(&s, q8nn_vta_alu_mul, false, 0, d, lin_dl);   /* D = -dl*[t < t0] */
+  }
+  if (limbs == 1) {
+    alu(&s, q8nn_vta_alu_mul, false, 0, x, lin_m0);
+    alu(&s, q8nn_vta_alu_add, false, 0, x, lin_c0);
+  } else {
+    for (uint32_t i = 0; i + 1 < limbs; i++) alu_rr(&s, q8nn_vta_alu_add, scratch + i * n, x);
+    alu(&s, q8nn_vta_alu_mul, false, 0, scratch, lin_m0);
+    alu(&s, q8nn_vta_alu_add, false, 0, scratch, lin_c0);
+    alu(&s, q8nn_vta_alu_shr, true, p->w, scratch, 0);
+    for (uint32_t i = 1; i + 1 < limbs; i++) {
+      alu(&s, q8nn_vta_alu_mul, false, 0, scratch + i * n, m_row[i]);
+      alu_rr(&s, q8nn_vta_alu_add, scratch + i * n, scratch + (i - 1) * n);
+      alu(&s, q8nn_vta_alu_shr, true, p->w, scratch + i * n, 0);
+    }
+    alu(&s, q8nn_vta_alu_mul, false, 0, x, m_row[limbs - 1]);
+    alu_rr(&s, q8nn_vta_alu_add, x, scratch + (limbs - 2) * n);
+  }
+  if (p->sign) alu_rr(&s, q8nn_vta_alu_add, x, d);
+  alu(&s, q8nn_vta_alu_shr, false, 0, x, lin_q);
+  if (p->final_clamp) {
+    alu(&s, q8nn_vta_alu_max, true, p->out_min, x, 0);
+    alu(&s, q8nn_vta_alu_min, true, p->out_max, x, 0);
+  }
+  return s.status;
+}

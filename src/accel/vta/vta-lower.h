@@ -21,6 +21,7 @@ struct q8nn_vta_target {
   struct q8nn_vta_device* device;
   struct q8nn_vta_run_info last_run;  /* counters of the most recent program run, any operator */
   bool exact;                         /* requantize exactly (q8nn_vta_requant_exact) */
+  bool limb_form;                     /* exact with the limb form only (q8nn_vta_requant_exact_limbs) */
 };
 
 /* Micro-op kernels are keyed by their descriptor: equal descriptors are equal kernels. */
@@ -70,6 +71,25 @@ Q8NN_INTERNAL enum q8nn_status q8nn_vta_push_exact_requant(struct q8nn_vta_cmd* 
                                                            const struct q8nn_vta_exact_steps* steps, uint32_t x,
                                                            uint32_t scratch, uint32_t blocks, uint32_t rows);
 
+/* The linear form's ALU steps (vta-requant.h, q8nn_vta_conv_linear) on X and the regions from
+   scratch (S0..S(n-2), then D when sign), each blocks x rows ACC rows, zeroed by the GEMM reset.
+   Constant rows as for q8nn_vta_push_exact_requant, in the order of struct q8nn_vta_conv_linear. */
+struct q8nn_vta_linear_steps {
+  uint32_t limbs;
+  int32_t w;
+  bool sign, final_clamp;
+  int32_t out_min, out_max;
+  uint32_t const_stride;
+};
+Q8NN_INTERNAL enum q8nn_status q8nn_vta_push_linear_requant(struct q8nn_vta_cmd* cmd, struct q8nn_vta_ktable* table,
+                                                            const struct q8nn_vta_linear_steps* steps, uint32_t x,
+                                                            uint32_t scratch, uint32_t blocks, uint32_t rows);
+/* ACC regions (X included) and ALU steps per pixel row of the linear form. */
+static inline uint32_t q8nn_vta_linear_regions(uint32_t limbs, bool sign) { return limbs + (sign ? 1 : 0); }
+static inline uint32_t q8nn_vta_linear_alu_steps(uint32_t limbs, bool sign, bool final_clamp) {
+  return 3 + (limbs == 1 ? 3 : (limbs - 1) + 3 * limbs) + (sign ? 5 : 0) + (final_clamp ? 2 : 0);
+}
+
 /* Conv / depthwise tiling (chosen at prepare, docs/vta-backend.md "Tiling"). */
 struct q8nn_vta_conv_plan {
   bool depthwise;                   /* banded mapping: output block k reads input block k / dm */
@@ -87,8 +107,12 @@ struct q8nn_vta_conv_plan {
   bool final_clamp;                 /* some channel needs the output clamp as separate ALU steps */
   bool exact;                       /* exact requantization (vta-requant.h), else 16-bit */
   bool ls_needed, sign_needed, sign_mixed; /* exact: some channel shifts left / needs the sign step / not all do */
+  bool linear;                      /* exact: the linear form (limbs of M' on the full t) */
+  uint32_t limbs;                   /* its n */
+  int32_t exact_w;                  /* its limb width w */
   uint32_t const_rows;              /* constant ACC rows per output block (7 or 12) */
-  uint32_t regions;                 /* ACC rows per output pixel-block: 1 (16-bit), 4 or 5 (exact) */
+  uint32_t regions;                 /* ACC rows per output pixel-block: 1 (16-bit), 4 or 5 (exact,
+                                       limb form), limbs + sign (linear form) */
   uint64_t est_cycles;              /* the planner's estimate */
 };
 

@@ -5,6 +5,7 @@
 #include "accel/vta/vta-requant.h"
 #include "requantization.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* TFLite multiplier in [2^30, 2^31) -> 15-bit multiplier m in [2^14, 2^15) and the change of
@@ -287,6 +288,7 @@ bool q8nn_vta_conv_exact_derive(int32_t multiplier, int32_t shift, int rounding,
 }
 
 int8_t q8nn_vta_conv_exact_apply(const struct q8nn_vta_conv_exact* r, int32_t acc) {
+  if (r->linear) return q8nn_vta_conv_linear_apply(&r->lin, acc);
   int32_t x = add32(acc, r->c_bias);
   x = clamp32(x, r->lo, r->hi);
   x = shr32(x, r->neg_ls);
@@ -373,3 +375,325 @@ bool q8nn_vta_add_exact_derive(int32_t a_zero_point, int32_t a_multiplier, int32
   return q8nn_vta_conv_exact_derive(output_multiplier, output_shift, 0, 0, sum_abs, 0, output_min - output_zero_point,
                                     output_max - output_zero_point, &out->out);
 }
+
+/* ---- exact, linear form (vta-requant.h; docs/vta-backend.md "Linear form") ------------------ */
+
+int8_t q8nn_vta_conv_linear_apply(const struct q8nn_vta_conv_linear* r, int32_t acc) {
+  int32_t x = clamp32(add32(acc, r->c_bias), r->lo, r->hi);
+  const int32_t d = r->sign ? mul32(shr32(add32(x, r->neg_t0), 31), r->dl) : 0;
+  const int32_t m[Q8NN_VTA_LINEAR_MAX_LIMBS] = {r->m0, r->m1, r->m2, r->m3};
+  const int n = r->limbs;
+  if (n >= 2) {
+    int32_t s = shr32(add32(mul32(x, m[0]), r->c0), r->w);
+    for (int i = 1; i < n - 1; i++) s = shr32(add32(mul32(x, m[i]), s), r->w);
+    x = add32(mul32(x, m[n - 1]), s);
+  } else {
+    x = add32(mul32(x, m[0]), r->c0);
+  }
+  x = shr32(add32(x, d), r->q);
+  if (r->final_clamp) x = clamp32(x, r->out_min, r->out_max);
+  return (int8_t) x;
+}
+
+#ifdef __SIZEOF_INT128__
+typedef __int128 i128;
+
+/* One run of G: G(x) = v for x in [first, last]. */
+struct lin_run {
+  int64_t first, last, v;
+};
+
+/* A channel's target: G on [lo, hi] as runs (split at x0, the first x of the piece whose sign
+   term is 0, when both pieces are present), or a constant. */
+struct lin_target {
+  bool constant, final_clamp;
+  int32_t value; /* the constant */
+  int64_t lo, hi, x0, ctr, t_bound;
+  bool split;
+  double alpha;
+  struct lin_run* runs;
+  size_t count;
+};
+
+/* TFLite's value plus the zero point, unclamped (the reachable range is checked not to wrap). */
+static int64_t g_of(const struct q8nn_vta_exact_channel* c, int64_t x) {
+  return (int64_t) tflite_value((int32_t) x, c->multiplier, c->shift, c->rounding) + c->zero_point;
+}
+
+/* Last y in [x, limit] with G(y) == v, given G(x) == v: a gallop from x + guess - 1, then bisection. */
+static int64_t run_end(const struct q8nn_vta_exact_channel* c, int64_t x, int64_t v, int64_t limit, int64_t guess) {
+  int64_t lo = x, hi;
+  int64_t p = x + (guess > 1 ? guess - 1 : 0);
+  if (p > limit) p = limit;
+  if (g_of(c, p) == v) {
+    lo = p;
+    for (int64_t step = 1;; step *= 2) {
+      if (lo == limit) return limit;
+      int64_t next = lo + step;
+      if (next > limit) next = limit;
+      if (g_of(c, next) != v) {
+        hi = next;
+        break;
+      }
+      lo = next;
+    }
+  } else {
+    hi = p;
+  }
+  while (hi - lo > 1) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (g_of(c, mid) == v) lo = mid; else hi = mid;
+  }
+  return lo;
+}
+
+static void constant_target(struct lin_target* t, int64_t v, int32_t out_min, int32_t out_max) {
+  t->constant = true;
+  t->value = (int32_t) (v < out_min ? out_min : v > out_max ? out_max : v);
+}
+
+static bool target_of(const struct q8nn_vta_exact_channel* c, struct lin_target* t) {
+  memset(t, 0, sizeof(*t));
+  const int32_t m = c->multiplier, shift = c->shift, omin = c->out_min, omax = c->out_max;
+  if (c->sum_abs_w < 0 || shift < -31 || shift > 30 || (m != 0 && m < (1 << 30))) return false;
+  if (m == 0) {
+    constant_target(t, c->zero_point, omin, omax);
+    return true;
+  }
+  if (c->sum_abs_w == 0) {
+    if (!fits32(c->bias_prime)) return false;
+    /* TFLite's int32 arithmetic, wrap included */
+    const int32_t v = (int32_t) ((uint32_t) tflite_value((int32_t) c->bias_prime, m, shift, c->rounding) +
+                                 (uint32_t) c->zero_point);
+    constant_target(t, v, omin, omax);
+    return true;
+  }
+  const int64_t span = 128 * c->sum_abs_w, xl = c->bias_prime - span, xh = c->bias_prime + span;
+  if (!fits32(xl) || !fits32(xh)) return false;
+  const int64_t amax = -xl > xh ? -xl : xh;
+  if (tflite_may_wrap(amax, m, shift)) return false;
+  if (shift > 0 && (amax << shift) >= (INT64_C(1) << 30)) return false;
+  /* a = first x reaching out_min, b = last x not above out_max (G is monotone) */
+  int64_t lo = xl, hi = xh + 1;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (g_of(c, mid) >= omin) hi = mid; else lo = mid + 1;
+  }
+  const int64_t a = lo;
+  lo = xl - 1, hi = xh;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo + 1) / 2;
+    if (g_of(c, mid) <= omax) lo = mid; else hi = mid - 1;
+  }
+  const int64_t b = lo;
+  if (a > xh) {
+    constant_target(t, omin, omin, omax);
+    return true;
+  }
+  if (b < xl) {
+    constant_target(t, omax, omin, omax);
+    return true;
+  }
+  t->lo = a;
+  if (a > xl && g_of(c, a) != omin) t->lo = a - 1, t->final_clamp = true;
+  t->hi = b;
+  if (b < xh && g_of(c, b) != omax) t->hi = b + 1, t->final_clamp = true;
+  const int64_t g_lo = g_of(c, t->lo), g_hi = g_of(c, t->hi);
+  if (g_lo == g_hi) {
+    constant_target(t, g_lo, omin, omax);
+    return true;
+  }
+  t->alpha = ldexp((double) m, shift - 31);
+  /* double rounding with a right shift: -[Y < 0] enters the second rounding; Y < 0 iff x < x0 */
+  t->x0 = m == (1 << 30) ? -1 : 0;
+  t->split = c->rounding == 0 && shift < 0 && t->lo < t->x0 && t->x0 <= t->hi;
+  const int64_t span_x = t->hi - t->lo + 1, span_g = g_hi - g_lo + 1;
+  const size_t cap = (size_t) (span_x < span_g ? span_x : span_g) + 2;
+  t->runs = malloc(cap * sizeof(*t->runs));
+  if (t->runs == NULL) return false;
+  const int64_t guess = t->alpha >= 1.0 ? 1 : (int64_t) (1.0 / t->alpha);
+  for (int64_t x = t->lo; x <= t->hi;) {
+    if (t->count == cap) return false; /* cannot happen: G is monotone */
+    const int64_t v = g_of(c, x);
+    const int64_t limit = t->split && x < t->x0 ? t->x0 - 1 : t->hi;
+    const int64_t end = run_end(c, x, v, limit, guess);
+    t->runs[t->count++] = (struct lin_run){x, end, v};
+    x = end + 1;
+  }
+  /* ctr: where G crosses 0 (extrapolated when it does not on [lo, hi]), so that C is small */
+  if (g_lo >= 0) {
+    t->ctr = t->lo - (int64_t) floor((double) g_lo / t->alpha);
+  } else if (g_hi < 0) {
+    t->ctr = t->hi + (int64_t) ceil((double) -g_hi / t->alpha);
+  } else {
+    size_t k = 0;
+    while (t->runs[k].v < 0) k++;
+    t->ctr = t->runs[k].first;
+  }
+  const int64_t d_lo = t->ctr - t->lo, d_hi = t->hi - t->ctr;
+  t->t_bound = (d_lo > d_hi ? d_lo : d_hi) + 2;
+  return true;
+}
+
+static i128 floor_div(i128 a, i128 b) { /* b > 0 */
+  const i128 q = a / b;
+  return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+static i128 abs128(i128 v) { return v < 0 ? -v : v; }
+
+/* The constants for multiplier mp and final shift q with n limbs of w bits; false when G's runs
+   leave no constant or a bound fails. */
+static bool solve_with(const struct q8nn_vta_exact_channel* c, const struct lin_target* t, int n, int w, int q,
+                       int64_t mp, struct q8nn_vta_conv_linear* r) {
+  const int P = (n - 1) * w + q;
+  const i128 U = (i128) 1 << ((n - 1) * w);
+  const i128 lim = ((i128) 1 << 126);
+  i128 lp = -lim, up = lim, ln = -lim, un = lim;
+  bool has_p = false, has_n = false;
+  for (size_t k = 0; k < t->count; k++) {
+    const struct lin_run* run = &t->runs[k];
+    const i128 lo_c = ((i128) run->v << P) - (i128) (run->first - t->ctr) * mp;
+    const i128 hi_c = ((i128) (run->v + 1) << P) - 1 - (i128) (run->last - t->ctr) * mp;
+    if (t->split && run->first < t->x0) {
+      has_n = true;
+      if (lo_c > ln) ln = lo_c;
+      if (hi_c < un) un = hi_c;
+    } else {
+      has_p = true;
+      if (lo_c > lp) lp = lo_c;
+      if (hi_c < up) up = hi_c;
+    }
+  }
+  i128 cl, cu, dl = 0;
+  if (has_n && has_p) {
+    /* C in [lp, up] and C - dl*U in [ln, un] */
+    const i128 dlo = -floor_div(-(lp - un), U), dhi = floor_div(up - ln, U);
+    if (dlo > dhi) return false;
+    dl = dlo > 0 ? dlo : dhi < 0 ? dhi : 0;
+    cl = lp > ln + dl * U ? lp : ln + dl * U;
+    cu = up < un + dl * U ? up : un + dl * U;
+  } else if (has_p) {
+    cl = lp, cu = up;
+  } else {
+    cl = ln, cu = un;
+  }
+  if (cl > cu || abs128(dl) > INT32_MAX) return false;
+  const i128 cc = cl > 0 ? cl : cu < 0 ? cu : 0;
+  /* t -> t + e moves C by -e*mp: C2 in [-mp/2, mp/2] */
+  const i128 e = floor_div(cc + mp / 2, mp);
+  const i128 c2 = cc - e * mp;
+  const i128 ctr = (i128) t->ctr - e;
+  const i128 tlo = t->lo - ctr, thi = t->hi - ctr, t0 = t->x0 - ctr;
+  const i128 tb = (i128) 1 << (n >= 2 ? 31 - w : 30);
+  if (abs128(tlo) >= tb || abs128(thi) >= tb || (t->split && abs128(t0) >= ((i128) 1 << 30))) return false;
+  const i128 c_bias = (i128) c->bias_prime - ctr;
+  if (abs128(c_bias) + 128 * (i128) c->sum_abs_w >= ((i128) 1 << 31)) return false;
+  if (abs128(c2) >= ((i128) 1 << (n >= 2 ? 30 : 31))) return false;
+  /* limbs: signed low limbs of w bits, the rest on top */
+  int32_t limb[Q8NN_VTA_LINEAR_MAX_LIMBS] = {0, 0, 0, 0};
+  i128 rem = mp;
+  for (int i = 0; i < n - 1; i++) {
+    i128 low = rem & (((i128) 1 << w) - 1);
+    if (low >= ((i128) 1 << (w - 1))) low -= (i128) 1 << w;
+    limb[i] = (int32_t) low;
+    rem = (rem - low) >> w;
+  }
+  if (abs128(rem) > INT32_MAX) return false;
+  limb[n - 1] = (int32_t) rem;
+  const i128 tmax = abs128(tlo) > abs128(thi) ? abs128(tlo) : abs128(thi);
+  if (n >= 2) {
+    /* the stages before the top one are shifted, so their values must be true int32 values */
+    i128 v = tmax * abs128(limb[0]) + abs128(c2);
+    if (v >= ((i128) 1 << 31)) return false;
+    for (int i = 1; i < n - 1; i++) {
+      v = tmax * abs128(limb[i]) + (v >> w) + 1;
+      if (v >= ((i128) 1 << 31)) return false;
+    }
+  }
+  /* the top stage's true value (its MUL and ADDs wrap): extremes at the ends and around t0 */
+  const i128 pts[4] = {tlo, thi, t0 - 1, t0};
+  for (int k = 0; k < (t->split ? 4 : 2); k++) {
+    const i128 s = pts[k] * mp + c2 - ((t->split && pts[k] < t0) ? dl * U : 0);
+    const i128 top = floor_div(s, U);
+    if (top >= INT32_MAX || top <= INT32_MIN) return false;
+  }
+  r->c_bias = (int32_t) c_bias;
+  r->lo = (int32_t) tlo;
+  r->hi = (int32_t) thi;
+  r->neg_t0 = t->split ? (int32_t) -t0 : 0;
+  r->dl = (int32_t) dl;
+  r->m0 = limb[0], r->m1 = limb[1], r->m2 = limb[2], r->m3 = limb[3];
+  r->c0 = (int32_t) c2;
+  r->q = q;
+  return true;
+}
+
+static bool solve_channel(const struct q8nn_vta_exact_channel* c, const struct lin_target* t, int n, int w,
+                          struct q8nn_vta_conv_linear* r) {
+  memset(r, 0, sizeof(*r));
+  if (t->constant) {
+    /* t is clamped to the value and multiplied by 1 in the top limb */
+    r->lo = r->hi = t->value;
+    int32_t* limb[Q8NN_VTA_LINEAR_MAX_LIMBS] = {&r->m0, &r->m1, &r->m2, &r->m3};
+    *limb[n - 1] = 1;
+    return true;
+  }
+  const double cap = n >= 2 ? 1073741824.0 : 2147483520.0; /* mp <= 2^30 (n >= 2: |C2| <= 2^29) */
+  int tried = 0;
+  for (int q = 21; q >= 0 && tried < 4; q--) {
+    const double ideal = ldexp(t->alpha, (n - 1) * w + q);
+    if (ideal > cap - 16) continue;
+    tried++;
+    const int64_t base = llround(ideal);
+    for (int k = 0; k <= 16; k++) {
+      const int64_t mp = base + ((k & 1) ? (k + 1) / 2 : -(k / 2));
+      if (mp <= 0 || mp > (int64_t) cap) continue;
+      if (solve_with(c, t, n, w, q, mp, r)) return true;
+    }
+  }
+  return false;
+}
+
+bool q8nn_vta_conv_linear_derive(const struct q8nn_vta_exact_channel* channels, size_t count,
+                                 struct q8nn_vta_conv_linear* out) {
+  struct lin_target* targets = calloc(count ? count : 1, sizeof(*targets));
+  if (targets == NULL) return false;
+  bool ok = true, final_clamp = false;
+  int64_t tmax = 0;
+  for (size_t i = 0; i < count && ok; i++) {
+    ok = target_of(&channels[i], &targets[i]) && channels[i].out_min == channels[0].out_min &&
+         channels[i].out_max == channels[0].out_max;
+    if (ok && !targets[i].constant) {
+      final_clamp |= targets[i].final_clamp;
+      if (targets[i].t_bound > tmax) tmax = targets[i].t_bound;
+    }
+  }
+  bool found = false;
+  if (ok && tmax < (INT64_C(1) << 30)) {
+    const int w = 31 - bits_of(tmax);
+    for (int n = 1; n <= Q8NN_VTA_LINEAR_MAX_LIMBS && !found; n++) {
+      if (n >= 2 && w < 2) break;
+      found = true;
+      bool sign = false;
+      for (size_t i = 0; i < count && found; i++) {
+        found = solve_channel(&channels[i], &targets[i], n, w, &out[i]);
+        sign |= found && out[i].dl != 0;
+      }
+      for (size_t i = 0; i < count && found; i++) {
+        out[i].limbs = n, out[i].w = n >= 2 ? w : 0, out[i].sign = sign, out[i].final_clamp = final_clamp;
+        out[i].out_min = channels[i].out_min, out[i].out_max = channels[i].out_max;
+      }
+    }
+  }
+  for (size_t i = 0; i < count; i++) free(targets[i].runs);
+  free(targets);
+  return found;
+}
+#else
+bool q8nn_vta_conv_linear_derive(const struct q8nn_vta_exact_channel* channels, size_t count,
+                                 struct q8nn_vta_conv_linear* out) {
+  (void) channels, (void) count, (void) out;
+  return false; /* the derivation needs 128-bit integers; the limb form runs */
+}
+#endif

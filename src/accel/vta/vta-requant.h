@@ -81,14 +81,63 @@ Q8NN_INTERNAL int8_t q8nn_vta_add_requant_apply(const struct q8nn_vta_add_requan
      [D += X; D >>= 31; D *= sg; X += D]             s = -[Y < 0] (double rounding, rs >= 1)
      X += hh; X >>= rs                               hh = h + zp * 2^rs
      [X = max(X, out_min); X = min(X, out_max)]      only when [lo, hi] cannot absorb the clamp */
+/* ---- Exact requantization, linear form (preferred; docs/vta-backend.md "Linear form") -------
+
+   TFLite's output is a monotone step function G of x = acc + bias' (its clamp aside). On the
+   interval [lo, hi] of x that matters, each channel's G equals
+     floor((t*M' + C + s(t)*dl*2^((n-1)w)) / 2^P'),  t = x - ctr,  s(t) = -[t < t0]
+   for a multiplier M', a constant C and (double rounding, where Y changes sign inside [lo, hi])
+   an integer dl: the derivation finds them from G's runs (each value's first and last x), which
+   fix C to an interval for a given M'; any C in it is exact, by construction, on the whole of
+   [lo, hi]. M' is evaluated in n limbs of w bits (signed low limbs m0..m(n-2), top limb
+   m(n-1)) on the full t, |t| < 2^(31-w), so no limb product leaves 31 bits:
+     X += c_bias; X = max(X, lo); X = min(X, hi)          X = t
+     [D += X; D += neg_t0; D >>= 31; D *= dl]             D = -dl*[t < t0]      (sign)
+     n = 1:  X *= m0; X += c0; [X += D]; X >>= q
+     n >= 2: S0..S(n-2) += X; S0 *= m0; S0 += c0; S0 >>= w;
+             Si *= mi; Si += S(i-1); Si >>= w  (0 < i < n-1);
+             X *= m(n-1); X += S(n-2); [X += D]; X >>= q
+     [X = max(X, out_min); X = min(X, out_max)]           (final_clamp)
+   The nested floors telescope (floor((floor(z / 2^w) + k) / 2^q) = floor((z + k*2^w) / 2^(w+q)))
+   into the form above with P' = (n-1)w + q and C = c0. Every intermediate before a shift is
+   bounded below 2^31 at derivation; the top stage's MUL and ADDs wrap modulo 2^32 but its true
+   value is in int32, so the wrapped value is the true one. n is the layer's: the smallest of
+   1..4 for which every channel has an exact form. 10 ALU steps per pixel row for n = 2
+   (14 for n = 3), + 5 with the sign step, + 2 with the final clamp. */
+#define Q8NN_VTA_LINEAR_MAX_LIMBS 4
+struct q8nn_vta_conv_linear {
+  int32_t c_bias, lo, hi, neg_t0, dl, m0, c0, m1, m2, m3, q; /* the constant rows, in order */
+  int32_t limbs, w;                                           /* the layer's program: n, w */
+  int32_t sign, final_clamp, out_min, out_max;                /* the layer's optional steps */
+};
+#define Q8NN_VTA_LINEAR_ROWS 11
+
 struct q8nn_vta_conv_exact {
   int32_t c_bias, lo, hi, neg_ls, half, mh, ml, mh2, cm, sg, hh, rs; /* the constant rows, in order */
   int32_t out_min, out_max;
   int32_t final_clamp; /* 1: the output clamp runs as ALU MAX/MIN */
   int32_t sign;        /* 1: the sign correction of double rounding is needed (sg = 1) */
   int32_t t_max;       /* bound on |t| after the left shift (the proof needs < 2^30 - 2^16) */
+  int32_t limb_ok;     /* 1: the limb form above was derived (else only the linear form can run) */
+  int32_t linear;      /* 1: the channel runs the linear form lin (its layer's program) */
+  struct q8nn_vta_conv_linear lin;
 };
 #define Q8NN_VTA_CONV_EXACT_ROWS 12
+
+/* A channel's requantization parameters, as q8nn_vta_conv_exact_derive takes them. */
+struct q8nn_vta_exact_channel {
+  int32_t multiplier, shift, rounding, zero_point, out_min, out_max;
+  int64_t bias_prime, sum_abs_w; /* bias - zx*sum(w); acc + bias' in bias' +- 128*sum|w| */
+};
+
+/* The linear form for a layer's channels (all of them run one program). false when some channel
+   has none with at most Q8NN_VTA_LINEAR_MAX_LIMBS limbs (or TFLite's own arithmetic may wrap on
+   the reachable range); out is then unspecified. */
+Q8NN_INTERNAL bool q8nn_vta_conv_linear_derive(const struct q8nn_vta_exact_channel* channels, size_t count,
+                                               struct q8nn_vta_conv_linear* out);
+
+/* The oracle of the linear steps, int32 with wrap-around, from the GEMM accumulator. */
+Q8NN_INTERNAL int8_t q8nn_vta_conv_linear_apply(const struct q8nn_vta_conv_linear* r, int32_t acc);
 
 /* rounding: 0 double (TFLite default), 1 single. false when the channel cannot be requantized
    exactly within int32 (the operator then stays on the CPU). */

@@ -67,13 +67,14 @@ static void test_layers(void** state) {
   q8nn_delete_backend(vta);
 }
 
-/* The mapping tests: every case in both requantization modes on 1 and 2 virtual threads, BATCH 2
+/* The mapping tests: every case in the three requantization modes on 1 and 2 virtual threads, BATCH 2
    (batch 3) and a small-SRAM configuration (chunked input blocks, streamed weights); each must
    equal TFLite / the oracle (vta_conv_check) and be planned as expected (plan_ok). */
 static void check_mapping(const struct vta_conv_spec* cases, int count,
                           bool (*plan_ok)(const struct q8nn_vta_conv_plan* plan, const struct vta_conv_spec* s)) {
-  for (int mode = 0; mode < 2; mode++) {
-    vta_test_requant = mode == 0 ? q8nn_vta_requant_exact : q8nn_vta_requant_16bit;
+  for (int mode = 0; mode < 3; mode++) {
+    static const uint32_t modes[3] = {q8nn_vta_requant_exact, q8nn_vta_requant_16bit, q8nn_vta_requant_exact_limbs};
+    vta_test_requant = modes[mode];
     for (uint32_t v = 0; v < 4; v++) {
       q8nn_backend_t vta = v == 3 ? vta_backend(0, 2, 12, 14, 14) : vta_backend(v == 2 ? 1 : 0, v == 0 ? 1 : 2, 0, 0, 0);
       for (int i = 0; i < count; i++) {

@@ -236,7 +236,7 @@ static inline int vta_conv_check(q8nn_backend_t vta, const struct vta_conv_spec*
     const size_t padded = (channels_out + 63) / 64 * 64;
     if (exact) {
       rx = malloc(padded * sizeof(*rx));
-      if (!q8nn_vta_conv_exact_table(op, padded, rx)) failures++;
+      if (!q8nn_vta_conv_exact_table(op, padded, !q8nn_vta_backend_of(vta)->target.limb_form, rx)) failures++;
     } else {
       rq = malloc(padded * sizeof(*rq));
       if (!q8nn_vta_conv_requant_table(op, padded, rq)) failures++;
