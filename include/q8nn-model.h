@@ -98,6 +98,9 @@ struct q8nn_model_operator_info {
       (last_run_ns 0, its time is in the other's) and its output tensor never exists
       (q8nn_model_debug_tensor gives NULL data for it). */
   size_t fused_into;
+  /** The VTA backend's counters of the operator's last run (q8nn_vta_get_operator_stats); all 0
+      when it runs on the CPU. */
+  struct q8nn_vta_stats backend_stats;
 };
 
 /**

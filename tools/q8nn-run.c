@@ -2,7 +2,7 @@
 
    usage: q8nn-run MODEL.tflite (--input FILE | --input-uint8 FILE | --zero-input)
                    [--threads N] [--backend cpu|vta] [--numerics tflite|fp32] [--repeat N] [--top K]
-                   [--profile] [--json]
+                   [--profile] [--json] [--vta-requant exact|16bit|exact-limbs]
 
    --numerics fp32 loads with q8nn_model_numerics_xnnpack_fp32 (XNNPACK numerics, not TFLite-exact);
    the default, tflite, is bit-exact with TFLite's reference kernels.
@@ -11,7 +11,10 @@
    must have exactly the input tensor's size. Prints the output tensor (int8 values, dequantized
    scores, top-k), the median time per run, and with --profile a per-operator table. With
    --backend vta: the share of operators and of MACs placed on VTA, the VTA model's cycles, and the
-   largest distance of the output from the same model run on the CPU alone. --json prints
+   largest distance of the output from the same model run on the CPU alone, and per run its GEMM
+   and ALU micro-ops, DRAM bytes and cycle bound (the sum over its operators of max(GEMM
+   micro-ops, 2 cycles per ALU micro-op, DRAM bytes / 8), the cost model of docs/vta-model.md);
+   --vta-requant picks q8nn_vta_config.requantization (default exact). --json prints
    one JSON object on stdout instead. Errors go to stderr; exit status 1 on a model or run error,
    2 on bad usage or input. */
 #include <inttypes.h>
@@ -27,7 +30,8 @@
 static void usage(void) {
   fprintf(stderr,
           "usage: q8nn-run MODEL.tflite (--input FILE | --input-uint8 FILE | --zero-input) [--threads N]\n"
-          "                [--backend cpu|vta] [--numerics tflite|fp32] [--repeat N] [--top K] [--profile] [--json]\n");
+          "                [--backend cpu|vta] [--numerics tflite|fp32] [--repeat N] [--top K] [--profile] [--json]\n"
+          "                [--vta-requant exact|16bit|exact-limbs]\n");
 }
 
 static uint64_t now_ns(void) {
@@ -58,6 +62,29 @@ static void print_shape(FILE* f, const size_t* dims, size_t n, int json) {
   fputc(']', f);
 }
 
+/* One run's VTA work from the operators' own counters: GEMM and ALU micro-ops, DRAM bytes, and
+   the cycle bound, the sum over operators of max(GEMM micro-ops, 2 cycles per ALU micro-op,
+   DRAM bytes / 8 per cycle). */
+struct vta_work {
+  uint64_t gemm, alu, dram_bytes;
+  double bound;
+};
+static struct vta_work vta_work_of(q8nn_model_t model, size_t num_ops) {
+  struct vta_work w = {0, 0, 0, 0.0};
+  for (size_t k = 0; k < num_ops; k++) {
+    struct q8nn_model_operator_info oi;
+    if (q8nn_model_get_operator_info(model, k, &oi) != q8nn_status_success) continue;
+    const struct q8nn_vta_stats* s = &oi.backend_stats;
+    const uint64_t bytes =
+        s->inp_load_nbytes + s->wgt_load_nbytes + s->acc_load_nbytes + s->uop_load_nbytes + s->out_store_nbytes;
+    const double gemm = (double) s->gemm_counter, alu = 2.0 * (double) s->alu_counter, dram = (double) bytes / 8.0;
+    double bound = gemm > alu ? gemm : alu;
+    if (dram > bound) bound = dram;
+    w.gemm += s->gemm_counter, w.alu += s->alu_counter, w.dram_bytes += bytes, w.bound += bound;
+  }
+  return w;
+}
+
 static void json_string(const char* s) {
   putchar('"');
   for (; *s; s++) {
@@ -75,6 +102,8 @@ int main(int argc, char** argv) {
   long threads = 1, repeat = 1, top = 5;
   const char* backend_name = "cpu";
   const char* numerics_name = "tflite";
+  struct q8nn_vta_config vta_config;
+  memset(&vta_config, 0, sizeof(vta_config));
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
     const int has_value = i + 1 < argc;
@@ -104,6 +133,15 @@ int main(int argc, char** argv) {
                 numerics_name);
         return 2;
       }
+    } else if (strcmp(a, "--vta-requant") == 0 && has_value) {
+      const char* v = argv[++i];
+      if (strcmp(v, "exact") == 0) vta_config.requantization = q8nn_vta_requant_exact;
+      else if (strcmp(v, "16bit") == 0) vta_config.requantization = q8nn_vta_requant_16bit;
+      else if (strcmp(v, "exact-limbs") == 0) vta_config.requantization = q8nn_vta_requant_exact_limbs;
+      else {
+        fprintf(stderr, "q8nn-run: unknown VTA requantization '%s' (exact, 16bit or exact-limbs)\n", v);
+        return 2;
+      }
     } else if (strcmp(a, "--profile") == 0) {
       profile = 1;
     } else if (strcmp(a, "--json") == 0) {
@@ -126,7 +164,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   q8nn_backend_t backend = NULL;
-  if (strcmp(backend_name, "vta") == 0 && (status = q8nn_create_vta_backend(NULL, &backend)) != q8nn_status_success) {
+  if (strcmp(backend_name, "vta") == 0 && (status = q8nn_create_vta_backend(&vta_config, &backend)) != q8nn_status_success) {
     fprintf(stderr, "q8nn-run: cannot create the VTA backend: %s\n", q8nn_status_string(status));
     return 1;
   }
@@ -283,8 +321,11 @@ int main(int argc, char** argv) {
     }
     struct q8nn_vta_stats vs;
     if (backend != NULL && q8nn_vta_get_stats(backend, &vs) == q8nn_status_success) {
-      printf(" \"vta_cycles_per_run\": %" PRIu64 ", \"vta_instructions_per_run\": %" PRIu64 ",",
-             vs.cycles / (uint64_t) repeat, vs.instructions / (uint64_t) repeat);
+      const struct vta_work w = vta_work_of(model, num_ops);
+      printf(" \"vta_cycles_per_run\": %" PRIu64 ", \"vta_instructions_per_run\": %" PRIu64
+             ", \"vta_gemm_uops_per_run\": %" PRIu64 ", \"vta_alu_uops_per_run\": %" PRIu64
+             ", \"vta_dram_bytes_per_run\": %" PRIu64 ", \"vta_cycle_bound_per_run\": %.0f,",
+             vs.cycles / (uint64_t) repeat, vs.instructions / (uint64_t) repeat, w.gemm, w.alu, w.dram_bytes, w.bound);
     }
     printf(" \"operators\": [");
     for (size_t k = 0; k < num_ops; k++) {
@@ -325,11 +366,15 @@ int main(int argc, char** argv) {
              "from the CPU's: %d\n",
              backend_name, on_backend, num_ops, op_share, (double) backend_macs / 1e6, (double) total_macs / 1e6,
              mac_share, max_distance);
-      printf("VTA model per run: %" PRIu64 " cycles, %" PRIu64 " instructions, %" PRIu64 " GEMM micro-ops\n",
-             vs.cycles / (uint64_t) repeat, vs.instructions / (uint64_t) repeat, vs.gemm_counter / (uint64_t) repeat);
+      const struct vta_work w = vta_work_of(model, num_ops);
+      printf("VTA model per run: %" PRIu64 " cycles, %" PRIu64 " instructions, %" PRIu64 " GEMM micro-ops, %" PRIu64
+             " ALU micro-ops, %" PRIu64 " DRAM bytes; bound %.0f cycles (cycles / bound %.2f)\n",
+             vs.cycles / (uint64_t) repeat, vs.instructions / (uint64_t) repeat, w.gemm, w.alu, w.dram_bytes, w.bound,
+             w.bound > 0 ? (double) (vs.cycles / (uint64_t) repeat) / w.bound : 0.0);
     }
     if (profile) {
-      printf("\n%4s  %-18s %-16s %12s %10s %8s  %s\n", "#", "op", "output", "MACs", "time ms", "GMAC/s", "placement");
+      printf("\n%4s  %-18s %-16s %12s %10s %8s %10s %9s  %s\n", "#", "op", "output", "MACs", "time ms", "GMAC/s",
+             "VTA cyc", "ALU uops", "placement");
       for (size_t k = 0; k < num_ops; k++) {
         struct q8nn_model_operator_info oi;
         q8nn_model_get_operator_info(model, k, &oi);
@@ -343,8 +388,9 @@ int main(int argc, char** argv) {
         char placement[48];
         if (oi.fused_into != SIZE_MAX) snprintf(placement, sizeof(placement), "%s, fused into %zu", oi.placement, oi.fused_into);
         else snprintf(placement, sizeof(placement), "%s", oi.placement);
-        printf("%4zu  %-18s %-16s %12" PRIu64 " %10.4f %8.2f  %s\n", k, oi.type, shape, oi.macs, (double) t / 1e6,
-               t != 0 ? (double) oi.macs / (double) t : 0.0, placement);
+        printf("%4zu  %-18s %-16s %12" PRIu64 " %10.4f %8.2f %10" PRIu64 " %9" PRIu64 "  %s\n", k, oi.type, shape,
+               oi.macs, (double) t / 1e6, t != 0 ? (double) oi.macs / (double) t : 0.0, oi.backend_stats.cycles,
+               oi.backend_stats.alu_counter, placement);
       }
     }
   }

@@ -153,6 +153,9 @@ enum q8nn_status q8nn_model_get_operator_info(q8nn_model_t m, size_t index, stru
   info->macs = op->macs;
   info->last_run_ns = op->last_ns;
   info->fused_into = op->fused_into >= 0 ? (size_t) op->fused_into : SIZE_MAX;
+  if (op->qop != NULL && q8nn_vta_get_operator_stats(op->qop, &info->backend_stats) != q8nn_status_success) {
+    memset(&info->backend_stats, 0, sizeof(info->backend_stats));
+  }
   return q8nn_status_success;
 }
 

@@ -6,9 +6,11 @@
    Per chunk of Q rows: LOAD ACC_8BIT of the operands (sign-extended into ACC), ALU steps, STORE.
    16-bit mode (vta-requant.h): a and b loaded once, 15 ALU instructions (A = (a*ma + ca) >> sa,
    B likewise, S = clamp(A + B), q = (S*mo + ro) >> so, out = clamp(q + zo)); constants ca, cb, ro
-   in 3 ACC rows. Exact mode (q8nn_vta_add_exact): each operand loaded into 3 regions (P, U, W),
-   9-10 ALU instructions per operand, S = Za + Zb, then the exact requantization of the
-   convolution (vta-lower.h) on 4 scratch regions zeroed by a GEMM reset; 20 constant rows. With
+   in 3 ACC rows. Exact mode (q8nn_vta_add_exact): the short form when one was found and verified
+   on all input pairs (the 16-bit program's 15 steps with multipliers and offsets in 9 constant
+   rows), else the limb form: each operand loaded into 3 regions (P, U, W), 9-10 ALU
+   instructions per operand, S = Za + Zb, then the exact requantization of the convolution
+   (vta-lower.h) on 4 scratch regions zeroed by a GEMM reset; 20 constant rows. With
    two virtual threads chunks alternate between two ACC halves so the STORE of one overlaps the
    loads and ALU work of the next (the ACC loads run on the compute module, spec §4.1). */
 #include <stdlib.h>
@@ -23,11 +25,11 @@ bool q8nn_vta_add_requant_of(const struct q8nn_operator* op, struct q8nn_vta_add
                                      a->output_zero_point, a->output_min, a->output_max, r);
 }
 
-bool q8nn_vta_add_exact_of(const struct q8nn_operator* op, struct q8nn_vta_add_exact* r) {
+bool q8nn_vta_add_exact_of(const struct q8nn_operator* op, bool limbs_only, struct q8nn_vta_add_exact* r) {
   const struct q8nn_qs8_add_params* a = &op->add_params;
   return q8nn_vta_add_exact_derive(a->a_zero_point, a->a_multiplier, a->a_shift, a->b_zero_point, a->b_multiplier,
                                    a->b_shift, a->output_multiplier, a->output_shift, a->left_shift,
-                                   a->output_zero_point, a->output_min, a->output_max, r);
+                                   a->output_zero_point, a->output_min, a->output_max, limbs_only, r);
 }
 
 /* ACC layout: constant rows, then per virtual thread chunks of regions x Q rows. */
@@ -46,22 +48,35 @@ bool q8nn_vta_add_supports(const struct q8nn_vta_target* vta, const struct q8nn_
   }
   if (vta->exact) {
     struct q8nn_vta_add_exact r;
-    return q8nn_vta_add_exact_of(op, &r);
+    return q8nn_vta_add_exact_of(op, vta->limb_form, &r);
   }
   struct q8nn_vta_add_requant r;
   return q8nn_vta_add_requant_of(op, &r);
 }
 
+/* One ALU instruction over n rows: dst op= imm, or op= src (a constant row, or a region when
+   src_inner is 1). */
+struct add_step {
+  uint32_t op;
+  bool imm_mode;
+  int32_t imm;
+  uint32_t dst, src, src_inner;
+};
+static enum q8nn_status push_steps(struct q8nn_vta_cmd* cmd, struct q8nn_vta_ktable* kernels,
+                                   const struct add_step* steps, size_t count, uint32_t n) {
+  enum q8nn_status s = q8nn_status_success;
+  for (size_t i = 0; i < count && s == q8nn_status_success; i++) {
+    const struct q8nn_vta_alu_op a = {steps[i].op, steps[i].imm_mode, steps[i].imm, steps[i].dst, steps[i].src,
+                                      1, 0, 0, n, steps[i].src_inner};
+    s = q8nn_vta_push_alu(cmd, kernels, &a);
+  }
+  return s;
+}
+
 /* The 16-bit steps on a at da and b at db (n rows each); constant rows 0-2. */
 static enum q8nn_status push_16bit(struct q8nn_vta_cmd* cmd, struct q8nn_vta_ktable* kernels,
                                    const struct q8nn_vta_add_requant* r, uint32_t da, uint32_t db, uint32_t n) {
-  /* opcode, use_imm, imm, dst, src (constant row or b), src inner factor */
-  const struct {
-    uint32_t op;
-    bool imm_mode;
-    int32_t imm;
-    uint32_t dst, src, src_inner;
-  } steps[15] = {
+  const struct add_step steps[15] = {
       {q8nn_vta_alu_mul, true, r->ma, da, 0, 0},  {q8nn_vta_alu_add, false, 0, da, 0, 0},
       {q8nn_vta_alu_shr, true, r->sa, da, 0, 0},  {q8nn_vta_alu_mul, true, r->mb, db, 0, 0},
       {q8nn_vta_alu_add, false, 0, db, 1, 0},     {q8nn_vta_alu_shr, true, r->sb, db, 0, 0},
@@ -71,13 +86,25 @@ static enum q8nn_status push_16bit(struct q8nn_vta_cmd* cmd, struct q8nn_vta_kta
       {q8nn_vta_alu_add, true, r->zo, da, 0, 0},  {q8nn_vta_alu_max, true, r->out_min, da, 0, 0},
       {q8nn_vta_alu_min, true, r->out_max, da, 0, 0},
   };
-  enum q8nn_status s = q8nn_status_success;
-  for (size_t i = 0; i < 15 && s == q8nn_status_success; i++) {
-    const struct q8nn_vta_alu_op a = {steps[i].op, steps[i].imm_mode, steps[i].imm, steps[i].dst, steps[i].src,
-                                      1, 0, 0, n, steps[i].src_inner};
-    s = q8nn_vta_push_alu(cmd, kernels, &a);
-  }
-  return s;
+  return push_steps(cmd, kernels, steps, 15, n);
+}
+
+/* The short exact form's 15 steps on a at da and b at db (n rows each); constant rows in the order
+   of struct q8nn_vta_add_short. */
+static enum q8nn_status push_short(struct q8nn_vta_cmd* cmd, struct q8nn_vta_ktable* kernels,
+                                   const struct q8nn_vta_add_short* r, uint32_t da, uint32_t db, uint32_t n) {
+  enum { k_ma, k_ca, k_mb, k_cb, k_neg_lim, k_lim, k_mo, k_ro, k_zo };
+  const struct add_step steps[15] = {
+      {q8nn_vta_alu_mul, false, 0, da, k_ma, 0},         {q8nn_vta_alu_add, false, 0, da, k_ca, 0},
+      {q8nn_vta_alu_shr, true, r->sa, da, 0, 0},         {q8nn_vta_alu_mul, false, 0, db, k_mb, 0},
+      {q8nn_vta_alu_add, false, 0, db, k_cb, 0},         {q8nn_vta_alu_shr, true, r->sb, db, 0, 0},
+      {q8nn_vta_alu_add, false, 0, da, db, 1},           {q8nn_vta_alu_max, false, 0, da, k_neg_lim, 0},
+      {q8nn_vta_alu_min, false, 0, da, k_lim, 0},        {q8nn_vta_alu_mul, false, 0, da, k_mo, 0},
+      {q8nn_vta_alu_add, false, 0, da, k_ro, 0},         {q8nn_vta_alu_shr, true, r->so, da, 0, 0},
+      {q8nn_vta_alu_add, false, 0, da, k_zo, 0},         {q8nn_vta_alu_max, true, r->out_min, da, 0, 0},
+      {q8nn_vta_alu_min, true, r->out_max, da, 0, 0},
+  };
+  return push_steps(cmd, kernels, steps, 15, n);
 }
 
 /* The exact steps (vta-requant.h "Exact add") on chunk regions from d (n rows each): operand i
@@ -127,14 +154,15 @@ static enum q8nn_status push_exact(struct q8nn_vta_cmd* cmd, struct q8nn_vta_kta
 enum q8nn_status q8nn_vta_add_prepare(struct q8nn_vta_target* vta, struct q8nn_operator* op,
                                       struct q8nn_vta_op_state* st) {
   const struct q8nn_vta_hw_config* cfg = &vta->config;
-  const bool exact = vta->exact;
-  if (exact ? !q8nn_vta_add_exact_of(op, &st->add_exact) : !q8nn_vta_add_requant_of(op, &st->add)) {
+  if (vta->exact ? !q8nn_vta_add_exact_of(op, vta->limb_form, &st->add_exact) : !q8nn_vta_add_requant_of(op, &st->add)) {
     return Q8NN_ERROR(q8nn_status_unsupported_parameter, "add parameters do not fit VTA's requantization");
   }
+  /* exact: the limb form; the short exact form has the 16-bit mode's layout with its own rows */
+  const bool is_short = vta->exact && st->add_exact.is_short, exact = vta->exact && !is_short;
   size_t total = 1;
   for (size_t i = 0; i < Q8NN_MAX_DIMS; i++) total *= op->add_out_shape[i];
   const uint32_t lanes = cfg->acc_lanes, vt = cfg->virtual_threads;
-  const uint32_t const_rows = const_rows_of(exact), regions = regions_of(exact);
+  const uint32_t const_rows = is_short ? Q8NN_VTA_ADD_SHORT_ROWS : const_rows_of(exact), regions = regions_of(exact);
   const size_t rows = q8nn_divide_round_up(total, lanes);
   const size_t bytes = rows * lanes;
   if (rows > UINT32_MAX / 2 || q8nn_vta_dram_alloc(vta->device, bytes, &st->in_addr) != q8nn_status_success ||
@@ -159,6 +187,9 @@ enum q8nn_status q8nn_vta_add_prepare(struct q8nn_vta_target* vta, struct q8nn_o
       const struct q8nn_vta_add_exact_input* in = &st->add_exact.in[i];
       row[12 + 4 * i] = in->ml, row[13 + 4 * i] = in->c1, row[14 + 4 * i] = in->mh, row[15 + 4 * i] = in->c;
     }
+  } else if (is_short) {
+    /* the first 9 fields of struct q8nn_vta_add_short are its constant rows, in order */
+    memcpy(row, &st->add_exact.short_form, Q8NN_VTA_ADD_SHORT_ROWS * sizeof(int32_t));
   } else {
     row[0] = st->add.ca, row[1] = st->add.cb, row[2] = st->add.ro;
   }
@@ -204,7 +235,9 @@ enum q8nn_status q8nn_vta_add_prepare(struct q8nn_vta_target* vta, struct q8nn_o
       s = q8nn_vta_load_buffer_2d(cmd, src[i], offset, n, 1, n, 0, 0, 0, 0, dst[i], q8nn_vta_mem_acc_8bit);
     }
     if (s == q8nn_status_success) {
-      s = exact ? push_exact(cmd, &kernels, &st->add_exact, d, n) : push_16bit(cmd, &kernels, &st->add, d, d + q, n);
+      s = exact      ? push_exact(cmd, &kernels, &st->add_exact, d, n)
+          : is_short ? push_short(cmd, &kernels, &st->add_exact.short_form, d, d + q, n)
+                     : push_16bit(cmd, &kernels, &st->add, d, d + q, n);
     }
     if (s == q8nn_status_success) s = q8nn_vta_dep_push(cmd, q8nn_vta_stage_compute, q8nn_vta_stage_store);
     if (s == q8nn_status_success) s = q8nn_vta_dep_pop(cmd, q8nn_vta_stage_compute, q8nn_vta_stage_store);

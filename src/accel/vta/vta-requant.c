@@ -317,12 +317,88 @@ int32_t q8nn_vta_add_exact_input_apply(const struct q8nn_vta_add_exact_input* r,
 }
 
 int8_t q8nn_vta_add_exact_apply(const struct q8nn_vta_add_exact* r, int8_t a, int8_t b) {
+  if (r->is_short) return q8nn_vta_add_short_apply(&r->short_form, a, b);
   const int32_t s = add32(q8nn_vta_add_exact_input_apply(&r->in[0], a), q8nn_vta_add_exact_input_apply(&r->in[1], b));
   const int8_t o = q8nn_vta_conv_exact_apply(&r->out, s);
   return r->late_zp ? (int8_t) (o + r->zp) : o;
 }
 
 static bool fits32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+
+int8_t q8nn_vta_add_short_apply(const struct q8nn_vta_add_short* r, int8_t a, int8_t b) {
+  const int32_t x = asr(add32(mul32(a, r->ma), r->ca), r->sa);
+  const int32_t y = asr(add32(mul32(b, r->mb), r->cb), r->sb);
+  const int32_t s = clamp32(add32(x, y), r->neg_lim, r->lim);
+  const int32_t q = asr(add32(mul32(s, r->mo), r->ro), r->so);
+  return (int8_t) clamp32(add32(q, r->zo), r->out_min, r->out_max);
+}
+
+/* TFLite multiplier M (in [2^30, 2^31)) and exponent e (real = M * 2^(e - 31)) as a bits-bit
+   multiplier m with real ~= m * 2^(*e_out - bits) (round half up; m = 2^bits moves to the exponent). */
+static int32_t multiplier_bits(int32_t multiplier, int32_t e, int bits, int32_t* e_out) {
+  int64_t m = ((int64_t) multiplier + (INT64_C(1) << (30 - bits))) >> (31 - bits);
+  *e_out = e;
+  if (m >= (INT64_C(1) << bits)) m >>= 1, (*e_out)++;
+  return (int32_t) m;
+}
+
+/* One candidate of the short form: bits_in / bits_out multiplier bits, t fraction bits of A and
+   B; true when its parameters fit and every input pair gives TFLite's byte with every
+   intermediate inside int32. */
+static bool add_short_try(const struct q8nn_qs8_add_params* p, int bits_in, int bits_out, int32_t t,
+                          struct q8nn_vta_add_short* r) {
+  int32_t ea, eb, eo;
+  const int32_t ma = multiplier_bits(p->a_multiplier, p->a_shift, bits_in, &ea);
+  const int32_t mb = multiplier_bits(p->b_multiplier, p->b_shift, bits_in, &eb);
+  const int32_t mo = multiplier_bits(p->output_multiplier, p->output_shift, bits_out, &eo);
+  const int32_t sa = bits_in - ea - t, sb = bits_in - eb - t, so = bits_out - eo - p->left_shift + t;
+  if (sa < 1 || sa > 30 || sb < 1 || sb > 30 || so < 1 || so > 30) return false;
+  r->ma = ma, r->mb = mb, r->mo = mo, r->sa = sa, r->sb = sb, r->so = so;
+  const int64_t ca = -(int64_t) p->a_zero_point * ma + (INT64_C(1) << (sa - 1));
+  const int64_t cb = -(int64_t) p->b_zero_point * mb + (INT64_C(1) << (sb - 1));
+  const int64_t ro = INT64_C(1) << (so - 1);
+  const int64_t lim = ((INT64_C(1) << 31) - 1 - ro) / mo;
+  if (!fits32(ca) || !fits32(cb)) return false;
+  r->ca = (int32_t) ca, r->cb = (int32_t) cb, r->ro = (int32_t) ro;
+  r->lim = (int32_t) (lim < INT32_MAX / 2 ? lim : INT32_MAX / 2), r->neg_lim = -r->lim;
+  r->zo = p->output_zero_point, r->out_min = p->output_min, r->out_max = p->output_max;
+  int64_t za[256], zb[256];
+  for (int32_t v = -128; v <= 127; v++) {
+    const int64_t pa = (int64_t) v * ma + ca, pb = (int64_t) v * mb + cb;
+    if (!fits32(pa) || !fits32(pb)) return false;
+    za[v + 128] = pa >> sa, zb[v + 128] = pb >> sb;
+  }
+  for (int32_t a = -128; a <= 127; a++) {
+    for (int32_t b = -128; b <= 127; b++) {
+      int64_t s = za[a + 128] + zb[b + 128];
+      if (!fits32(s)) return false;
+      s = s < r->neg_lim ? r->neg_lim : s > r->lim ? r->lim : s;
+      const int64_t q = ((s * mo + ro) >> so) + r->zo;
+      const int64_t o = q < r->out_min ? r->out_min : q > r->out_max ? r->out_max : q;
+      if (o != q8nn_add_scalar((int8_t) a, (int8_t) b, p)) return false;
+    }
+  }
+  return true;
+}
+
+/* The short form: a few precisions and fraction-bit counts around the 16-bit mode's choice. */
+static bool add_short_derive(const struct q8nn_qs8_add_params* p, struct q8nn_vta_add_short* r) {
+  if (p->a_multiplier < (1 << 30) || p->b_multiplier < (1 << 30) || p->output_multiplier < (1 << 30) ||
+      p->left_shift < 0 || p->left_shift > 23 || p->a_shift > 0 || p->b_shift > 0 || p->output_shift > 0 ||
+      p->a_shift < -31 || p->b_shift < -31 || p->output_shift < -31) {
+    return false;
+  }
+  static const int bits_in[3] = {15, 19, 22}, bits_out[3] = {15, 18, 21};
+  for (int i = 0; i < 3; i++) {
+    for (int o = 0; o < 3; o++) {
+      const int32_t t0 = 5 + p->output_shift + p->left_shift + (bits_out[o] - 15);
+      for (int32_t dt = 0; dt <= 6; dt += 2) {
+        if (add_short_try(p, bits_in[i], bits_out[o], t0 + dt, r)) return true;
+      }
+    }
+  }
+  return false;
+}
 
 /* One operand's constants; every intermediate of the ALU steps checked in int64 on all 256
    inputs, and the result against TFLite's RDBPOT(SRDHM(x << L, M), e). */
@@ -354,8 +430,19 @@ static bool add_exact_input(int32_t zero_point, int32_t multiplier, int32_t shif
 bool q8nn_vta_add_exact_derive(int32_t a_zero_point, int32_t a_multiplier, int32_t a_shift, int32_t b_zero_point,
                                int32_t b_multiplier, int32_t b_shift, int32_t output_multiplier,
                                int32_t output_shift, int32_t left_shift, int32_t output_zero_point,
-                               int32_t output_min, int32_t output_max, struct q8nn_vta_add_exact* out) {
+                               int32_t output_min, int32_t output_max, bool limbs_only,
+                               struct q8nn_vta_add_exact* out) {
   memset(out, 0, sizeof(*out));
+  const struct q8nn_qs8_add_params tp = {.a_zero_point = a_zero_point, .b_zero_point = b_zero_point,
+                                         .a_multiplier = a_multiplier, .a_shift = a_shift,
+                                         .b_multiplier = b_multiplier, .b_shift = b_shift,
+                                         .output_multiplier = output_multiplier, .output_shift = output_shift,
+                                         .left_shift = left_shift, .output_zero_point = output_zero_point,
+                                         .output_min = output_min, .output_max = output_max};
+  if (!limbs_only && add_short_derive(&tp, &out->short_form)) {
+    out->is_short = 1;
+    return true;
+  }
   /* k = 31 - L in [8, 22]: |x*Ml| < 255*2^22 < 2^30; L <= 23 keeps TFLite's x << L in int32 */
   if (left_shift < 9 || left_shift > 23 || output_shift > 0) return false;
   if (!add_exact_input(a_zero_point, a_multiplier, a_shift, left_shift, &out->in[0]) ||

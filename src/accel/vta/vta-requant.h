@@ -170,23 +170,39 @@ struct q8nn_vta_add_exact_input {
   int32_t sign;                /* 1: the W steps run (e >= 1) */
   int32_t z_max;               /* max |Z| over the 256 inputs */
 };
+/* The short exact add: the 16-bit mode's program shape with multipliers of up to 22 bits and
+   offsets in constant rows,
+     A = (a*ma + ca) >> sa;  B = (b*mb + cb) >> sb;  S = min(max(A + B, -lim), lim)
+     q = (S*mo + ro) >> so;  out = min(max(q + zo, out_min), out_max)
+   whose parameters are searched for and accepted only when the program equals TFLite's
+   AddElementwise on all 65536 input pairs, every intermediate checked within int32. */
+struct q8nn_vta_add_short {
+  int32_t ma, ca, mb, cb, neg_lim, lim, mo, ro, zo; /* the constant rows, in order */
+  int32_t sa, sb, so, out_min, out_max;
+};
+#define Q8NN_VTA_ADD_SHORT_ROWS 9
+Q8NN_INTERNAL int8_t q8nn_vta_add_short_apply(const struct q8nn_vta_add_short* r, int8_t a, int8_t b);
+
 struct q8nn_vta_add_exact {
   struct q8nn_vta_add_exact_input in[2]; /* a, b */
   struct q8nn_vta_conv_exact out;        /* t = Za + Zb */
   int32_t late_zp;   /* 1: zp*2^rs would leave int32 (large rs): out derived with zero point 0 and */
   int32_t zp;        /* the clamp less zp, then X += zp as one more ALU step */
+  int32_t is_short;  /* 1: the short form below runs (it was found and verified), not the limbs */
+  struct q8nn_vta_add_short short_form;
 };
 /* ACC rows: the 12 of q8nn_vta_conv_exact, then ml c1 mh c of a, then of b. */
 #define Q8NN_VTA_ADD_EXACT_ROWS 20
 
-/* From TFLite's int8 add parameters (double rounding, the only one of TFLite's add). false when
-   left_shift is outside [9, 23], a shift is positive or below -31, a multiplier is negative or
-   the output stage cannot be derived (the add then stays on the CPU). */
+/* From TFLite's int8 add parameters (double rounding, the only one of TFLite's add): the short
+   form when one is found (unless limbs_only), else the limb form. false when neither exists:
+   for the limb form, left_shift outside [9, 23], a shift positive or below -31, a multiplier
+   negative or an output stage that cannot be derived (the add then stays on the CPU). */
 Q8NN_INTERNAL bool q8nn_vta_add_exact_derive(int32_t a_zero_point, int32_t a_multiplier, int32_t a_shift,
                                              int32_t b_zero_point, int32_t b_multiplier, int32_t b_shift,
                                              int32_t output_multiplier, int32_t output_shift, int32_t left_shift,
                                              int32_t output_zero_point, int32_t output_min, int32_t output_max,
-                                             struct q8nn_vta_add_exact* out);
+                                             bool limbs_only, struct q8nn_vta_add_exact* out);
 
 /* The oracle: the ALU steps above, in int32 with wrap-around. */
 Q8NN_INTERNAL int32_t q8nn_vta_add_exact_input_apply(const struct q8nn_vta_add_exact_input* r, int8_t v);

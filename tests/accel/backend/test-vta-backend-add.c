@@ -42,11 +42,11 @@ static void random_quant(struct vta_add_spec* s) {
   }
 }
 
-static const uint32_t modes[2] = {q8nn_vta_requant_exact, q8nn_vta_requant_16bit};
+static const uint32_t modes[3] = {q8nn_vta_requant_exact, q8nn_vta_requant_16bit, q8nn_vta_requant_exact_limbs};
 
 static void test_broadcast_sweep(void** state) {
   (void) state;
-  for (int m = 0; m < 2; m++) {
+  for (int m = 0; m < 3; m++) {
     vta_test_requant = modes[m];
     for (uint32_t vt = 1; vt <= 2; vt++) {
       q8nn_backend_t vta = vta_backend(0, vt, 0, 0, 0);
@@ -69,7 +69,7 @@ static void test_broadcast_sweep(void** state) {
 static void test_chunks_and_in_place(void** state) {
   (void) state;
   const size_t sizes[4] = {16383, 40000, 1, 17};
-  for (int m = 0; m < 2; m++) {
+  for (int m = 0; m < 3; m++) {
     vta_test_requant = modes[m];
     for (uint32_t vt = 1; vt <= 2; vt++) {
       q8nn_backend_t vta = vta_backend(0, vt, 0, 0, 0);
@@ -102,8 +102,9 @@ static void test_exact_program_all_pairs(void** state) {
   (void) state;
   int8_t values[256];
   for (int i = 0; i < 256; i++) values[i] = (int8_t) (i - 128);
-  vta_test_requant = q8nn_vta_requant_exact;
-  for (uint32_t vt = 1; vt <= 2; vt++) {
+  for (uint32_t v = 0; v < 4; v++) {
+    const uint32_t vt = 1 + v % 2;
+    vta_test_requant = v < 2 ? q8nn_vta_requant_exact : q8nn_vta_requant_exact_limbs;
     q8nn_backend_t vta = vta_backend(0, vt, 0, 0, 0);
     for (int t = 0; t < 12; t++) {
       struct vta_add_spec s;
@@ -118,15 +119,18 @@ static void test_exact_program_all_pairs(void** state) {
     }
     q8nn_delete_backend(vta);
   }
+  vta_test_requant = q8nn_vta_requant_exact;
 }
 
-static uint64_t exact_pairs, exact_refused;
+static uint64_t exact_pairs, exact_refused, exact_short;
 
-/* The exact oracle against TFLite's AddElementwise over all 65536 pairs; 0 differences. */
-static void check_exact_oracle(const struct ref_add_params* rp) {
+/* The exact oracle against TFLite's AddElementwise over all 65536 pairs; 0 differences. Both
+   forms: the short one where the derivation finds one, and the limb form. */
+static void check_exact_oracle_form(const struct ref_add_params* rp, bool limbs_only) {
   struct q8nn_vta_add_exact r;
   if (!q8nn_vta_add_exact_derive(rp->a_zp, rp->a_mult, rp->a_shift, rp->b_zp, rp->b_mult, rp->b_shift, rp->out_mult,
-                                 rp->out_shift, rp->left_shift, rp->out_zp, rp->out_min, rp->out_max, &r)) {
+                                 rp->out_shift, rp->left_shift, rp->out_zp, rp->out_min, rp->out_max, limbs_only,
+                                 &r)) {
     exact_refused++;
     if (getenv("VTA_TEST_VERBOSE") != NULL) {
       fprintf(stderr, "exact add refused: mult %d/%d/%d shift %d/%d/%d zp %d/%d/%d\n", rp->a_mult, rp->b_mult,
@@ -134,6 +138,8 @@ static void check_exact_oracle(const struct ref_add_params* rp) {
     }
     return;
   }
+  if (limbs_only) assert_false(r.is_short);
+  exact_short += r.is_short != 0;
   int bad = 0;
   for (int a = -128; a < 128; a++) {
     for (int b = -128; b < 128; b++) {
@@ -150,9 +156,14 @@ static void check_exact_oracle(const struct ref_add_params* rp) {
   assert_int_equal(bad, 0);
 }
 
+static void check_exact_oracle(const struct ref_add_params* rp) {
+  check_exact_oracle_form(rp, false);
+  check_exact_oracle_form(rp, true);
+}
+
 static void test_exact_oracle_all_pairs(void** state) {
   (void) state;
-  exact_pairs = exact_refused = 0;
+  exact_pairs = exact_refused = exact_short = 0;
   /* TFLite's parameters from sampled scales (incl. very unequal ones and clamps) */
   for (int t = 0; t < 300; t++) {
     struct vta_add_spec s;
@@ -177,8 +188,9 @@ static void test_exact_oracle_all_pairs(void** state) {
                                       -128, 127};
     check_exact_oracle(&rp);
   }
-  printf("exact add oracle vs TFLite: %llu pairs, 0 differ; %llu parameter sets refused (stay on the CPU)\n",
-         (unsigned long long) exact_pairs, (unsigned long long) exact_refused);
+  printf("exact add oracle vs TFLite: %llu pairs, 0 differ; %llu short forms found; %llu parameter sets refused "
+         "(stay on the CPU)\n",
+         (unsigned long long) exact_pairs, (unsigned long long) exact_short, (unsigned long long) exact_refused);
   assert_true(exact_pairs > 300 * 65536 / 2);
 }
 
