@@ -90,6 +90,7 @@ struct result {
   size_t outputs, differ; /* VTA outputs, and how many differ from the CPU's (TFLite-exact) */
   int max_diff;
   double stock_steps[4]; /* exact conv: ALU steps per pixel row with MUL, estimated without; digits of Mh', Ml' */
+  char form[24];          /* exact mode: the requantization form the layer runs (docs/vta-backend.md) */
 };
 
 static int popcount64(uint64_t x) {
@@ -106,9 +107,37 @@ static int popcount64(uint64_t x) {
    2 * D + 1 steps with D the largest digit count over the layer's channels (lanes with fewer
    digits split one: 2^k = 2^(k-1) + 2^(k-1)). When every channel's |t| < 2^15, th is in
    {-1, 0, 1} and th * K is SHR, MAX, MIN: 3 steps. The 5 shifts by 16 or 31 and an rs > 15 are
-   split in two. */
+   split in two. The linear form (docs/vta-backend.md "Linear form") the same way: each limb
+   multiplier m_i of M' (nonnegative w-bit limbs for the estimate) and the sign step's dl become
+   2 * D + 1 steps, shifts by w or q above 15 and the sign step's shift by 31 split in two. */
+static void stock_estimate_linear(const struct q8nn_vta_op_state* vs, uint32_t cout, double out[4]) {
+  const struct q8nn_vta_conv_plan* p = &vs->plan;
+  const double s = q8nn_vta_linear_alu_steps(p->limbs, p->sign_needed, p->final_clamp);
+  int digits[Q8NN_VTA_LINEAR_MAX_LIMBS] = {0, 0, 0, 0}, d_dl = 0, q_max = 0;
+  const int w = p->limbs > 1 ? p->exact_w : 31;
+  for (uint32_t oc = 0; oc < cout; oc++) {
+    const struct q8nn_vta_conv_linear* l = &vs->exact[oc].lin;
+    const int32_t m[Q8NN_VTA_LINEAR_MAX_LIMBS] = {l->m0, l->m1, l->m2, l->m3};
+    int64_t mp = 0; /* M' from its limbs */
+    for (int i = (int) p->limbs - 1; i >= 0; i--) mp = mp * (INT64_C(1) << w) + m[i];
+    for (uint32_t i = 0; i < p->limbs; i++) {
+      const uint64_t limb = i + 1 < p->limbs ? ((uint64_t) mp >> (i * w)) & ((UINT64_C(1) << w) - 1) : (uint64_t) mp >> (i * w);
+      if (popcount64(limb) > digits[i]) digits[i] = popcount64(limb);
+    }
+    if (popcount64((uint64_t) (l->dl < 0 ? -(int64_t) l->dl : l->dl)) > d_dl) d_dl = popcount64((uint64_t) (l->dl < 0 ? -(int64_t) l->dl : l->dl));
+    if (l->q > q_max) q_max = l->q;
+  }
+  double stock = s + (w > 15 && p->limbs > 1 ? p->limbs - 1 : 0) + (q_max > 15) + (p->sign_needed ? 2 * d_dl + 1 : 0);
+  for (uint32_t i = 0; i < p->limbs; i++) stock += 2 * digits[i];
+  out[0] = s, out[1] = stock, out[2] = digits[p->limbs - 1], out[3] = digits[0];
+}
+
 static void stock_estimate(const struct q8nn_vta_op_state* vs, uint32_t cout, double out[4]) {
   const struct q8nn_vta_conv_plan* p = &vs->plan;
+  if (p->linear) {
+    stock_estimate_linear(vs, cout, out);
+    return;
+  }
   const double s = 19 + (p->clamp_needed ? 2 : 0) + p->ls_needed + (p->sign_needed ? 3 + p->sign_mixed : 0) +
                    (p->final_clamp ? 2 : 0);
   int dh = 0, dl = 0, rs = 0;
@@ -211,6 +240,14 @@ static int run_layer(q8nn_backend_t vta, const struct layer* l, struct result* r
     r->on_vta = vs != NULL && !vs->on_cpu;
     memset(r->stock_steps, 0, sizeof(r->stock_steps));
     if (r->on_vta && l->kind != layer_add && vs->plan.exact && vs->exact != NULL) stock_estimate(vs, l->cout, r->stock_steps);
+    snprintf(r->form, sizeof(r->form), "-");
+    if (r->on_vta && l->kind == layer_add && vs->add_exact.is_short) snprintf(r->form, sizeof(r->form), "short");
+    else if (r->on_vta && l->kind == layer_add) snprintf(r->form, sizeof(r->form), "limbs");
+    else if (r->on_vta && vs->plan.exact && vs->plan.linear) {
+      snprintf(r->form, sizeof(r->form), "linear %u%s", vs->plan.limbs, vs->plan.sign_needed ? " +sign" : "");
+    } else if (r->on_vta && vs->plan.exact) {
+      snprintf(r->form, sizeof(r->form), "limbs");
+    }
     q8nn_vta_reset_stats(vta);
     const double t0 = now();
     st = q8nn_run_operator(op, NULL);
@@ -294,12 +331,13 @@ int main(int argc, char** argv) {
   }
   if (q8nn_initialize() != q8nn_status_success) return 1;
   /* runs: exact 1 vt, exact 2 vt, 16-bit 2 vt */
-  static struct result res[3][MAX_LAYERS];
-  for (int v = 0; v < 3; v++) {
+  /* exact 1 vt, exact 2 vt, 16-bit 2 vt, exact with the limb form only 2 vt */
+  static struct result res[4][MAX_LAYERS];
+  for (int v = 0; v < 4; v++) {
     struct q8nn_vta_config c;
     memset(&c, 0, sizeof(c));
     c.virtual_threads = v == 0 ? 1 : 2;
-    c.requantization = v == 2 ? q8nn_vta_requant_16bit : q8nn_vta_requant_exact;
+    c.requantization = v == 2 ? q8nn_vta_requant_16bit : v == 3 ? q8nn_vta_requant_exact_limbs : q8nn_vta_requant_exact;
     q8nn_backend_t vta = NULL;
     if (q8nn_create_vta_backend(&c, &vta) != q8nn_status_success) return 1;
     rng = 0x9E3779B97F4A7C15u;
@@ -319,8 +357,8 @@ int main(int argc, char** argv) {
          on_vta[0], on_vta[1], on_vta[2], layer_count);
   printf("| # | layer | in HxWxC | out C | MMAC | exact cycles 1 vt | exact cycles 2 vt | 16-bit cycles 2 vt | exact/16-bit | "
          "ALU uops exact | ALU uops 16-bit | GEMM util exact 2 vt | MACs issued/useful | DRAM KiB | insns | sim ms | "
-         "differ exact | differ 16-bit | max 16-bit |\n");
-  printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+         "differ exact | differ 16-bit | max 16-bit | exact form |\n");
+  printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   double tot[3] = {0, 0, 0}, alu[2] = {0, 0}, gemm = 0, bytes = 0, wall = 0, macs = 0, outputs = 0;
   double differ[2] = {0, 0};
   int max_diff[2] = {0, 0};
@@ -342,12 +380,12 @@ int main(int argc, char** argv) {
     char waste[16] = "-";
     if (mac > 0) snprintf(waste, sizeof(waste), "%.2f", (double) b->s.gemm_counter * 256.0 / mac);
     printf("| %zu | %s%s | %ux%ux%u | %u | %.2f | %llu | %llu | %llu | %.2fx | %llu | %llu | %.3f | %s | %.1f | %llu | "
-           "%.2f | %zu | %.2f%% | %d |\n", i, name, b->on_vta ? "" : " (cpu)", l->h, l->w, l->cin, l->cout, mac * 1e-6,
+           "%.2f | %zu | %.2f%% | %d | %s |\n", i, name, b->on_vta ? "" : " (cpu)", l->h, l->w, l->cin, l->cout, mac * 1e-6,
            (unsigned long long) a->s.cycles, (unsigned long long) b->s.cycles, (unsigned long long) h->s.cycles,
            (double) b->s.cycles / (double) (h->s.cycles ? h->s.cycles : 1), (unsigned long long) b->s.alu_counter,
            (unsigned long long) h->s.alu_counter, (double) b->s.gemm_counter / (double) (b->s.cycles ? b->s.cycles : 1),
            waste, dram / 1024.0, (unsigned long long) b->s.instructions, b->wall * 1e3, b->differ,
-           100.0 * (double) h->differ / (double) h->outputs, h->max_diff);
+           100.0 * (double) h->differ / (double) h->outputs, h->max_diff, b->form);
     tot[0] += (double) a->s.cycles, tot[1] += (double) b->s.cycles, tot[2] += (double) h->s.cycles;
     alu[0] += (double) b->s.alu_counter, alu[1] += (double) h->s.alu_counter;
     gemm += (double) b->s.gemm_counter, bytes += dram, wall += b->wall, macs += mac;
@@ -358,7 +396,7 @@ int main(int argc, char** argv) {
     }
   }
   printf("| | **total** | | | %.1f | %.0f | %.0f | %.0f | %.2fx | %.0f | %.0f | %.3f | %.2f | %.0f | | %.1f | %.0f | %.2f%% | "
-         "%d |\n", macs * 1e-6, tot[0], tot[1], tot[2], tot[1] / tot[2], alu[0], alu[1], gemm / tot[1],
+         "%d | |\n", macs * 1e-6, tot[0], tot[1], tot[2], tot[1] / tot[2], alu[0], alu[1], gemm / tot[1],
          gemm * 256.0 / macs, bytes / 1024.0,
          wall * 1e3, differ[0], 100.0 * differ[1] / outputs, max_diff[1]);
   printf("\nGEMM micro-ops (exact) %.0f (256 MACs each; %.0f MMAC issued incl. channel padding), %.2f GMAC of the model\n",
@@ -367,6 +405,15 @@ int main(int argc, char** argv) {
          max_diff[0]);
   printf("16-bit mode vs CPU (TFLite-exact): %.0f of %.0f outputs differ (%.3f%%), max difference %d LSB\n", differ[1],
          outputs, 100.0 * differ[1] / outputs, max_diff[1]);
+  {
+    double cycles = 0, alu_uops = 0, wrong = 0;
+    for (size_t i = 0; i < layer_count; i++) {
+      cycles += (double) res[3][i].s.cycles, alu_uops += (double) res[3][i].s.alu_counter;
+      wrong += (double) res[3][i].differ;
+    }
+    printf("exact, limb form only (q8nn_vta_requant_exact_limbs), 2 vt: cycles %.0f (%.2fx the 16-bit mode's), ALU "
+           "micro-ops %.0f, %.0f outputs differ from the CPU\n", cycles, cycles / tot[2], alu_uops, wrong);
+  }
   print_bounds(res[1], res[2]);
   /* stock HLS ALU estimate over the convolutions (exact, 2 virtual threads): the extra ALU steps
      cost 2 cycles per pixel row each on the ALU-bound compute module */
@@ -387,7 +434,7 @@ int main(int argc, char** argv) {
     if (ratio > hi) hi = ratio;
   }
   printf("\nStock HLS ALU estimate (no MUL, shifts <= 15), exact convolutions, 2 vt: ALU micro-ops %.0f -> %.0f "
-         "(%.2fx), cycles %.0f -> %.0f (%.2fx; per layer %.2f-%.2fx); digits per 15/16-bit limb (layer max) %.0f-%.0f\n",
+         "(%.2fx), cycles %.0f -> %.0f (%.2fx; per layer %.2f-%.2fx); digits per multiplier limb (layer max) %.0f-%.0f\n",
          alu_mul, alu_stock, alu_stock / alu_mul, conv_cycles, stock_cycles, stock_cycles / conv_cycles, lo, hi, dmin,
          dmax);
   return max_diff[0] == 0 && max_diff[1] <= 1 ? 0 : 1;
