@@ -49,8 +49,11 @@ static uint32_t read_log_buff(struct fuzz_reader* r) {
   return edges[b & 7];
 }
 
-/* The requantization of the backend read last: q8nn_vta_requant_exact or _16bit. */
+/* The requantization of the backend read last: q8nn_vta_requant_exact, _16bit or _exact_limbs. */
 static uint32_t backend_requant;
+static bool exact_mode(void) {
+  return backend_requant == q8nn_vta_requant_exact || backend_requant == q8nn_vta_requant_exact_limbs;
+}
 
 static q8nn_backend_t read_backend(struct fuzz_reader* r) {
   struct q8nn_vta_config c;
@@ -58,7 +61,8 @@ static q8nn_backend_t read_backend(struct fuzz_reader* r) {
   const uint8_t lb = fuzz_u8(r);
   static const uint32_t batch_edges[4] = {2, 4, 5, UINT32_MAX};
   c.log_batch = lb < 0xF0 ? lb % 2 : batch_edges[lb & 3];
-  /* exact (default) or 16-bit requantization; 0xE0..0xEF: a value that is neither */
+  /* exact (default) or 16-bit requantization; 0xE0..0xEF: the exact limb form (2) or a value that
+     is none of them */
   c.requantization = lb < 0xE0 ? (lb >> 1) & 1 : lb < 0xF0 ? (lb & 2 ? 2 : UINT32_MAX) : 0;
   backend_requant = c.requantization;
   const uint8_t lk = fuzz_u8(r);
@@ -76,7 +80,7 @@ static q8nn_backend_t read_backend(struct fuzz_reader* r) {
     FUZZ_CHECK(status == q8nn_status_invalid_parameter, "virtual_threads %u: %s", c.virtual_threads,
                q8nn_status_string(status));
   }
-  if (c.requantization > q8nn_vta_requant_16bit) {
+  if (c.requantization > q8nn_vta_requant_exact_limbs) {
     /* invalid_parameter, unless another field's defect is reported first */
     FUZZ_CHECK(status != q8nn_status_success, "requantization %u accepted", c.requantization);
   }
@@ -233,7 +237,7 @@ static void fuzz_conv(struct fuzz_reader* r, q8nn_backend_t vta, int depthwise,
   int8_t* oracle = NULL;
   /* Exact mode: the VTA output is TFLite's byte for byte, checked against the reference alone.
      16-bit mode: the host oracle of that arithmetic bit for bit, and within 1 LSB of TFLite. */
-  const bool exact = backend_requant == q8nn_vta_requant_exact;
+  const bool exact = exact_mode();
   if (on_vta && !exact) {
     const size_t padded = (cout + 63) / 64 * 64;
     struct q8nn_vta_conv_requant* rq = malloc(padded * sizeof(*rq));
@@ -406,7 +410,7 @@ static void fuzz_add(struct fuzz_reader* r, q8nn_backend_t vta, pthreadpool_t th
         stride_a *= sa[d];
         stride_b *= sb[d];
       }
-      oracle[i] = backend_requant == q8nn_vta_requant_exact
+      oracle[i] = exact_mode()
                       ? q8nn_vta_add_exact_apply(&state->add_exact, a_copy[ia], b[ib])
                       : q8nn_vta_add_requant_apply(&state->add, a_copy[ia], b[ib]);
     }
@@ -418,7 +422,7 @@ static void fuzz_add(struct fuzz_reader* r, q8nn_backend_t vta, pthreadpool_t th
     FUZZ_CHECK(status == q8nn_status_success, "run add on %s returned %s", on_vta ? "vta" : "cpu",
                q8nn_status_string(status));
     for (size_t i = 0; i < n; i++) {
-      if (!on_vta || backend_requant == q8nn_vta_requant_exact) {
+      if (!on_vta || exact_mode()) {
         /* the CPU, or VTA in exact mode: TFLite's bytes (and the exact oracle's) */
         FUZZ_CHECK(out[i] == expected[i], "%s add byte %zu: got %d, reference %d",
                    on_vta ? "vta exact" : "cpu", i, out[i], expected[i]);

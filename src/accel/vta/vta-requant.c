@@ -640,8 +640,9 @@ static bool solve_with(const struct q8nn_vta_exact_channel* c, const struct lin_
   bool has_p = false, has_n = false;
   for (size_t k = 0; k < t->count; k++) {
     const struct lin_run* run = &t->runs[k];
-    const i128 lo_c = ((i128) run->v << P) - (i128) (run->first - t->ctr) * mp;
-    const i128 hi_c = ((i128) (run->v + 1) << P) - 1 - (i128) (run->last - t->ctr) * mp;
+    const i128 unit = (i128) 1 << P;
+    const i128 lo_c = (i128) run->v * unit - (i128) (run->first - t->ctr) * mp;
+    const i128 hi_c = (i128) (run->v + 1) * unit - 1 - (i128) (run->last - t->ctr) * mp;
     if (t->split && run->first < t->x0) {
       has_n = true;
       if (lo_c > ln) ln = lo_c;
@@ -684,7 +685,7 @@ static bool solve_with(const struct q8nn_vta_exact_channel* c, const struct lin_
     i128 low = rem & (((i128) 1 << w) - 1);
     if (low >= ((i128) 1 << (w - 1))) low -= (i128) 1 << w;
     limb[i] = (int32_t) low;
-    rem = (rem - low) >> w;
+    rem = (rem - low) / ((i128) 1 << w); /* exact: rem - low is a multiple of 2^w */
   }
   if (abs128(rem) > INT32_MAX) return false;
   limb[n - 1] = (int32_t) rem;
