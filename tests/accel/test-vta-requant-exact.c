@@ -24,17 +24,23 @@ static int8_t tflite(int32_t x, int32_t m, int32_t shift, int rounding, int32_t 
 
 static uint64_t checked, refused, linear_checked, linear_refused, layers_by_limbs[Q8NN_VTA_LINEAR_MAX_LIMBS + 1];
 
+/* Ranges up to 2^dense_log2 accumulators are checked at every one, larger ones at 2^(dense_log2 -
+   1) strided points plus dense windows. 22; 18 under an emulator (Q8NN_TEST_QUICK=1, set for the
+   cross builds), where the same arithmetic runs 20-50x slower. */
+static int dense_log2 = 22;
+static int64_t window = 70000; /* half-width of the dense windows (8000 under an emulator) */
+
 /* One channel of a derived linear-form layer against TFLite on its reachable accumulators
    (x = acc + bias' in bias' +- 128*sum|w|): every x when there are at most 2^22 + 1, else a
    stride plus dense windows at the clamp bounds, the sign split and x = 0. */
 static void check_linear(const struct q8nn_vta_exact_channel* c, const struct q8nn_vta_conv_linear* l) {
   const int64_t span = 128 * c->sum_abs_w, xl = c->bias_prime - span, xh = c->bias_prime + span;
-  const int64_t step = xh - xl <= (1 << 22) ? 1 : (xh - xl) / (1 << 21);
+  const int64_t step = xh - xl <= (INT64_C(1) << dense_log2) ? 1 : (xh - xl) / (INT64_C(1) << (dense_log2 - 1));
   uint64_t bad = 0;
   const int64_t centers[5] = {(int64_t) l->lo - l->c_bias + c->bias_prime, (int64_t) l->hi - l->c_bias + c->bias_prime,
                               (int64_t) -l->neg_t0 - l->c_bias + c->bias_prime, 0, xl};
   for (int pass = 0; pass < (step > 1 ? 6 : 1); pass++) {
-    const int64_t from = pass == 0 ? xl : centers[pass - 1] - 70000, to = pass == 0 ? xh : centers[pass - 1] + 70000;
+    const int64_t from = pass == 0 ? xl : centers[pass - 1] - window, to = pass == 0 ? xh : centers[pass - 1] + window;
     for (int64_t x = from; x <= to; x += pass == 0 ? step : 1) {
       if (x < xl || x > xh) continue;
       const int8_t o = q8nn_vta_conv_linear_apply(l, (int32_t) (x - c->bias_prime));
@@ -77,7 +83,7 @@ static void check_channel(int32_t m, int32_t shift, int rounding, int64_t bias_p
     return;
   }
   const int64_t B = 128 * sum_abs + (bias_prime < 0 ? -bias_prime : bias_prime);
-  const int64_t step = B <= (1 << 22) ? 1 : B / (1 << 21);
+  const int64_t step = B <= (INT64_C(1) << dense_log2) ? 1 : B / (INT64_C(1) << (dense_log2 - 1));
   uint64_t bad = 0;
   for (int64_t x = -B; x <= B; x += step) {
     const int32_t acc = (int32_t) (x - bias_prime);
@@ -93,7 +99,7 @@ static void check_channel(int32_t m, int32_t shift, int rounding, int64_t bias_p
     /* dense windows around the clamp bounds and zero, where rounding decisions concentrate */
     const int64_t centers[5] = {r.lo, r.hi, 0, r.lo - 1, r.hi + 1};
     for (int c = 0; c < 5; c++) {
-      for (int64_t x = centers[c] - 70000; x <= centers[c] + 70000; x++) {
+      for (int64_t x = centers[c] - window; x <= centers[c] + window; x++) {
         if (x < -B || x > B) continue;
         const int8_t o = q8nn_vta_conv_exact_apply(&r, (int32_t) (x - bias_prime));
         const int8_t e = tflite((int32_t) x, m, shift, rounding, zp, omin, omax);
@@ -237,6 +243,8 @@ static int teardown(void** state) {
 }
 
 int main(void) {
+  const char* quick = getenv("Q8NN_TEST_QUICK");
+  if (quick != NULL && quick[0] == '1') dense_log2 = 18, window = 8000;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_exhaustive_right_shifts),
       cmocka_unit_test(test_large_ranges),
