@@ -107,9 +107,10 @@ static int popcount64(uint64_t x) {
    2 * D + 1 steps with D the largest digit count over the layer's channels (lanes with fewer
    digits split one: 2^k = 2^(k-1) + 2^(k-1)). When every channel's |t| < 2^15, th is in
    {-1, 0, 1} and th * K is SHR, MAX, MIN: 3 steps. The 5 shifts by 16 or 31 and an rs > 15 are
-   split in two. The linear form (docs/vta-backend.md "Linear form") the same way: each limb
-   multiplier m_i of M' (nonnegative w-bit limbs for the estimate) and the sign step's dl become
-   2 * D + 1 steps, shifts by w or q above 15 and the sign step's shift by 31 split in two. */
+   split in two. The linear form (docs/vta-backend.md "Exact requantization, linear form") the
+   same way: each limb multiplier m_i of M' (nonnegative w-bit limbs for the estimate) and the
+   sign step's dl become 2 * D + 1 steps; shifts by w or q above 15 and the sign step's shift by
+   31 split in two. */
 static void stock_estimate_linear(const struct q8nn_vta_op_state* vs, uint32_t cout, double out[4]) {
   const struct q8nn_vta_conv_plan* p = &vs->plan;
   const double s = q8nn_vta_linear_alu_steps(p->limbs, p->sign_needed, p->final_clamp);

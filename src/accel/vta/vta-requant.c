@@ -463,7 +463,7 @@ bool q8nn_vta_add_exact_derive(int32_t a_zero_point, int32_t a_multiplier, int32
                                     output_max - output_zero_point, &out->out);
 }
 
-/* ---- exact, linear form (vta-requant.h; docs/vta-backend.md "Linear form") ------------------ */
+/* ---- exact, linear form (vta-requant.h; docs/vta-backend.md "Exact requantization, linear form") */
 
 int8_t q8nn_vta_conv_linear_apply(const struct q8nn_vta_conv_linear* r, int32_t acc) {
   int32_t x = clamp32(add32(acc, r->c_bias), r->lo, r->hi);

@@ -65,23 +65,9 @@ Q8NN_INTERNAL bool q8nn_vta_add_requant_derive(int32_t a_zero_point, int32_t a_m
 
 Q8NN_INTERNAL int8_t q8nn_vta_add_requant_apply(const struct q8nn_vta_add_requant* r, int8_t a, int8_t b);
 
-/* ---- Exact requantization (TFLite double or single rounding, byte for byte) -----------------
+/* ---- Exact requantization, linear form (preferred) ------------------------------------------
 
-   docs/vta-backend.md "Exact requantization" has the derivation and the no-overflow proof. With
-   t = clamp(acc + bias', lo, hi) * 2^ls, TFLite's result is floor((Y + h + s) / 2^rs) where
-   Y = floor((t*M + c0) / 2^31) and, with signed 16-bit limbs t = th*2^16 + tl, M = Mh*2^16 + Ml,
-     Y = 2*th*Mh + floor((th*Ml + tl*Mh + floor(tl*Ml / 2^16) + c0/2^16) / 2^15).
-   ALU steps (X the accumulator, A..D scratch rows zeroed by the GEMM reset, all int32 wrapping):
-     X += c_bias; X = max(X, lo); X = min(X, hi); X <<= ls
-     A += X; A <<= 16; A >>= 16                      A = tl = sext16(t)
-     X += 2^15; X >>= 16                             X = th = (t + 2^15) >> 16
-     B += A; C += X
-     B *= Ml; B >>= 16; A *= Mh; A += B; C *= Ml; A += C; A += cm; A >>= 15
-     X *= 2*Mh; X += A                               X = Y
-     [D += X; D >>= 31; D *= sg; X += D]             s = -[Y < 0] (double rounding, rs >= 1)
-     X += hh; X >>= rs                               hh = h + zp * 2^rs
-     [X = max(X, out_min); X = min(X, out_max)]      only when [lo, hi] cannot absorb the clamp */
-/* ---- Exact requantization, linear form (preferred; docs/vta-backend.md "Linear form") -------
+   docs/vta-backend.md "Exact requantization, linear form" has the proof.
 
    TFLite's output is a monotone step function G of x = acc + bias' (its clamp aside). On the
    interval [lo, hi] of x that matters, each channel's G equals
@@ -111,6 +97,23 @@ struct q8nn_vta_conv_linear {
   int32_t sign, final_clamp, out_min, out_max;                /* the layer's optional steps */
 };
 #define Q8NN_VTA_LINEAR_ROWS 11
+
+/* ---- Exact requantization, limb form (TFLite double or single rounding, byte for byte) -------
+
+   docs/vta-backend.md "Exact requantization, limb form" has the derivation and the no-overflow proof. With
+   t = clamp(acc + bias', lo, hi) * 2^ls, TFLite's result is floor((Y + h + s) / 2^rs) where
+   Y = floor((t*M + c0) / 2^31) and, with signed 16-bit limbs t = th*2^16 + tl, M = Mh*2^16 + Ml,
+     Y = 2*th*Mh + floor((th*Ml + tl*Mh + floor(tl*Ml / 2^16) + c0/2^16) / 2^15).
+   ALU steps (X the accumulator, A..D scratch rows zeroed by the GEMM reset, all int32 wrapping):
+     X += c_bias; X = max(X, lo); X = min(X, hi); X <<= ls
+     A += X; A <<= 16; A >>= 16                      A = tl = sext16(t)
+     X += 2^15; X >>= 16                             X = th = (t + 2^15) >> 16
+     B += A; C += X
+     B *= Ml; B >>= 16; A *= Mh; A += B; C *= Ml; A += C; A += cm; A >>= 15
+     X *= 2*Mh; X += A                               X = Y
+     [D += X; D >>= 31; D *= sg; X += D]             s = -[Y < 0] (double rounding, rs >= 1)
+     X += hh; X >>= rs                               hh = h + zp * 2^rs
+     [X = max(X, out_min); X = min(X, out_max)]      only when [lo, hi] cannot absorb the clamp */
 
 struct q8nn_vta_conv_exact {
   int32_t c_bias, lo, hi, neg_ls, half, mh, ml, mh2, cm, sg, hh, rs; /* the constant rows, in order */
