@@ -8,7 +8,7 @@
    B likewise, S = clamp(A + B), q = (S*mo + ro) >> so, out = clamp(q + zo)); constants ca, cb, ro
    in 3 ACC rows. Exact mode (q8nn_vta_add_exact): the short form when one was found and verified
    on all input pairs (the 16-bit program's 15 steps with multipliers and offsets in 9 constant
-   rows), else the limb form: each operand loaded into 3 regions (P, U, W), 9-10 ALU
+   rows), else the limb form: each operand loaded into up to 3 regions (P, U, W), 3-10 ALU
    instructions per operand, S = Za + Zb, then the exact requantization of the convolution
    (vta-lower.h) on 4 scratch regions zeroed by a GEMM reset; 20 constant rows. With
    two virtual threads chunks alternate between two ACC halves so the STORE of one overlaps the
@@ -129,6 +129,7 @@ static enum q8nn_status push_exact(struct q8nn_vta_cmd* cmd, struct q8nn_vta_kta
     };
     for (size_t j = 0; j < 10 && s == q8nn_status_success; j++) {
       if (!in->sign && j >= 6 && j <= 8) continue;
+      if (!in->low && (j <= 2 || j == 4)) continue;
       if (in->e == 0 && j == 9) continue;
       s = q8nn_vta_push_alu(cmd, kernels, &steps[j]);
     }
@@ -222,8 +223,9 @@ enum q8nn_status q8nn_vta_add_prepare(struct q8nn_vta_target* vta, struct q8nn_o
     uint32_t src[6];
     if (exact) {
       for (uint32_t i = 0; i < 2; i++) {
-        const uint32_t copies = st->add_exact.in[i].sign ? 3 : 2;
-        for (uint32_t j = 0; j < copies; j++) {
+        const struct q8nn_vta_add_exact_input* in = &st->add_exact.in[i];
+        for (uint32_t j = 0; j < 3; j++) {
+          if ((j == 1 && !in->low) || (j == 2 && !in->sign)) continue; /* P always, U, W when their steps run */
           dst[loads] = d + (3 * i + j) * n;
           src[loads++] = i == 0 ? st->in_addr : st->b_addr;
         }

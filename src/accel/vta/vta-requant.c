@@ -413,6 +413,7 @@ static bool add_exact_input(int32_t zero_point, int32_t multiplier, int32_t shif
   if (!fits32(c1) || !fits32(c)) return false;
   r->ml = (int32_t) ml, r->mh = (int32_t) mh, r->c1 = (int32_t) c1, r->c = (int32_t) c;
   r->k = k, r->e = e, r->sign = e > 0, r->sign_imm = 256 - zero_point;
+  r->low = ml != 0; /* Ml = 0: c1 = 2^(k-1), so U = 0 for every input */
   r->z_max = 0;
   for (int32_t v = -128; v <= 127; v++) {
     const int64_t u0 = v * ml, u1 = u0 + c1, u = u1 >> k; /* >> of negatives: arithmetic (GCC/Clang) */

@@ -171,6 +171,8 @@ struct q8nn_vta_add_exact_input {
   int32_t ml, c1, mh, c;       /* the constant rows, in order */
   int32_t k, e, sign_imm;      /* SHR amounts; 256 - z */
   int32_t sign;                /* 1: the W steps run (e >= 1) */
+  int32_t low;                 /* 1: the U steps run (Ml != 0; with Ml = 0, U = floor(c1 / 2^k) = 0,
+                                  as for the input of the larger scale, whose M is 2^30) */
   int32_t z_max;               /* max |Z| over the 256 inputs */
 };
 /* The short exact add: the 16-bit mode's program shape with multipliers of up to 22 bits and
