@@ -142,7 +142,7 @@ static enum q8nn_status push_exact(struct q8nn_vta_cmd* cmd, struct q8nn_vta_kta
     /* X at d, its scratch regions A..D at d + 6n .. d + 9n */
     const struct q8nn_vta_conv_exact* o = &r->out;
     const struct q8nn_vta_exact_steps steps = {false, true, false, o->sign != 0, false, o->final_clamp != 0,
-                                               o->out_min, o->out_max, 0};
+                                               o->out_min, o->out_max, 0, o->no_low != 0};
     s = q8nn_vta_push_exact_requant(cmd, kernels, &steps, d, d + 6 * n, 1, n);
   }
   if (s == q8nn_status_success && r->late_zp) {

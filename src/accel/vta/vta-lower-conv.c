@@ -452,7 +452,7 @@ static void requantize_exact(struct lower* lw, const struct q8nn_vta_conv_plan* 
   }
   const struct q8nn_vta_exact_steps steps = {true, p->clamp_needed, p->ls_needed, p->sign_needed, p->sign_mixed,
                                              p->final_clamp, op->conv_params.output_min,
-                                             op->conv_params.output_max, lw->const_rows};
+                                             op->conv_params.output_max, lw->const_rows, false};
   lw->status = q8nn_vta_push_exact_requant(lw->cmd, &lw->kernels, &steps, x, x + obg * ppix, obg, ppix);
 }
 

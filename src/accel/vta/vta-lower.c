@@ -123,12 +123,14 @@ enum q8nn_status q8nn_vta_push_exact_requant(struct q8nn_vta_cmd* cmd, struct q8
   alu(&s, q8nn_vta_alu_shr, true, 16, a, 0);           /* A = tl */
   alu(&s, q8nn_vta_alu_add, false, 0, x, ex_half);
   alu(&s, q8nn_vta_alu_shr, true, 16, x, 0);           /* X = th */
-  alu_rr(&s, q8nn_vta_alu_add, b, a);                  /* B = tl */
+  if (!p->no_low) alu_rr(&s, q8nn_vta_alu_add, b, a); /* B = tl */
   alu_rr(&s, q8nn_vta_alu_add, c, x);                  /* C = th */
-  alu(&s, q8nn_vta_alu_mul, false, 0, b, ex_ml);
-  alu(&s, q8nn_vta_alu_shr, true, 16, b, 0);           /* B = floor(tl*Ml / 2^16) */
+  if (!p->no_low) {
+    alu(&s, q8nn_vta_alu_mul, false, 0, b, ex_ml);
+    alu(&s, q8nn_vta_alu_shr, true, 16, b, 0);         /* B = floor(tl*Ml / 2^16) */
+  }
   alu(&s, q8nn_vta_alu_mul, false, 0, a, ex_mh);
-  alu_rr(&s, q8nn_vta_alu_add, a, b);
+  if (!p->no_low) alu_rr(&s, q8nn_vta_alu_add, a, b);
   alu(&s, q8nn_vta_alu_mul, false, 0, c, ex_ml);
   alu_rr(&s, q8nn_vta_alu_add, a, c);
   alu(&s, q8nn_vta_alu_add, false, 0, a, ex_cm);

@@ -66,6 +66,7 @@ struct q8nn_vta_exact_steps {
   bool bias, clamp, ls, sign, sign_mixed, final_clamp;
   int32_t out_min, out_max;
   uint32_t const_stride;
+  bool no_low; /* leave out the tl*Ml term (q8nn_vta_conv_exact.no_low) */
 };
 Q8NN_INTERNAL enum q8nn_status q8nn_vta_push_exact_requant(struct q8nn_vta_cmd* cmd, struct q8nn_vta_ktable* table,
                                                            const struct q8nn_vta_exact_steps* steps, uint32_t x,

@@ -279,7 +279,8 @@ bool q8nn_vta_conv_exact_derive(int32_t multiplier, int32_t shift, int rounding,
   out->ml = ml;
   out->mh2 = 2 * mh;
   out->cm = c0f << 14;
-  out->sign = rounding == 0 && rs >= 1;
+  /* -[Y < 0] is 0 on the whole range when t >= lo >= 0 (then t*M + 2^30 >= 0): no sign step */
+  out->sign = rounding == 0 && rs >= 1 && lo < 0;
   out->sg = out->sign;
   out->hh = (int32_t) hh;
   out->rs = rs;
@@ -295,7 +296,7 @@ int8_t q8nn_vta_conv_exact_apply(const struct q8nn_vta_conv_exact* r, int32_t ac
   int32_t a = shr32(shr32(x, -16), 16);          /* tl */
   x = shr32(add32(x, r->half), 16);               /* th */
   int32_t b = a, c = x;
-  b = shr32(mul32(b, r->ml), 16);                 /* floor(tl*Ml / 2^16) */
+  b = r->no_low ? 0 : shr32(mul32(b, r->ml), 16); /* floor(tl*Ml / 2^16) */
   a = add32(mul32(a, r->mh), b);
   a = add32(a, mul32(c, r->ml));
   a = shr32(add32(a, r->cm), 15);
@@ -453,15 +454,25 @@ bool q8nn_vta_add_exact_derive(int32_t a_zero_point, int32_t a_multiplier, int32
   /* |S| <= z_max(a) + z_max(b) = 128 * sum_abs with sum_abs rounded up: the conv derivation's bound */
   const int64_t bound = (int64_t) out->in[0].z_max + out->in[1].z_max;
   const int64_t sum_abs = (bound + 127) / 128;
-  if (q8nn_vta_conv_exact_derive(output_multiplier, output_shift, 0, 0, sum_abs, output_zero_point, output_min,
-                                 output_max, &out->out)) {
-    return true;
+  if (!q8nn_vta_conv_exact_derive(output_multiplier, output_shift, 0, 0, sum_abs, output_zero_point, output_min,
+                                  output_max, &out->out)) {
+    /* clamp(v + zp, min, max) = clamp(v, min - zp, max - zp) + zp; v + zp stays within [-128, 127] */
+    out->late_zp = 1;
+    out->zp = output_zero_point;
+    if (!q8nn_vta_conv_exact_derive(output_multiplier, output_shift, 0, 0, sum_abs, 0,
+                                    output_min - output_zero_point, output_max - output_zero_point, &out->out)) {
+      return false;
+    }
   }
-  /* clamp(v + zp, min, max) = clamp(v, min - zp, max - zp) + zp; v + zp stays within [-128, 127] */
-  out->late_zp = 1;
-  out->zp = output_zero_point;
-  return q8nn_vta_conv_exact_derive(output_multiplier, output_shift, 0, 0, sum_abs, 0, output_min - output_zero_point,
-                                    output_max - output_zero_point, &out->out);
+  /* Without the output stage's tl*Ml term (4 steps, one region), kept when it gives TFLite's byte
+     for all 65536 input pairs: the term moves Y by less than 1/2 and matters only for sums within
+     a unit of a rounding boundary, which the 65536 reachable sums often avoid. */
+  out->out.no_low = 1;
+  for (int32_t i = 0; i < 65536 && out->out.no_low; i++) {
+    const int8_t a = (int8_t) ((i >> 8) - 128), b = (int8_t) ((i & 255) - 128);
+    if (q8nn_vta_add_exact_apply(out, a, b) != q8nn_add_scalar(a, b, &tp)) out->out.no_low = 0;
+  }
+  return true;
 }
 
 /* ---- exact, linear form (vta-requant.h; docs/vta-backend.md "Exact requantization, linear form") */

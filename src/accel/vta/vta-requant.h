@@ -122,6 +122,8 @@ struct q8nn_vta_conv_exact {
   int32_t sign;        /* 1: the sign correction of double rounding is needed (sg = 1) */
   int32_t t_max;       /* bound on |t| after the left shift (the proof needs < 2^30 - 2^16) */
   int32_t limb_ok;     /* 1: the limb form above was derived (else only the linear form can run) */
+  int32_t no_low;      /* 1: the tl*Ml term is left out (the add's output stage, where that was
+                          checked exact on all 65536 input pairs; never for convolutions) */
   int32_t linear;      /* 1: the channel runs the linear form lin (its layer's program) */
   struct q8nn_vta_conv_linear lin;
 };
