@@ -262,6 +262,25 @@ bool q8nn_vta_conv_exact_derive(int32_t multiplier, int32_t shift, int rounding,
     out->final_clamp = 1;
   }
   if (lo > hi) return false; /* cannot happen (a - 1 <= b); kept as a guard */
+  /* Narrower still where the ends are exact: every x up to the last one whose output is out_min
+     gives out_min (G is monotone), and every x from the first one giving out_max gives out_max.
+     With a fused ReLU this puts lo at or above 0, where the sign step is a no-op. */
+  if (lo == a && tflite_value((int32_t) a, multiplier, shift, rounding) + zero_point == out_min) {
+    int64_t l = lo, h = hi;
+    while (l < h) {
+      const int64_t mid = l + (h - l + 1) / 2;
+      if (tflite_value((int32_t) mid, multiplier, shift, rounding) + zero_point <= out_min) l = mid; else h = mid - 1;
+    }
+    lo = l;
+  }
+  if (hi == b && tflite_value((int32_t) b, multiplier, shift, rounding) + zero_point == out_max) {
+    int64_t l = lo, h = hi;
+    while (l < h) {
+      const int64_t mid = l + (h - l) / 2;
+      if (tflite_value((int32_t) mid, multiplier, shift, rounding) + zero_point >= out_max) h = mid; else l = mid + 1;
+    }
+    hi = l;
+  }
   const int64_t t_max = ((lo < 0 ? -lo : lo) > (hi < 0 ? -hi : hi) ? (lo < 0 ? -lo : lo) : (hi < 0 ? -hi : hi)) << ls;
   /* |th| <= 2^14 needs |t| <= 2^30 - 2^15; keep a margin. */
   if (t_max >= (INT64_C(1) << 30) - (INT64_C(1) << 16)) return false;
@@ -429,6 +448,15 @@ static bool add_exact_input(int32_t zero_point, int32_t multiplier, int32_t shif
   return true;
 }
 
+/* The exact add's oracle equals TFLite's AddElementwise on all 65536 input pairs. */
+static bool add_exact_all_pairs(const struct q8nn_vta_add_exact* r, const struct q8nn_qs8_add_params* p) {
+  for (int32_t i = 0; i < 65536; i++) {
+    const int8_t a = (int8_t) ((i >> 8) - 128), b = (int8_t) ((i & 255) - 128);
+    if (q8nn_vta_add_exact_apply(r, a, b) != q8nn_add_scalar(a, b, p)) return false;
+  }
+  return true;
+}
+
 bool q8nn_vta_add_exact_derive(int32_t a_zero_point, int32_t a_multiplier, int32_t a_shift, int32_t b_zero_point,
                                int32_t b_multiplier, int32_t b_shift, int32_t output_multiplier,
                                int32_t output_shift, int32_t left_shift, int32_t output_zero_point,
@@ -464,13 +492,22 @@ bool q8nn_vta_add_exact_derive(int32_t a_zero_point, int32_t a_multiplier, int32
       return false;
     }
   }
-  /* Without the output stage's tl*Ml term (4 steps, one region), kept when it gives TFLite's byte
-     for all 65536 input pairs: the term moves Y by less than 1/2 and matters only for sums within
-     a unit of a rounding boundary, which the 65536 reachable sums often avoid. */
+  /* Steps left out where the add still gives TFLite's byte for all 65536 input pairs (each kept
+     only if so, tried in turn): the output stage's tl*Ml term (4 steps, one region), which moves
+     Y by less than 1/2; an operand's sign term W (3 steps, one load), with the -1 of c kept or
+     not, which moves Z by 1 on ties of one sign. They matter only for sums within a unit of a
+     rounding boundary, which the 65536 reachable sums often avoid. */
   out->out.no_low = 1;
-  for (int32_t i = 0; i < 65536 && out->out.no_low; i++) {
-    const int8_t a = (int8_t) ((i >> 8) - 128), b = (int8_t) ((i & 255) - 128);
-    if (q8nn_vta_add_exact_apply(out, a, b) != q8nn_add_scalar(a, b, &tp)) out->out.no_low = 0;
+  if (!add_exact_all_pairs(out, &tp)) out->out.no_low = 0;
+  for (int i = 0; i < 2; i++) {
+    struct q8nn_vta_add_exact_input* in = &out->in[i];
+    if (!in->sign) continue;
+    in->sign = 0;
+    if (add_exact_all_pairs(out, &tp)) continue;
+    in->c += 1;
+    if (add_exact_all_pairs(out, &tp)) continue;
+    in->c -= 1;
+    in->sign = 1;
   }
   return true;
 }
