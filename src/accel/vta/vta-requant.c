@@ -8,15 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* TFLite multiplier in [2^30, 2^31) -> 15-bit multiplier m in [2^14, 2^15) and the change of
-   exponent: multiplier * 2^(e - 31) == m * 2^(e + *bump - 15) up to rounding (half away). */
-static int32_t to_q15(int32_t multiplier, int32_t* bump) {
-  int64_t m = ((int64_t) multiplier + (INT64_C(1) << 15)) >> 16;
-  *bump = 0;
-  if (m >= (INT64_C(1) << 15)) {
-    m >>= 1;
-    *bump = 1;
-  }
+/* TFLite multiplier M (in [2^30, 2^31)) and exponent e (real = M * 2^(e - 31)) as a bits-bit
+   multiplier m with real ~= m * 2^(*e_out - bits) (round half up; m = 2^bits moves to the exponent). */
+static int32_t multiplier_bits(int32_t multiplier, int32_t e, int bits, int32_t* e_out) {
+  int64_t m = ((int64_t) multiplier + (INT64_C(1) << (30 - bits))) >> (31 - bits);
+  *e_out = e;
+  if (m >= (INT64_C(1) << bits)) m >>= 1, (*e_out)++;
   return (int32_t) m;
 }
 
@@ -91,8 +88,8 @@ bool q8nn_vta_conv_requant_derive(int32_t multiplier, int32_t shift, int64_t bia
   if (multiplier < (1 << 30) || shift < -31 || shift > 30) return false;
   if (tflite_may_wrap(bound, multiplier, shift)) return false;
   int32_t bump;
-  int32_t m = to_q15(multiplier, &bump);
-  const int32_t total = 15 - shift - bump; /* real ~= m * 2^-total */
+  int32_t m = multiplier_bits(multiplier, 0, 15, &bump); /* bump: the exponent's change, 0 or 1 */
+  const int32_t total = 15 - shift - bump;                /* real ~= m * 2^-total */
   /* L: accumulators of magnitude >= L give |q| >= 512 and saturate the int8 output whatever the
      zero point, so clamping to +-L first changes nothing and keeps v small. L <= B: when no
      accumulator reaches L_target the clamp is a no-op and L = B keeps the most precision. */
@@ -150,11 +147,10 @@ bool q8nn_vta_add_requant_derive(int32_t a_zero_point, int32_t a_multiplier, int
       a_shift > 31 || b_shift > 31 || output_shift > 31) {
     return false;
   }
-  int32_t bump_a, bump_b, bump_o;
-  const int32_t ma = to_q15(a_multiplier, &bump_a);
-  const int32_t mb = to_q15(b_multiplier, &bump_b);
-  const int32_t mo = to_q15(output_multiplier, &bump_o);
-  const int32_t ea = a_shift + bump_a, eb = b_shift + bump_b, eo = output_shift + bump_o;
+  int32_t ea, eb, eo;
+  const int32_t ma = multiplier_bits(a_multiplier, a_shift, 15, &ea);
+  const int32_t mb = multiplier_bits(b_multiplier, b_shift, 15, &eb);
+  const int32_t mo = multiplier_bits(output_multiplier, output_shift, 15, &eo);
   /* g = real_out * 2^left_shift in [2^(eo+L-1), 2^(eo+L)); T fraction bits for A and B so that
      the clamp at 32767 stays >= 512 output LSBs and the rounding of A, B costs <= 2^-5 LSB. */
   int32_t t = 5 + eo + left_shift;
@@ -351,15 +347,6 @@ int8_t q8nn_vta_add_short_apply(const struct q8nn_vta_add_short* r, int8_t a, in
   const int32_t s = clamp32(add32(x, y), r->neg_lim, r->lim);
   const int32_t q = asr(add32(mul32(s, r->mo), r->ro), r->so);
   return (int8_t) clamp32(add32(q, r->zo), r->out_min, r->out_max);
-}
-
-/* TFLite multiplier M (in [2^30, 2^31)) and exponent e (real = M * 2^(e - 31)) as a bits-bit
-   multiplier m with real ~= m * 2^(*e_out - bits) (round half up; m = 2^bits moves to the exponent). */
-static int32_t multiplier_bits(int32_t multiplier, int32_t e, int bits, int32_t* e_out) {
-  int64_t m = ((int64_t) multiplier + (INT64_C(1) << (30 - bits))) >> (31 - bits);
-  *e_out = e;
-  if (m >= (INT64_C(1) << bits)) m >>= 1, (*e_out)++;
-  return (int32_t) m;
 }
 
 /* One candidate of the short form: bits_in / bits_out multiplier bits, t fraction bits of A and
