@@ -345,7 +345,10 @@ bool q8nn_vta_conv_supports(const struct q8nn_vta_target* vta, const struct q8nn
   if (vta->exact) {
     struct q8nn_vta_conv_exact* r = malloc(padded * sizeof(*r));
     if (r == NULL) return false;
-    ok = q8nn_vta_conv_exact_table(op, padded, !vta->limb_form, r);
+    /* a limb form for every channel is enough to run; the linear form (the costlier derivation)
+       is only needed where it is not */
+    ok = q8nn_vta_conv_exact_table(op, padded, false, r) ||
+         (!vta->limb_form && q8nn_vta_conv_exact_table(op, padded, true, r));
     free(r);
   } else {
     struct q8nn_vta_conv_requant* r = malloc(padded * sizeof(*r));
