@@ -130,8 +130,8 @@ bool q8nn_vta_conv_exact_table(const struct q8nn_operator* op, size_t padded_cha
   const size_t per_channel = (size_t) s.taps * s.gic;
   struct q8nn_vta_exact_channel* ch = malloc((s.cout ? s.cout : 1) * sizeof(*ch));
   struct q8nn_vta_conv_linear* lin = malloc((s.cout ? s.cout : 1) * sizeof(*lin));
-  bool limb_ok = ch != NULL && lin != NULL;
-  for (size_t oc = 0; oc < padded_channels && limb_ok; oc++) {
+  const bool allocated = ch != NULL && lin != NULL;
+  for (size_t oc = 0; oc < padded_channels && allocated; oc++) {
     /* padded channels: all constants 0 (their output is never copied back) */
     memset(&exact[oc], 0, sizeof(exact[oc]));
     if (oc >= s.cout) continue;
@@ -145,8 +145,8 @@ bool q8nn_vta_conv_exact_table(const struct q8nn_operator* op, size_t padded_cha
                                                    sum_abs, ch[oc].zero_point, ch[oc].out_min, ch[oc].out_max,
                                                    &exact[oc]);
   }
-  bool ok = false;
-  if (ch != NULL && lin != NULL && s.cout > 0 && linear_allowed && q8nn_vta_conv_linear_derive(ch, s.cout, lin)) {
+  bool ok = allocated;
+  if (allocated && s.cout > 0 && linear_allowed && q8nn_vta_conv_linear_derive(ch, s.cout, lin)) {
     /* the linear form: its program is the layer's (padded channels keep constant rows of 0) */
     for (size_t oc = 0; oc < padded_channels; oc++) {
       exact[oc].linear = 1;
@@ -156,10 +156,8 @@ bool q8nn_vta_conv_exact_table(const struct q8nn_operator* op, size_t padded_cha
         l->c_bias = l->lo = l->hi = l->neg_t0 = l->dl = l->m0 = l->c0 = l->m1 = l->m2 = l->m3 = l->q = 0;
       }
     }
-    ok = true;
-  } else if (ch != NULL && lin != NULL) {
-    ok = true;
-    for (size_t oc = 0; oc < s.cout; oc++) ok = ok && exact[oc].limb_ok;
+  } else {
+    for (size_t oc = 0; oc < s.cout && ok; oc++) ok = exact[oc].limb_ok;
   }
   free(ch);
   free(lin);

@@ -194,6 +194,28 @@ static int64_t tflite_value(int32_t x, int32_t multiplier, int32_t shift, int ro
   return rounding ? q8nn_requantize_rsingle(x, multiplier, shift) : q8nn_requantize_rdouble(x, multiplier, shift);
 }
 
+/* On [from, to], where TFLite's value plus the zero point is non-decreasing in x (binary searches
+   on TFLite's own function): the first x whose value is >= v (to + 1 when none), and the last x
+   whose value is <= v (from - 1 when none). */
+static int64_t first_at_least(int32_t multiplier, int32_t shift, int rounding, int32_t zero_point, int64_t from,
+                              int64_t to, int64_t v) {
+  int64_t lo = from, hi = to + 1;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (tflite_value((int32_t) mid, multiplier, shift, rounding) + zero_point >= v) hi = mid; else lo = mid + 1;
+  }
+  return lo;
+}
+static int64_t last_at_most(int32_t multiplier, int32_t shift, int rounding, int32_t zero_point, int64_t from,
+                            int64_t to, int64_t v) {
+  int64_t lo = from - 1, hi = to;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo + 1) / 2;
+    if (tflite_value((int32_t) mid, multiplier, shift, rounding) + zero_point <= v) lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}
+
 bool q8nn_vta_conv_exact_derive(int32_t multiplier, int32_t shift, int rounding, int64_t bias_prime,
                                 int64_t sum_abs_w, int32_t zero_point, int32_t out_min, int32_t out_max,
                                 struct q8nn_vta_conv_exact* out) {
@@ -232,18 +254,8 @@ bool q8nn_vta_conv_exact_derive(int32_t multiplier, int32_t shift, int rounding,
   /* The output is monotone in x = acc + bias' on [-B, B]: a = first x whose output reaches
      out_min, b = last x whose output stays <= out_max (binary searches on TFLite's own value). */
   const int64_t B = bound;
-  int64_t lo_s = -B, hi_s = B + 1;
-  while (lo_s < hi_s) {
-    const int64_t mid = lo_s + (hi_s - lo_s) / 2;
-    if (tflite_value((int32_t) mid, multiplier, shift, rounding) + zero_point >= out_min) hi_s = mid; else lo_s = mid + 1;
-  }
-  const int64_t a = lo_s; /* B + 1: none */
-  lo_s = -B - 1, hi_s = B;
-  while (lo_s < hi_s) {
-    const int64_t mid = lo_s + (hi_s - lo_s + 1) / 2;
-    if (tflite_value((int32_t) mid, multiplier, shift, rounding) + zero_point <= out_max) lo_s = mid; else hi_s = mid - 1;
-  }
-  const int64_t b = lo_s; /* -B - 1: none */
+  const int64_t a = first_at_least(multiplier, shift, rounding, zero_point, -B, B, out_min); /* B + 1: none */
+  const int64_t b = last_at_most(multiplier, shift, rounding, zero_point, -B, B, out_max);   /* -B - 1: none */
   int64_t lo, hi;
   if (a <= B && (a == -B || tflite_value((int32_t) a, multiplier, shift, rounding) + zero_point == out_min)) {
     lo = a;
@@ -262,20 +274,10 @@ bool q8nn_vta_conv_exact_derive(int32_t multiplier, int32_t shift, int rounding,
      gives out_min (G is monotone), and every x from the first one giving out_max gives out_max.
      With a fused ReLU this puts lo at or above 0, where the sign step is a no-op. */
   if (lo == a && tflite_value((int32_t) a, multiplier, shift, rounding) + zero_point == out_min) {
-    int64_t l = lo, h = hi;
-    while (l < h) {
-      const int64_t mid = l + (h - l + 1) / 2;
-      if (tflite_value((int32_t) mid, multiplier, shift, rounding) + zero_point <= out_min) l = mid; else h = mid - 1;
-    }
-    lo = l;
+    lo = last_at_most(multiplier, shift, rounding, zero_point, lo, hi, out_min);
   }
   if (hi == b && tflite_value((int32_t) b, multiplier, shift, rounding) + zero_point == out_max) {
-    int64_t l = lo, h = hi;
-    while (l < h) {
-      const int64_t mid = l + (h - l) / 2;
-      if (tflite_value((int32_t) mid, multiplier, shift, rounding) + zero_point >= out_max) h = mid; else l = mid + 1;
-    }
-    hi = l;
+    hi = first_at_least(multiplier, shift, rounding, zero_point, lo, hi, out_max);
   }
   const int64_t t_max = ((lo < 0 ? -lo : lo) > (hi < 0 ? -hi : hi) ? (lo < 0 ? -lo : lo) : (hi < 0 ? -hi : hi)) << ls;
   /* |th| <= 2^14 needs |t| <= 2^30 - 2^15; keep a margin. */
@@ -597,18 +599,8 @@ static bool target_of(const struct q8nn_vta_exact_channel* c, struct lin_target*
   if (tflite_may_wrap(amax, m, shift)) return false;
   if (shift > 0 && (amax << shift) >= (INT64_C(1) << 30)) return false;
   /* a = first x reaching out_min, b = last x not above out_max (G is monotone) */
-  int64_t lo = xl, hi = xh + 1;
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (g_of(c, mid) >= omin) hi = mid; else lo = mid + 1;
-  }
-  const int64_t a = lo;
-  lo = xl - 1, hi = xh;
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo + 1) / 2;
-    if (g_of(c, mid) <= omax) lo = mid; else hi = mid - 1;
-  }
-  const int64_t b = lo;
+  const int64_t a = first_at_least(m, shift, c->rounding, c->zero_point, xl, xh, omin);
+  const int64_t b = last_at_most(m, shift, c->rounding, c->zero_point, xl, xh, omax);
   if (a > xh) {
     constant_target(t, omin, omin, omax);
     return true;
