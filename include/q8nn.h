@@ -783,6 +783,38 @@ Q8NN_API enum q8nn_status q8nn_setup_pooling2d_nhwc_u8(q8nn_operator_t pooling, 
                                                        size_t output_pixel_stride, size_t* output_height_out,
                                                        size_t* output_width_out);
 
+/** Input and output quantization of a requantizing average pooling. */
+struct q8nn_pooling2d_quantization {
+  int32_t input_zero_point;  /**< in the activations' range ([-128, 127] or [0, 255]) */
+  float input_scale;         /**< normal float > 0 */
+  int32_t output_zero_point; /**< in the activations' range */
+  float output_scale;        /**< normal float > 0; input_scale / output_scale in [2^-8, 2^8) */
+};
+
+/**
+ * Average pooling with its own output quantization: pytorch_qnnpack's average pooling arithmetic
+ * (PyTorch's quint8 adaptive_avg_pool2d and avg_pool2d on its qnnpack engine give these bytes),
+ * which is also XNNPACK's fp32 form:
+ *  - scale = input_scale / (output_scale * (float) (pooling_height * pooling_width)), in float;
+ *  - acc = the int32 sum of (x - input_zero_point) over the window clipped to the image: padding
+ *    cells count as the input zero point (they add 0, and the divisor is the whole window);
+ *  - out = clamp(rne((float) acc * scale) + output_zero_point, output_min, output_max), rne the
+ *    round to nearest, ties to even, of the float product.
+ * The setup and the output size are those of q8nn_setup_pooling2d_nhwc_* (the same operator type).
+ * @param flags 0.
+ * @return invalid_parameter as q8nn_create_average_pooling2d_nhwc_*, and for quant NULL, zero
+ *         points out of range or scales that are not normal floats > 0; unsupported_parameter for
+ *         an input/output scale ratio outside [2^-8, 2^8) (as pytorch_qnnpack) or a window of
+ *         2^23 cells or more.
+ */
+Q8NN_API enum q8nn_status q8nn_create_average_pooling2d_requantized_nhwc_s8(
+    const struct q8nn_pooling2d_desc* desc, const struct q8nn_pooling2d_quantization* quant, int8_t output_min,
+    int8_t output_max, uint32_t flags, q8nn_operator_t* pooling_out);
+/** uint8: zero points in [0, 255]; the bytes are the int8 operator's on x - 128, plus 128. */
+Q8NN_API enum q8nn_status q8nn_create_average_pooling2d_requantized_nhwc_u8(
+    const struct q8nn_pooling2d_desc* desc, const struct q8nn_pooling2d_quantization* quant, uint8_t output_min,
+    uint8_t output_max, uint32_t flags, q8nn_operator_t* pooling_out);
+
 /* ---------------------------------------------------------------------------------------------
  * Resize 2D, NHWC, int8 and uint8 (TFLite RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR)
  * ------------------------------------------------------------------------------------------- */

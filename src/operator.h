@@ -190,7 +190,7 @@ struct q8nn_operator {
   /* ---- pooling (pooling-nhwc.c); geometry holds the window, stride and padding ---- */
   int pooling_average;
   q8nn_pool_ukernel_fn pool_kernel; /* the active ISA's max or average kernel, chosen at create */
-  int8_t pooling_min, pooling_max; /* int8 clamp (uint8 operators: minus 128) */
+  struct q8nn_pool_params pool_params; /* int8 clamp (uint8 operators: minus 128), flip, requantization */
   size_t pooling_channels;
 
   /* ---- resize (resize-nhwc.c): its own state, allocated at create, freed by its class ---- */

@@ -303,11 +303,18 @@ struct q8nn_lut_entry {
  * Pooling over one output pixel: the window's `rows` x `cols` input pixels from `first` (rows
  * row_stride bytes apart, pixels pixel_stride apart), `channels` bytes each, into out. Bytes are
  * XORed with `flip` where loaded and stored (0x80: uint8 activations). Average: TFLite's
- * (sum +- count / 2) / count truncated, count = rows x cols.
+ * (sum +- count / 2) / count truncated, count = rows x cols; or, with params->requantize,
+ * pytorch_qnnpack's float requantization of the window's sum. Any window size (count < 2^23).
  */
 struct q8nn_pool_params {
   int8_t output_min, output_max;
   uint8_t flip;
+  /* Average pooling with pytorch_qnnpack's requantization instead of TFLite's quotient:
+     acc = sum - input_zero_point * count, out = rne((float) acc * scale) + output_zero_point,
+     then the clamp (|rne| < 2^16: scale < 2^8 / window, |acc| <= 255 x window). */
+  uint8_t requantize;
+  int32_t input_zero_point, output_zero_point;
+  float scale;
 };
 typedef void (*q8nn_pool_ukernel_fn)(const int8_t* first, size_t rows, size_t cols, size_t row_stride,
                                      size_t pixel_stride, size_t channels, int8_t* out,

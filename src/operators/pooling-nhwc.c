@@ -1,9 +1,11 @@
 /*
- * Max and average pooling 2D, NHWC, int8 and uint8 (TFLite's MaxPool and AveragePool): each output
+ * Max and average pooling 2D, NHWC, int8 and uint8 (TFLite's MaxPool and AveragePool, and the
+ * requantizing average pooling of pytorch_qnnpack): each output
  * pixel's window is clipped to the image and reduced by the pooling kernel over its channels
  * (kernels/pool-scalar.c, arch/x86/pool-avx2.c). Threads take rows of output pixels. uint8 bytes
  * are flipped (^ 0x80) where the kernels load and store them.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,12 +15,15 @@
 
 static const struct q8nn_operator_class q8nn_pooling_class;
 
-static enum q8nn_status create_pooling(const struct q8nn_pooling2d_desc* desc, int average, int32_t output_min,
+/* requantized: the requantizing average pooling (pytorch_qnnpack's arithmetic) of quant; else
+   TFLite's (quant unused) */
+static enum q8nn_status create_pooling(const struct q8nn_pooling2d_desc* desc, int average, int requantized,
+                                       const struct q8nn_pooling2d_quantization* quant, int32_t output_min,
                                        int32_t output_max, uint32_t flags, int u8, q8nn_operator_t* pooling_out,
                                        const char* caller) {
   if (!q8nn_is_initialized()) return q8nn_log_error(q8nn_status_uninitialized, caller, "call q8nn_initialize first");
-  if (desc == NULL || pooling_out == NULL) {
-    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "desc and pooling_out must not be NULL");
+  if (desc == NULL || pooling_out == NULL || (requantized && quant == NULL)) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "desc, quant and pooling_out must not be NULL");
   }
   if (flags != 0) return q8nn_log_error(q8nn_status_invalid_parameter, caller, "unknown flags 0x%x", (unsigned) flags);
   if (desc->pooling_height == 0 || desc->pooling_width == 0 || desc->stride_height == 0 || desc->stride_width == 0 ||
@@ -32,6 +37,37 @@ static enum q8nn_status create_pooling(const struct q8nn_pooling2d_desc* desc, i
   if (output_min > output_max) {
     return q8nn_log_error(q8nn_status_invalid_parameter, caller, "output_min %d > output_max %d", (int) output_min,
                           (int) output_max);
+  }
+  struct q8nn_pool_params params = {.output_min = (int8_t) (output_min - (u8 ? 128 : 0)),
+                                     .output_max = (int8_t) (output_max - (u8 ? 128 : 0)),
+                                     .flip = (uint8_t) (u8 ? 0x80 : 0)};
+  if (requantized) {
+    const int32_t zp_lo = u8 ? 0 : -128, zp_hi = u8 ? 255 : 127;
+    if (quant->input_zero_point < zp_lo || quant->input_zero_point > zp_hi || quant->output_zero_point < zp_lo ||
+        quant->output_zero_point > zp_hi) {
+      return q8nn_log_error(q8nn_status_invalid_parameter, caller, "zero points outside [%d, %d]", (int) zp_lo,
+                            (int) zp_hi);
+    }
+    if (!(isnormal(quant->input_scale) && quant->input_scale > 0.0f) ||
+        !(isnormal(quant->output_scale) && quant->output_scale > 0.0f)) {
+      return q8nn_log_error(q8nn_status_invalid_parameter, caller, "scales must be normal floats > 0");
+    }
+    /* pytorch_qnnp_create_average_pooling2d_nhwc_q8's range and scale, in its float arithmetic */
+    volatile float ratio = quant->input_scale / quant->output_scale;
+    if (!(ratio >= 0x1.0p-8f && ratio < 0x1.0p+8f)) {
+      return q8nn_log_error(q8nn_status_unsupported_parameter, caller,
+                            "input/output scale ratio %g outside pytorch_qnnpack's [2^-8, 2^8)", (double) ratio);
+    }
+    const uint64_t cells = (uint64_t) desc->pooling_height * desc->pooling_width;
+    if (cells >= ((uint64_t) 1 << 23)) {
+      return q8nn_log_error(q8nn_status_unsupported_parameter, caller, "a window of %llu cells (2^23 or more)",
+                            (unsigned long long) cells);
+    }
+    volatile float divisor = quant->output_scale * (float) cells;
+    params.scale = quant->input_scale / divisor;
+    params.requantize = 1;
+    params.input_zero_point = quant->input_zero_point - (u8 ? 128 : 0);
+    params.output_zero_point = quant->output_zero_point - (u8 ? 128 : 0);
   }
   struct q8nn_operator* op = q8nn_allocate_operator(q8nn_operator_type_pooling);
   if (op != NULL) op->cls = &q8nn_pooling_class;
@@ -50,8 +86,7 @@ static enum q8nn_status create_pooling(const struct q8nn_pooling2d_desc* desc, i
   g->group_input_channels = g->group_output_channels = 1;
   op->pooling_channels = desc->channels;
   op->pooling_average = average;
-  op->pooling_min = (int8_t) (output_min - (u8 ? 128 : 0));
-  op->pooling_max = (int8_t) (output_max - (u8 ? 128 : 0));
+  op->pool_params = params;
   op->u8 = u8;
   /* the kernel of the best active line (kernels/kernel-decls.h); the portable one otherwise */
   const uint32_t isa = q8nn_get_active_isa();
@@ -77,31 +112,46 @@ static enum q8nn_status create_pooling(const struct q8nn_pooling2d_desc* desc, i
   }
 #endif
   (void) isa;
-  snprintf(op->kernel_name, sizeof(op->kernel_name), "q8nn_s8_%spool_ukernel__%s", average ? "avg" : "max", line);
+  snprintf(op->kernel_name, sizeof(op->kernel_name), "q8nn_s8_%spool_ukernel__%s%s", average ? "avg" : "max", line,
+           requantized ? " (pytorch_qnnpack requantization)" : "");
   *pooling_out = op;
   return q8nn_status_success;
 }
 
 enum q8nn_status q8nn_create_max_pooling2d_nhwc_s8(const struct q8nn_pooling2d_desc* desc, int8_t output_min,
                                                    int8_t output_max, uint32_t flags, q8nn_operator_t* pooling_out) {
-  return create_pooling(desc, 0, output_min, output_max, flags, 0, pooling_out, __func__);
+  return create_pooling(desc, 0, 0, NULL, output_min, output_max, flags, 0, pooling_out, __func__);
 }
 
 enum q8nn_status q8nn_create_average_pooling2d_nhwc_s8(const struct q8nn_pooling2d_desc* desc, int8_t output_min,
                                                        int8_t output_max, uint32_t flags,
                                                        q8nn_operator_t* pooling_out) {
-  return create_pooling(desc, 1, output_min, output_max, flags, 0, pooling_out, __func__);
+  return create_pooling(desc, 1, 0, NULL, output_min, output_max, flags, 0, pooling_out, __func__);
 }
 
 enum q8nn_status q8nn_create_max_pooling2d_nhwc_u8(const struct q8nn_pooling2d_desc* desc, uint8_t output_min,
                                                    uint8_t output_max, uint32_t flags, q8nn_operator_t* pooling_out) {
-  return create_pooling(desc, 0, output_min, output_max, flags, 1, pooling_out, __func__);
+  return create_pooling(desc, 0, 0, NULL, output_min, output_max, flags, 1, pooling_out, __func__);
 }
 
 enum q8nn_status q8nn_create_average_pooling2d_nhwc_u8(const struct q8nn_pooling2d_desc* desc, uint8_t output_min,
                                                        uint8_t output_max, uint32_t flags,
                                                        q8nn_operator_t* pooling_out) {
-  return create_pooling(desc, 1, output_min, output_max, flags, 1, pooling_out, __func__);
+  return create_pooling(desc, 1, 0, NULL, output_min, output_max, flags, 1, pooling_out, __func__);
+}
+
+enum q8nn_status q8nn_create_average_pooling2d_requantized_nhwc_s8(const struct q8nn_pooling2d_desc* desc,
+                                                                   const struct q8nn_pooling2d_quantization* quant,
+                                                                   int8_t output_min, int8_t output_max,
+                                                                   uint32_t flags, q8nn_operator_t* pooling_out) {
+  return create_pooling(desc, 1, 1, quant, output_min, output_max, flags, 0, pooling_out, __func__);
+}
+
+enum q8nn_status q8nn_create_average_pooling2d_requantized_nhwc_u8(const struct q8nn_pooling2d_desc* desc,
+                                                                   const struct q8nn_pooling2d_quantization* quant,
+                                                                   uint8_t output_min, uint8_t output_max,
+                                                                   uint32_t flags, q8nn_operator_t* pooling_out) {
+  return create_pooling(desc, 1, 1, quant, output_min, output_max, flags, 1, pooling_out, __func__);
 }
 
 static enum q8nn_status setup_pooling(q8nn_operator_t op, int u8, size_t batch_size, size_t input_height,
@@ -175,7 +225,7 @@ static void pooling_task(void* context, size_t unused, size_t row0, size_t count
   (void) unused;
   const struct q8nn_operator* op = context;
   const struct q8nn_conv_geometry* g = &op->geometry;
-  const struct q8nn_pool_params params = {op->pooling_min, op->pooling_max, (uint8_t) (op->u8 ? 0x80 : 0)};
+  const struct q8nn_pool_params params = op->pool_params;
   const q8nn_pool_ukernel_fn kernel = op->pool_kernel;
   const size_t row_stride = op->input_width * op->input_pixel_stride;
   for (size_t row = row0; row < row0 + count; row++) {

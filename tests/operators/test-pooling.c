@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <math.h>
 
 #include <q8nn.h>
 
@@ -24,7 +25,31 @@ struct pool_case {
   size_t batch, height, width, channels, in_stride, out_stride;
   struct q8nn_pooling2d_desc desc;
   int8_t min, max;
+  /* requantizing average pooling (pytorch_qnnpack's arithmetic); zero points in int8 terms */
+  int requant;
+  int32_t in_zp, out_zp;
+  float in_scale, out_scale;
 };
+
+/* The requantizing average pooling of a case, int8 or uint8. */
+static enum q8nn_status create_requantized(const struct pool_case* c, q8nn_operator_t* op) {
+  const int32_t shift = c->u8 ? 128 : 0;
+  const struct q8nn_pooling2d_quantization q = {c->in_zp + shift, c->in_scale, c->out_zp + shift, c->out_scale};
+  return c->u8 ? q8nn_create_average_pooling2d_requantized_nhwc_u8(&c->desc, &q, (uint8_t) (c->min + 128),
+                                                                   (uint8_t) (c->max + 128), 0, op)
+               : q8nn_create_average_pooling2d_requantized_nhwc_s8(&c->desc, &q, c->min, c->max, 0, op);
+}
+
+/* A random scale pair: ratios from 2^-7 to 2^7, equal scales (PyTorch's adaptive pooling) a third
+   of the time. */
+static void random_quantization(struct pool_case* c) {
+  c->in_zp = test_rand_range(-128, 127);
+  c->out_zp = test_rand_range(-128, 127);
+  c->in_scale = 0.001f + (float) (test_rand() % 1000) * 0.0002f;
+  c->out_scale = test_rand() % 3 == 0 ? c->in_scale
+                                      : c->in_scale * ldexpf(1.0f + (float) (test_rand() % 1000) / 1000.0f,
+                                                             test_rand_range(-7, 6));
+}
 
 static int run_case(const struct pool_case* c, size_t pool_index, const char* mask) {
   const struct q8nn_pooling2d_desc* d = &c->desc;
@@ -42,12 +67,21 @@ static int run_case(const struct pool_case* c, size_t pool_index, const char* ma
       input[p * c->in_stride + k] = (int8_t) ((uint8_t) dense[p * c->channels + k] ^ (c->u8 ? 0x80 : 0));
     }
   }
-  ref_pool_s8(c->average, c->batch, c->height, c->width, c->channels, out_h, out_w, d->pooling_height, d->pooling_width,
-              d->stride_height, d->stride_width, d->padding_top, d->padding_left, c->min, c->max, dense, expected);
+  if (c->requant) {
+    ref_avgpool_qnnpack_s8(c->batch, c->height, c->width, c->channels, out_h, out_w, d->pooling_height,
+                           d->pooling_width, d->stride_height, d->stride_width, d->padding_top, d->padding_left,
+                           c->in_zp, c->in_scale, c->out_zp, c->out_scale, c->min, c->max, dense, expected);
+  } else {
+    ref_pool_s8(c->average, c->batch, c->height, c->width, c->channels, out_h, out_w, d->pooling_height,
+                d->pooling_width, d->stride_height, d->stride_width, d->padding_top, d->padding_left, c->min, c->max,
+                dense, expected);
+  }
   memset(output, TEST_GUARD_BYTE, out_pixels * c->out_stride + 16);
   q8nn_operator_t op = NULL;
   enum q8nn_status status;
-  if (c->u8) {
+  if (c->requant) {
+    status = create_requantized(c, &op);
+  } else if (c->u8) {
     const uint8_t lo = (uint8_t) (c->min + 128), hi = (uint8_t) (c->max + 128);
     status = c->average ? q8nn_create_average_pooling2d_nhwc_u8(d, lo, hi, 0, &op)
                         : q8nn_create_max_pooling2d_nhwc_u8(d, lo, hi, 0, &op);
@@ -76,9 +110,9 @@ static int run_case(const struct pool_case* c, size_t pool_index, const char* ma
                                           : TEST_GUARD_BYTE;
       if (got != want && (k < c->channels || p + 1 < out_pixels)) {
         fprintf(stderr,
-                "FAIL %s %s %s: %zux%zux%zux%zu window %ux%u stride %ux%u pad %u,%u,%u,%u clamp [%d,%d] pool %zu: "
+                "FAIL %s%s %s %s: %zux%zux%zux%zu window %ux%u stride %ux%u pad %u,%u,%u,%u clamp [%d,%d] pool %zu: "
                 "pixel %zu byte %zu is %d, want %d\n",
-                c->average ? "average" : "max", c->u8 ? "u8" : "s8", mask, c->batch, c->height, c->width, c->channels,
+                c->average ? "average" : "max", c->requant ? " requantized" : "", c->u8 ? "u8" : "s8", mask, c->batch, c->height, c->width, c->channels,
                 d->pooling_height, d->pooling_width, d->stride_height, d->stride_width, d->padding_top,
                 d->padding_right, d->padding_bottom, d->padding_left, c->min, c->max, pool_index, p, k, got, want);
         failures++;
@@ -125,6 +159,8 @@ static void test_pooling_sweep(void** state) {
     c.desc.stride_height = 1 + test_rand() % 3;
     c.desc.stride_width = 1 + test_rand() % 3;
     c.desc.channels = c.channels;
+    c.requant = c.average && (i / 4) % 2 == 1;
+    if (c.requant) random_quantization(&c);
     if (c.height + c.desc.padding_top + c.desc.padding_bottom < c.desc.pooling_height ||
         c.width + c.desc.padding_left + c.desc.padding_right < c.desc.pooling_width) {
       continue;
@@ -151,6 +187,10 @@ static void test_pooling_sweep(void** state) {
     big.average = 0;
     failures += run_case(&big, 2, test_isa_name(masks[m]));
     big.average = 1;
+    big.requant = 1;
+    random_quantization(&big);
+    failures += run_case(&big, 1, test_isa_name(masks[m]));
+    big.requant = 0;
   }
   q8nn_set_isa_mask(Q8NN_ISA_ALL);
   printf("pooling: %zu cases on every ISA mask\n", cases);
@@ -161,8 +201,8 @@ static void test_pooling_sweep(void** state) {
 
 /* Average pooling's rounded division on single large windows: counts from 1 to 64 x 64, sums at
    both extremes (all -128, all 127, some channels one step inside so quotients land next to .5)
-   and random, on every ISA mask (the AVX2 kernel's float quotient up to 256 cells, the portable
-   division beyond). */
+   and random, on every ISA mask (the vector kernels' float quotient, int16 sums added into int32
+   every 256 cells); and the requantizing pooling on the same windows. */
 static void test_average_pool_large_windows(void** state) {
   (void) state;
   uint32_t masks[32];
@@ -173,7 +213,7 @@ static void test_average_pool_large_windows(void** state) {
     const size_t channels = t % 10 == 0 ? 257 + test_rand() % 44 : 1 + test_rand() % 70;
     const size_t n = h * w * channels;
     int8_t* in = malloc(n);
-    int8_t ref[301], out[301];
+    int8_t ref[301], ref_rq[301], out[301];
     if (t % 3 == 0) test_fill_s8(in, n);
     else memset(in, t % 3 == 1 ? -128 : 127, n);
     for (size_t c = 0; c < channels; c += 3) in[c] = (int8_t) (in[c] > 0 ? in[c] - 1 : in[c] + 1);
@@ -193,6 +233,33 @@ static void test_average_pool_large_windows(void** state) {
         failures++;
       }
       q8nn_delete_operator(op);
+
+      /* the requantizing pooling on the same window: int32 sums beyond 256 cells */
+      struct pool_case rq = {.average = 1, .requant = 1, .u8 = t % 2, .min = -128, .max = 127, .desc = d};
+      random_quantization(&rq);
+      if (t % 4 == 0) rq.out_scale = rq.in_scale, rq.out_zp = rq.in_zp;
+      int8_t* in_flipped = malloc(n);
+      for (size_t k = 0; k < n; k++) in_flipped[k] = (int8_t) ((uint8_t) in[k] ^ (rq.u8 ? 0x80 : 0));
+      ref_avgpool_qnnpack_s8(1, h, w, channels, 1, 1, h, w, 1, 1, 0, 0, rq.in_zp, rq.in_scale, rq.out_zp,
+                             rq.out_scale, -128, 127, in, ref_rq);
+      assert_int_equal(create_requantized(&rq, &op), q8nn_status_success);
+      assert_int_equal(q8nn_setup_pooling2d_nhwc_s8(op, 1, h, w, in_flipped, channels, out, channels, NULL, NULL),
+                       rq.u8 ? q8nn_status_invalid_parameter : q8nn_status_success);
+      if (rq.u8) {
+        assert_int_equal(q8nn_setup_pooling2d_nhwc_u8(op, 1, h, w, (const uint8_t*) in_flipped, channels,
+                                                      (uint8_t*) out, channels, NULL, NULL),
+                         q8nn_status_success);
+      }
+      assert_int_equal(q8nn_run_operator(op, NULL), q8nn_status_success);
+      for (size_t k = 0; k < channels; k++) out[k] = (int8_t) ((uint8_t) out[k] ^ (rq.u8 ? 0x80 : 0));
+      const size_t bad_rq = test_first_mismatch(out, ref_rq, channels);
+      if (bad_rq != SIZE_MAX) {
+        fprintf(stderr, "FAIL %s (%s): %zux%zu window, %zu channels: [%zu] %d, reference %d\n",
+                q8nn_operator_kernel_name(op), rq.u8 ? "u8" : "s8", h, w, channels, bad_rq, out[bad_rq], ref_rq[bad_rq]);
+        failures++;
+      }
+      q8nn_delete_operator(op);
+      free(in_flipped);
     }
     free(in);
   }
@@ -242,6 +309,45 @@ static void test_pooling_refusals(void** state) {
                                                 NULL),
                    q8nn_status_invalid_parameter);
   q8nn_delete_operator(op);
+
+  /* the requantizing average pooling's own refusals, op untouched */
+  op = (q8nn_operator_t) (uintptr_t) 0xDEADBEEF;
+  struct q8nn_pooling2d_quantization q = {0, 0.5f, 3, 0.25f};
+  assert_int_equal(q8nn_create_average_pooling2d_requantized_nhwc_s8(&good, NULL, -128, 127, 0, &op),
+                   q8nn_status_invalid_parameter);
+  assert_int_equal(q8nn_create_average_pooling2d_requantized_nhwc_s8(&good, &q, -128, 127, 0x20, &op),
+                   q8nn_status_invalid_parameter);
+  q.input_zero_point = 128;
+  assert_int_equal(q8nn_create_average_pooling2d_requantized_nhwc_s8(&good, &q, -128, 127, 0, &op),
+                   q8nn_status_invalid_parameter);
+  assert_int_equal(q8nn_create_average_pooling2d_requantized_nhwc_u8(&good, &q, 0, 255, 0, &op),
+                   q8nn_status_success);
+  q8nn_delete_operator(op);
+  op = (q8nn_operator_t) (uintptr_t) 0xDEADBEEF;
+  q.input_zero_point = -1;
+  assert_int_equal(q8nn_create_average_pooling2d_requantized_nhwc_u8(&good, &q, 0, 255, 0, &op),
+                   q8nn_status_invalid_parameter);
+  q.input_zero_point = 0;
+  q.output_scale = 0.0f;
+  assert_int_equal(q8nn_create_average_pooling2d_requantized_nhwc_s8(&good, &q, -128, 127, 0, &op),
+                   q8nn_status_invalid_parameter);
+  q.output_scale = 1e-40f; /* subnormal */
+  assert_int_equal(q8nn_create_average_pooling2d_requantized_nhwc_s8(&good, &q, -128, 127, 0, &op),
+                   q8nn_status_invalid_parameter);
+  q.output_scale = 0.5f / 256.0f; /* ratio 2^8 */
+  assert_int_equal(q8nn_create_average_pooling2d_requantized_nhwc_s8(&good, &q, -128, 127, 0, &op),
+                   q8nn_status_unsupported_parameter);
+  q.output_scale = 0.5f * 512.0f; /* ratio 2^-9 */
+  assert_int_equal(q8nn_create_average_pooling2d_requantized_nhwc_s8(&good, &q, -128, 127, 0, &op),
+                   q8nn_status_unsupported_parameter);
+  q.output_scale = 0.25f;
+  struct q8nn_pooling2d_desc huge = good;
+  huge.pooling_height = huge.pooling_width = 4096; /* 2^24 cells */
+  assert_int_equal(q8nn_create_average_pooling2d_requantized_nhwc_s8(&huge, &q, -128, 127, 0, &op),
+                   q8nn_status_unsupported_parameter);
+  assert_int_equal(q8nn_create_average_pooling2d_requantized_nhwc_s8(&good, &q, 5, 4, 0, &op),
+                   q8nn_status_invalid_parameter);
+  assert_true(op == (q8nn_operator_t) (uintptr_t) 0xDEADBEEF);
 }
 
 int main(void) {

@@ -139,6 +139,31 @@ void ref_pool_s8(int avg, size_t batch, size_t in_h, size_t in_w, size_t channel
         }
 }
 
+void ref_avgpool_qnnpack_s8(size_t batch, size_t in_h, size_t in_w, size_t channels, size_t out_h, size_t out_w,
+                            size_t filter_h, size_t filter_w, size_t stride_h, size_t stride_w, size_t pad_top,
+                            size_t pad_left, int32_t in_zp, float in_scale, int32_t out_zp, float out_scale,
+                            int32_t act_min, int32_t act_max, const int8_t* in, int8_t* out) {
+  const int32_t window = (int32_t) (filter_h * filter_w);
+  const volatile float divisor = out_scale * (float) window;
+  const float scale = in_scale / divisor;
+  for (size_t b = 0; b < batch; b++)
+    for (size_t oy = 0; oy < out_h; oy++)
+      for (size_t ox = 0; ox < out_w; ox++)
+        for (size_t c = 0; c < channels; c++) {
+          int32_t acc = -in_zp * window;
+          for (size_t fy = 0; fy < filter_h; fy++)
+            for (size_t fx = 0; fx < filter_w; fx++) {
+              const long y = (long) (oy * stride_h + fy) - (long) pad_top;
+              const long x = (long) (ox * stride_w + fx) - (long) pad_left;
+              const int inside = y >= 0 && y < (long) in_h && x >= 0 && x < (long) in_w;
+              acc += inside ? in[((b * in_h + (size_t) y) * in_w + (size_t) x) * channels + c] : in_zp;
+            }
+          long v = lrintf((float) acc * scale) + out_zp;
+          v = v < act_min ? act_min : v > act_max ? act_max : v;
+          out[((b * out_h + oy) * out_w + ox) * channels + c] = (int8_t) v;
+        }
+}
+
 int ref_mul_sub_s8(int mul, size_t a_rank, const size_t* a_shape, const int8_t* a, float a_scale, int32_t a_zp,
                    size_t b_rank, const size_t* b_shape, const int8_t* b, float b_scale, int32_t b_zp,
                    float out_scale, int32_t out_zp, int32_t act_min, int32_t act_max, int8_t* out) {

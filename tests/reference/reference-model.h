@@ -18,6 +18,16 @@ void ref_pool_s8(int avg, size_t batch, size_t in_h, size_t in_w, size_t channel
                  size_t filter_h, size_t filter_w, size_t stride_h, size_t stride_w, size_t pad_top, size_t pad_left,
                  int32_t act_min, int32_t act_max, const int8_t* in, int8_t* out);
 
+/** pytorch_qnnpack's average pooling (pytorch_qnnp_create_average_pooling2d_nhwc_q8 and its q8avgpool
+    kernels), NHWC: every cell of the filter_h x filter_w window, padding cells holding the input
+    zero point, summed with the bias -in_zp x window; scale = in_scale / (out_scale x (float)
+    window) in float; out = lrintf((float) acc x scale) + out_zp, clamped. int8 values (uint8 minus
+    128, zero points likewise). */
+void ref_avgpool_qnnpack_s8(size_t batch, size_t in_h, size_t in_w, size_t channels, size_t out_h, size_t out_w,
+                            size_t filter_h, size_t filter_w, size_t stride_h, size_t stride_w, size_t pad_top,
+                            size_t pad_left, int32_t in_zp, float in_scale, int32_t out_zp, float out_scale,
+                            int32_t act_min, int32_t act_max, const int8_t* in, int8_t* out);
+
 /** int8 MUL (mul = 1, TFLite mul.cc parameters: float product of scales) or SUB (mul = 0,
     left shift 20), with numpy broadcasting of rank <= 6. Returns 0 for unrepresentable scales. */
 int ref_mul_sub_s8(int mul, size_t a_rank, const size_t* a_shape, const int8_t* a, float a_scale, int32_t a_zp,

@@ -1,8 +1,8 @@
 /*
  * Max and average pooling of one output pixel, NEON (AArch64; see ukernel.h): 16 channels a step,
- * the tail by the portable kernel. Average: windows of at most 256 cells sum in int16 lanes, and
- * the rounded quotient is taken in float, exact as arch/x86/pool-avx2.c shows (|n| < 2^16, the
- * float quotient's error below the 1 / count distance of a non-integer quotient from an integer).
+ * the tail by the portable kernel. Average: int16 lane sums of up to 256 cells, added into int32
+ * lanes; TFLite's rounded quotient is taken in float for windows of up to 65536 cells, exact as
+ * arch/x86/pool-avx2.c shows; pytorch_qnnpack's requantization at any size.
  */
 #include <arm_neon.h>
 
@@ -31,43 +31,58 @@ void q8nn_s8_maxpool_ukernel__neon(const int8_t* first, size_t rows, size_t cols
   }
 }
 
-static inline int32x4_t quotient(int32x4_t sum, int32x4_t half, float32x4_t count, int32x4_t lo, int32x4_t hi) {
-  /* sum > 0: sum + half, else sum - half; truncated float quotient */
-  const uint32x4_t positive = vcgtq_s32(sum, vdupq_n_s32(0));
-  const int32x4_t n = vaddq_s32(sum, vbslq_s32(positive, half, vnegq_s32(half)));
-  const int32x4_t q = vcvtq_s32_f32(vdivq_f32(vcvtq_f32_s32(n), count));
-  return vminq_s32(vmaxq_s32(q, lo), hi);
+/* The epilogue of 4 window sums: TFLite's quotient or pytorch_qnnpack's requantization (ukernel.h),
+   clamped. */
+static inline int32x4_t average(int32x4_t sum, size_t cells, const struct q8nn_pool_params* params) {
+  int32x4_t q;
+  if (params->requantize) {
+    /* FCVTNS rounds to nearest even, as nearbyintf */
+    const int32x4_t acc = vsubq_s32(sum, vdupq_n_s32(params->input_zero_point * (int32_t) cells));
+    q = vaddq_s32(vcvtnq_s32_f32(vmulq_n_f32(vcvtq_f32_s32(acc), params->scale)),
+                  vdupq_n_s32(params->output_zero_point));
+  } else {
+    /* sum > 0: sum + half, else sum - half; truncated float quotient */
+    const int32x4_t half = vdupq_n_s32((int32_t) (cells / 2));
+    const uint32x4_t positive = vcgtq_s32(sum, vdupq_n_s32(0));
+    const int32x4_t n = vaddq_s32(sum, vbslq_s32(positive, half, vnegq_s32(half)));
+    q = vcvtq_s32_f32(vdivq_f32(vcvtq_f32_s32(n), vdupq_n_f32((float) cells)));
+  }
+  return vminq_s32(vmaxq_s32(q, vdupq_n_s32(params->output_min)), vdupq_n_s32(params->output_max));
 }
 
 void q8nn_s8_avgpool_ukernel__neon(const int8_t* first, size_t rows, size_t cols, size_t row_stride,
                                    size_t pixel_stride, size_t channels, int8_t* out,
                                    const struct q8nn_pool_params* params) {
   const size_t cells = rows * cols;
-  if (cells > 256) {
+  if (cells > 65536 && !params->requantize) {
     q8nn_s8_avgpool_ukernel__scalar(first, rows, cols, row_stride, pixel_stride, channels, out, params);
     return;
   }
   const uint8x16_t flip = vdupq_n_u8(params->flip);
-  const int32x4_t half = vdupq_n_s32((int32_t) (cells / 2));
-  const float32x4_t count = vdupq_n_f32((float) cells);
-  const int32x4_t lo = vdupq_n_s32(params->output_min), hi = vdupq_n_s32(params->output_max);
   size_t c = 0;
   for (; c + 16 <= channels; c += 16) {
+    /* int16 sums of up to 256 cells, added into int32 every 256 cells */
     int16x8_t s0 = vdupq_n_s16(0), s1 = vdupq_n_s16(0);
+    int32x4_t w0 = vdupq_n_s32(0), w1 = w0, w2 = w0, w3 = w0;
+    size_t pending = 0;
     for (size_t y = 0; y < rows; y++) {
       const int8_t* row = first + y * row_stride + c;
       for (size_t x = 0; x < cols; x++) {
         const int8x16_t v = vreinterpretq_s8_u8(veorq_u8(vld1q_u8((const uint8_t*) (row + x * pixel_stride)), flip));
         s0 = vaddw_s8(s0, vget_low_s8(v));
         s1 = vaddw_s8(s1, vget_high_s8(v));
+        if (++pending == 256) {
+          w0 = vaddw_s16(w0, vget_low_s16(s0)), w1 = vaddw_s16(w1, vget_high_s16(s0));
+          w2 = vaddw_s16(w2, vget_low_s16(s1)), w3 = vaddw_s16(w3, vget_high_s16(s1));
+          s0 = s1 = vdupq_n_s16(0);
+          pending = 0;
+        }
       }
     }
-    const int32x4_t q0 = quotient(vmovl_s16(vget_low_s16(s0)), half, count, lo, hi);
-    const int32x4_t q1 = quotient(vmovl_s16(vget_high_s16(s0)), half, count, lo, hi);
-    const int32x4_t q2 = quotient(vmovl_s16(vget_low_s16(s1)), half, count, lo, hi);
-    const int32x4_t q3 = quotient(vmovl_s16(vget_high_s16(s1)), half, count, lo, hi);
-    const int16x8_t p0 = vcombine_s16(vmovn_s32(q0), vmovn_s32(q1));
-    const int16x8_t p1 = vcombine_s16(vmovn_s32(q2), vmovn_s32(q3));
+    w0 = vaddw_s16(w0, vget_low_s16(s0)), w1 = vaddw_s16(w1, vget_high_s16(s0));
+    w2 = vaddw_s16(w2, vget_low_s16(s1)), w3 = vaddw_s16(w3, vget_high_s16(s1));
+    const int16x8_t p0 = vcombine_s16(vmovn_s32(average(w0, cells, params)), vmovn_s32(average(w1, cells, params)));
+    const int16x8_t p1 = vcombine_s16(vmovn_s32(average(w2, cells, params)), vmovn_s32(average(w3, cells, params)));
     const int8x16_t r = vcombine_s8(vmovn_s16(p0), vmovn_s16(p1));
     vst1q_u8((uint8_t*) (out + c), veorq_u8(vreinterpretq_u8_s8(r), flip));
   }

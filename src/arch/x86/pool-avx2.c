@@ -2,12 +2,14 @@
  * Max and average pooling of one output pixel, AVX2 (see ukernel.h): 32 channels a step, the tail
  * by the portable kernel.
  *
- * Average: windows of at most 256 cells sum in int16 lanes (|sum| <= 128 x 256 = 32768 fits only
- * as -32768: the sum of 256 inputs of -128; the largest, 127 x 256, fits too). The rounded quotient
- * is taken in float: n = sum +- count / 2 and count are exact floats (|n| < 2^16), and where n / count
- * is not an integer it is at least 1 / count from one, more than the float quotient's error
- * (|n / count| <= 128.5 times 2^-24), so truncating the float quotient gives C's truncated
- * quotient. Larger windows run the portable kernel.
+ * Average: int16 lane sums of up to 256 cells (|sum| <= 128 x 256 = 32768 fits only as -32768:
+ * the sum of 256 inputs of -128; the largest, 127 x 256, fits too), added into int32 lanes every
+ * 256 cells. TFLite's rounded quotient is taken in float for windows of up to 65536 cells:
+ * n = sum +- count / 2 and count are exact floats (|n| <= 2^23 + 2^15 < 2^24), and where n / count
+ * is not an integer it is at least 1 / count >= 2^-16 from one, more than the float quotient's
+ * error (half an ulp of a value below 256: 2^-17), so truncating the float quotient gives C's
+ * truncated quotient. Larger TFLite windows run the portable kernel. pytorch_qnnpack's
+ * requantization is its own float arithmetic at any size.
  */
 #include <immintrin.h>
 
@@ -36,33 +38,72 @@ void q8nn_s8_maxpool_ukernel__avx2(const int8_t* first, size_t rows, size_t cols
   }
 }
 
-static inline __m128i quotients(__m256i sums16, __m256i half, __m256 count, __m256i lo, __m256i hi, int upper) {
-  const __m256i sum = _mm256_cvtepi16_epi32(upper ? _mm256_extracti128_si256(sums16, 1)
-                                                  : _mm256_castsi256_si128(sums16));
-  /* sum > 0: sum + half; else sum - half */
-  const __m256i positive = _mm256_cmpgt_epi32(sum, _mm256_setzero_si256());
-  const __m256i n = _mm256_add_epi32(sum, _mm256_blendv_epi8(_mm256_sub_epi32(_mm256_setzero_si256(), half), half,
-                                                             positive));
-  __m256i q = _mm256_cvttps_epi32(_mm256_div_ps(_mm256_cvtepi32_ps(n), count));
-  q = _mm256_min_epi32(_mm256_max_epi32(q, lo), hi);
-  return _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+/* The epilogue of 8 window sums: TFLite's quotient or pytorch_qnnpack's requantization (ukernel.h),
+   clamped. */
+struct averager {
+  __m256i half, lo, hi, bias, zero_point;
+  __m256 count, scale;
+  int requantize;
+};
+
+static inline struct averager make_averager(size_t cells, const struct q8nn_pool_params* params) {
+  struct averager a;
+  a.half = _mm256_set1_epi32((int32_t) (cells / 2));
+  a.count = _mm256_set1_ps((float) cells);
+  a.lo = _mm256_set1_epi32(params->output_min);
+  a.hi = _mm256_set1_epi32(params->output_max);
+  a.bias = _mm256_set1_epi32(params->input_zero_point * (int32_t) cells);
+  a.zero_point = _mm256_set1_epi32(params->output_zero_point);
+  a.scale = _mm256_set1_ps(params->scale);
+  a.requantize = params->requantize;
+  return a;
+}
+
+static inline __m256i averages(__m256i sum, const struct averager* a) {
+  __m256i q;
+  if (a->requantize) {
+    /* VCVTPS2DQ rounds to nearest even (MXCSR's default), as nearbyintf */
+    const __m256 scaled = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(sum, a->bias)), a->scale);
+    q = _mm256_add_epi32(_mm256_cvtps_epi32(scaled), a->zero_point);
+  } else {
+    /* sum > 0: sum + half; else sum - half */
+    const __m256i positive = _mm256_cmpgt_epi32(sum, _mm256_setzero_si256());
+    const __m256i n = _mm256_add_epi32(
+        sum, _mm256_blendv_epi8(_mm256_sub_epi32(_mm256_setzero_si256(), a->half), a->half, positive));
+    q = _mm256_cvttps_epi32(_mm256_div_ps(_mm256_cvtepi32_ps(n), a->count));
+  }
+  return _mm256_min_epi32(_mm256_max_epi32(q, a->lo), a->hi);
+}
+
+/* 16 int32 averages as 16 bytes */
+static inline __m128i pack16(__m256i q0, __m256i q1) {
+  const __m128i p0 = _mm_packs_epi32(_mm256_castsi256_si128(q0), _mm256_extracti128_si256(q0, 1));
+  const __m128i p1 = _mm_packs_epi32(_mm256_castsi256_si128(q1), _mm256_extracti128_si256(q1, 1));
+  return _mm_packs_epi16(p0, p1);
+}
+
+static inline void widen_add(__m256i s16, __m256i* lo, __m256i* hi) {
+  *lo = _mm256_add_epi32(*lo, _mm256_cvtepi16_epi32(_mm256_castsi256_si128(s16)));
+  *hi = _mm256_add_epi32(*hi, _mm256_cvtepi16_epi32(_mm256_extracti128_si256(s16, 1)));
 }
 
 void q8nn_s8_avgpool_ukernel__avx2(const int8_t* first, size_t rows, size_t cols, size_t row_stride,
                                    size_t pixel_stride, size_t channels, int8_t* out,
                                    const struct q8nn_pool_params* params) {
   const size_t cells = rows * cols;
-  if (cells > 256) {
+  if (cells > 65536 && !params->requantize) {
     q8nn_s8_avgpool_ukernel__scalar(first, rows, cols, row_stride, pixel_stride, channels, out, params);
     return;
   }
   const __m128i flip = _mm_set1_epi8((char) params->flip);
-  const __m256i half = _mm256_set1_epi32((int32_t) (cells / 2));
-  const __m256 count = _mm256_set1_ps((float) cells);
-  const __m256i lo = _mm256_set1_epi32(params->output_min), hi = _mm256_set1_epi32(params->output_max);
+  const struct averager a = make_averager(cells, params);
   size_t c = 0;
   for (; c + 32 <= channels; c += 32) {
+    /* int16 sums of up to 256 cells (-128 x 256 fits), added into int32 every 256 cells */
     __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
+    __m256i w0 = _mm256_setzero_si256(), w1 = _mm256_setzero_si256(), w2 = _mm256_setzero_si256(),
+            w3 = _mm256_setzero_si256();
+    size_t pending = 0;
     for (size_t y = 0; y < rows; y++) {
       const int8_t* row = first + y * row_stride + c;
       for (size_t x = 0; x < cols; x++) {
@@ -70,12 +111,18 @@ void q8nn_s8_avgpool_ukernel__avx2(const int8_t* first, size_t rows, size_t cols
         s0 = _mm256_add_epi16(s0, _mm256_cvtepi8_epi16(_mm_xor_si128(_mm_loadu_si128((const __m128i*) p), flip)));
         s1 = _mm256_add_epi16(s1,
                               _mm256_cvtepi8_epi16(_mm_xor_si128(_mm_loadu_si128((const __m128i*) (p + 16)), flip)));
+        if (++pending == 256) {
+          widen_add(s0, &w0, &w1);
+          widen_add(s1, &w2, &w3);
+          s0 = s1 = _mm256_setzero_si256();
+          pending = 0;
+        }
       }
     }
-    const __m128i q0 = quotients(s0, half, count, lo, hi, 0), q1 = quotients(s0, half, count, lo, hi, 1);
-    const __m128i q2 = quotients(s1, half, count, lo, hi, 0), q3 = quotients(s1, half, count, lo, hi, 1);
-    _mm_storeu_si128((__m128i*) (out + c), _mm_xor_si128(_mm_packs_epi16(q0, q1), flip));
-    _mm_storeu_si128((__m128i*) (out + c + 16), _mm_xor_si128(_mm_packs_epi16(q2, q3), flip));
+    widen_add(s0, &w0, &w1);
+    widen_add(s1, &w2, &w3);
+    _mm_storeu_si128((__m128i*) (out + c), _mm_xor_si128(pack16(averages(w0, &a), averages(w1, &a)), flip));
+    _mm_storeu_si128((__m128i*) (out + c + 16), _mm_xor_si128(pack16(averages(w2, &a), averages(w3, &a)), flip));
   }
   if (c != channels) {
     q8nn_s8_avgpool_ukernel__scalar(first + c, rows, cols, row_stride, pixel_stride, channels - c, out + c, params);
