@@ -1,5 +1,5 @@
 // torch.ops.q8nn: PyTorch eager-mode quantized conv2d (depthwise via groups), linear, add, cat,
-// max_pool2d, hardswish, hardsigmoid and channel_shuffle on q8nn, byte for byte what PyTorch 1.13's
+// max_pool2d, adaptive_avg_pool2d, hardswish, hardsigmoid and channel_shuffle on q8nn, byte for byte what PyTorch 1.13's
 // qnnpack engine computes:
 //  - quint8 activations run where PyTorch runs pytorch_qnnpack: bias quantized by
 //    quant_utils::QuantizeBias (at::quantize_per_tensor / _per_channel with scale
@@ -13,7 +13,8 @@
 //  - hardswish and hardsigmoid as q8nn lookups of the 256-entry table PyTorch computes in float
 //    (pytorch_qnnpack's, or its generic kernel's where both of that kernel's forms agree); cat on
 //    q8nn's concatenation (Q8NN_FLAG_PYTORCH_REQUANTIZE), channel_shuffle on q8nn's channel
-//    shuffle, max_pool2d on q8nn's max pooling (dilated windows: a loop here). Where PyTorch's own
+//    shuffle, max_pool2d on q8nn's max pooling (dilated windows: a loop here), adaptive_avg_pool2d
+//    on its requantizing average pooling (pytorch_qnnpack's arithmetic). Where PyTorch's own
 //    kernels give two answers for one quantization, the op calls PyTorch's kernel instead.
 // The q8nn operator is created at the first call (the input's scale is only known then), kept
 // while the input and output quantization stay the same, and set up again with the new tensors'
@@ -843,6 +844,58 @@ at::Tensor call_pytorch(const char* name, std::vector<c10::IValue> args) {
   return stack.back().toTensor();
 }
 
+// ---- adaptive average pooling ----------------------------------------------------------------
+
+// PyTorch 1.13's quantized adaptive_avg_pool2d runs pytorch_qnnpack's average pooling (window =
+// stride = input / output, no padding, output quantization = input's) for quint8 4-d inputs on the
+// qnnpack engine whose height and width are multiples of the output's and not both equal to it;
+// that is q8nn's requantizing average pooling, the same arithmetic. Any other input takes PyTorch's
+// own kernel (its generic float-reciprocal average), so the bytes are PyTorch's everywhere.
+at::Tensor adaptive_avg_pool2d(const at::Tensor& qx, std::vector<int64_t> output_size) {
+  OpTimer timer;
+  const char* op = "q8nn::adaptive_avg_pool2d";
+  check_activation(qx, op, "input");
+  TORCH_CHECK(output_size.size() == 2, op, ": output_size must have 2 values, got ", output_size.size());
+  const int64_t oh = output_size[0], ow = output_size[1];
+  TORCH_CHECK(oh > 0 && ow > 0, op, ": output_size must be positive, got ", oh, "x", ow);
+  const bool pytorch_qnnpack = qx.dim() == 4 && qx.scalar_type() == at::kQUInt8 &&
+                               at::globalContext().qEngine() == at::QEngine::QNNPACK && qx.size(2) % oh == 0 &&
+                               qx.size(3) % ow == 0 && !(qx.size(2) == oh && qx.size(3) == ow);
+  if (!pytorch_qnnpack) {
+    return call_pytorch("aten::adaptive_avg_pool2d", {qx, c10::IValue(output_size)});
+  }
+  const int64_t n = qx.size(0), channels = qx.size(1), h = qx.size(2), w = qx.size(3);
+  constexpr int64_t kLimit = int64_t{1} << 30;
+  TORCH_CHECK(h <= kLimit && w <= kLimit && channels > 0, op, ": input of ", channels, " channels, ", h, "x", w,
+              " is outside q8nn's range");
+  const at::Tensor x = qx.contiguous(at::MemoryFormat::ChannelsLast);
+  at::Tensor y = at::_empty_affine_quantized(
+      {n, channels, oh, ow}, at::device(at::kCPU).dtype(at::kQUInt8).memory_format(at::MemoryFormat::ChannelsLast),
+      qx.q_scale(), qx.q_zero_point(), c10::nullopt);
+  if (y.numel() != 0) {
+    ensure_initialized();
+    q8nn_pooling2d_desc desc = {};
+    desc.pooling_height = desc.stride_height = static_cast<uint32_t>(h / oh);
+    desc.pooling_width = desc.stride_width = static_cast<uint32_t>(w / ow);
+    desc.channels = static_cast<size_t>(channels);
+    const float scale = static_cast<float>(qx.q_scale());
+    const int32_t zero_point = static_cast<int32_t>(qx.q_zero_point());
+    const q8nn_pooling2d_quantization quant = {zero_point, scale, zero_point, scale};
+    q8nn_operator_t created = nullptr;
+    check_status(q8nn_create_average_pooling2d_requantized_nhwc_u8(&desc, &quant, 0, 255, 0, &created),
+                 "create average pooling");
+    const Operator pool(created, OperatorDeleter{});
+    check_status(q8nn_setup_pooling2d_nhwc_u8(pool.get(), n, h, w, static_cast<const uint8_t*>(x.data_ptr()),
+                                              channels, static_cast<uint8_t*>(y.data_ptr()), channels, nullptr,
+                                              nullptr),
+                 "setup average pooling");
+    run(pool, {x, y});
+  }
+  // PyTorch's layout: channels-last where the input suggests it (and for 1x1 outputs, which are
+  // contiguous in both), else NCHW
+  return y.contiguous(qx.suggest_memory_format());
+}
+
 // ---- 256-entry tables: PyTorch's elementwise arithmetic, byte by byte -------------------------
 //
 // A table is indexed by the stored byte (uint8 bits; for qint8 the two's complement bits) and holds
@@ -1526,6 +1579,7 @@ TORCH_LIBRARY(q8nn, m) {
   m.def("max_pool2d(Tensor qx, int[] kernel_size, int[] stride, int[] padding, int[] dilation, bool ceil_mode) "
         "-> Tensor",
         max_pool2d);
+  m.def("adaptive_avg_pool2d(Tensor qx, int[] output_size) -> Tensor", adaptive_avg_pool2d);
   m.def("hardswish_prepack() -> __torch__.torch.classes.q8nn.UnaryPacked", hardswish_prepack);
   m.def("hardsigmoid_prepack() -> __torch__.torch.classes.q8nn.UnaryPacked", hardsigmoid_prepack);
   m.def("hardswish(Tensor qx, __torch__.torch.classes.q8nn.UnaryPacked packed, float output_scale, "

@@ -1,5 +1,5 @@
 """q8nn_torch: run an eager-mode quantized PyTorch model's conv, linear, add, cat, max pooling,
-hardswish, hardsigmoid and channel shuffle layers on q8nn.
+adaptive average pooling, hardswish, hardsigmoid and channel shuffle layers on q8nn.
 
     import q8nn_torch
     model = q8nn_torch.convert(qmodel)          # qmodel: after torch.quantization.convert
@@ -28,7 +28,7 @@ except ImportError:  # pragma: no cover
     import torch.nn.intrinsic.quantized as nniq
 
 __all__ = [
-    "KINDS", "ChannelShuffle", "Conv2d", "Hardsigmoid", "Hardswish", "Linear", "MaxPool2d", "QFunctional",
+    "KINDS", "AdaptiveAvgPool2d", "ChannelShuffle", "Conv2d", "Hardsigmoid", "Hardswish", "Linear", "MaxPool2d", "QFunctional",
     "ReportEntry", "ShuffleNetV2Block", "convert", "format_report", "last_report", "library_path", "load", "Stats",
     "stats", "reset_stats", "replay_seconds", "fast_path",
 ]
@@ -350,7 +350,7 @@ def _pair(v, name):
     if len(v) == 1:
         v = v * 2
     if len(v) != 2:
-        raise ValueError(f"q8nn_torch.MaxPool2d: {name} must have 1 or 2 values, got {len(v)}")
+        raise ValueError(f"q8nn_torch: {name} must have 1 or 2 values, got {len(v)}")
     return v
 
 
@@ -425,6 +425,37 @@ class Hardswish(torch.nn.Module):
 
     def extra_repr(self):
         return f"scale={self.scale}, zero_point={self.zero_point}"
+
+
+class AdaptiveAvgPool2d(torch.nn.Module):
+    """torch.nn.AdaptiveAvgPool2d whose quantized 4-d inputs are pooled by q8nn::adaptive_avg_pool2d
+    with PyTorch's bytes: q8nn's requantizing average pooling (pytorch_qnnpack's arithmetic) where
+    PyTorch's qnnpack engine runs pytorch_qnnpack (quint8, input sizes multiples of the output's),
+    PyTorch's own kernel otherwise; output with the input's scale and zero point, in PyTorch's
+    layout. Float and 3-d inputs go to torch.nn.functional.adaptive_avg_pool2d."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        load()
+        self.output_size = _pair(output_size, "output_size")
+
+    @classmethod
+    def from_float(cls, mod):
+        """From a torch.nn.AdaptiveAvgPool2d whose output_size has no None."""
+        return cls(mod.output_size)
+
+    def forward(self, x):
+        if x.is_quantized and x.dim() == 4:
+            if torch.jit.is_scripting():
+                return torch.ops.q8nn.adaptive_avg_pool2d(x, self.output_size)
+            return _eager.adaptive_avg_pool2d(x, self.output_size)
+        return F.adaptive_avg_pool2d(x, self.output_size)
+
+    def _get_name(self):
+        return "Q8nnAdaptiveAvgPool2d"
+
+    def extra_repr(self):
+        return f"output_size={tuple(self.output_size)}"
 
 
 class Hardsigmoid(torch.nn.Module):
@@ -523,7 +554,7 @@ def _is_shufflenet_block(mod):
 
 # ---- convert ------------------------------------------------------------------------------------
 
-KINDS = ("conv", "depthwise", "linear", "add", "cat", "maxpool", "hardswish", "hardsigmoid", "shuffle")
+KINDS = ("conv", "depthwise", "linear", "add", "cat", "maxpool", "avgpool", "hardswish", "hardsigmoid", "shuffle")
 
 ReportEntry = collections.namedtuple("ReportEntry", "name kind module taken reason")
 ReportEntry.__doc__ = """One layer convert() looked at: its qualified name, kind (one of KINDS or
@@ -582,10 +613,6 @@ _QFUNCTIONAL_USE = {
     ("torchvision.models.quantization.mobilenetv3", "QuantizableSqueezeExcitation", "skip_mul"): "mul",
 }
 
-_AVGPOOL_REASON = ("no q8nn operator rounds as PyTorch's quantized adaptive average pooling (q8nn's average "
-                   "pooling is TFLite's; see README.md)")
-
-
 def _plan(mod, kinds, use=None):
     """(kind, factory or None, reason) for one module; kind None for modules convert() ignores
     (q8nn_torch's own among them: converting twice changes nothing). use: the one QFunctional
@@ -627,7 +654,12 @@ def _plan(mod, kinds, use=None):
             return kind, None, "kind not selected"
         return kind, lambda: QFunctional.from_quantized(mod, "add" in kinds, "cat" in kinds), None
     if t is torch.nn.AdaptiveAvgPool2d:
-        return "other", None, _AVGPOOL_REASON
+        if "avgpool" not in kinds:
+            return "avgpool", None, "kind not selected"
+        sizes = mod.output_size if isinstance(mod.output_size, (tuple, list)) else (mod.output_size,)
+        if any(v is None for v in sizes):
+            return "avgpool", None, "output_size with None (the input's size)"
+        return "avgpool", lambda: AdaptiveAvgPool2d.from_float(mod), None
     if t is torch.nn.MaxPool2d:
         if "maxpool" not in kinds:
             return "maxpool", None, "kind not selected"
@@ -655,8 +687,8 @@ def _plan(mod, kinds, use=None):
     if isinstance(mod, _OTHER_QUANTIZED) or t.__module__.startswith(("torch.ao.nn.quantized.dynamic",
                                                                        "torch.nn.quantized.dynamic")):
         return "other", None, "no q8nn counterpart"
-    if isinstance(mod, (nnq.Conv2d, nnq.Linear, nnq.QFunctional, torch.nn.MaxPool2d, nnq.Hardswish,
-                        torch.nn.Hardsigmoid, torch.nn.ChannelShuffle)):
+    if isinstance(mod, (nnq.Conv2d, nnq.Linear, nnq.QFunctional, torch.nn.MaxPool2d, torch.nn.AdaptiveAvgPool2d,
+                        nnq.Hardswish, torch.nn.Hardsigmoid, torch.nn.ChannelShuffle)):
         return "other", None, f"subclass {t.__name__} of a supported layer: not taken"
     return None, None, None
 
@@ -671,12 +703,13 @@ def convert(model, inplace=False, kinds=KINDS, report=None):
     add_relu ("add"; quint8 adds of different sizes still run on PyTorch, as PyTorch runs them with
     its generic kernel) and its cat ("cat"; one report entry, of kind "add" unless only "cat" is
     selected), torch.nn.MaxPool2d ("maxpool"; quantized 4-d inputs on q8nn, others on PyTorch),
-    torch.nn.quantized.Hardswish ("hardswish"), torch.nn.Hardsigmoid ("hardsigmoid"; quantized
+    torch.nn.AdaptiveAvgPool2d ("avgpool"; quint8 4-d inputs on the qnnpack engine whose sizes are
+    multiples of the output's on q8nn, others on PyTorch's kernel), torch.nn.quantized.Hardswish ("hardswish"), torch.nn.Hardsigmoid ("hardsigmoid"; quantized
     inputs on q8nn), torch.nn.ChannelShuffle and torchvision's quantizable ShuffleNetV2 block,
     whose channel_shuffle function becomes a ChannelShuffle module ("shuffle"). Left to PyTorch,
     with the reason in the report: layers of kinds not in `kinds`, weights with a nonzero zero
     point, padding modes other than zeros, layers whose q8nn prepack fails, max pools with
-    return_indices=True, hardsigmoids with inplace=True, other quantized compute layers.
+    return_indices=True, adaptive average pools with None in output_size, hardsigmoids with inplace=True, other quantized compute layers.
 
     report: optional list to which the ReportEntry items are appended (last_report() has them too).
     """

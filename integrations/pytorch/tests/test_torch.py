@@ -69,18 +69,17 @@ class Recorder:
 
 
 # What convert() takes in each model (every kind's bytes are checked with the others' below) and
-# what it leaves to PyTorch: adaptive average pools (no q8nn operator with PyTorch's rounding) and
-# MobileNetV3's squeeze-excitation multiplications (q8nn has no multiplication).
+# what it leaves to PyTorch: MobileNetV3's squeeze-excitation multiplications.
 MODEL_KINDS = {
     "mobilenet_v2": {"conv", "depthwise", "linear", "add"},
-    "resnet18": {"conv", "linear", "add", "maxpool"},
-    "mobilenet_v3_large": {"conv", "depthwise", "linear", "add", "hardswish", "hardsigmoid"},
+    "resnet18": {"conv", "linear", "add", "maxpool", "avgpool"},
+    "mobilenet_v3_large": {"conv", "depthwise", "linear", "add", "avgpool", "hardswish", "hardsigmoid"},
     "shufflenet_v2_x1_0": {"conv", "depthwise", "linear", "cat", "maxpool", "shuffle"},
 }
 MODEL_LEFT = {
     "mobilenet_v2": set(),
-    "resnet18": {"AdaptiveAvgPool2d"},
-    "mobilenet_v3_large": {"AdaptiveAvgPool2d", "QFunctional"},
+    "resnet18": set(),
+    "mobilenet_v3_large": {"QFunctional"},
     "shufflenet_v2_x1_0": set(),
 }
 
@@ -95,7 +94,7 @@ class ModelTest(unittest.TestCase):
         self.assertEqual({e.module for e in left}, MODEL_LEFT[name])
         for e in left:
             self.assertEqual(e.kind, "other")
-            self.assertTrue(e.module == "AdaptiveAvgPool2d" or e.name.endswith(".skip_mul"), e)
+            self.assertTrue(e.name.endswith(".skip_mul"), e)
         self.assertGreater(len(taken), 10)
         self.assertEqual({e.kind for e in report if e.taken}, MODEL_KINDS[name])
         for swapped in taken:
@@ -170,10 +169,11 @@ class ModelTest(unittest.TestCase):
         self.check_model("shufflenet_v2_x1_0", torch.qint8)
 
     def test_new_ops_run_on_q8nn(self):
-        # The models' hardswish, hardsigmoid, cat and shuffle layers ran q8nn operators, not
-        # PyTorch's kernels (which the ops call only for quantizations PyTorch's kernels disagree
-        # with themselves on).
-        for name, kinds in (("mobilenet_v3_large", ("hardswish", "hardsigmoid")), ("shufflenet_v2_x1_0", ("cat", "shuffle"))):
+        # The models' hardswish, hardsigmoid, average pooling, cat and shuffle layers ran q8nn
+        # operators, not PyTorch's kernels (which the ops call only for quantizations PyTorch's
+        # kernels disagree with themselves on, and pools pytorch_qnnpack does not run).
+        for name, kinds in (("mobilenet_v3_large", ("hardswish", "hardsigmoid", "avgpool")),
+                            ("shufflenet_v2_x1_0", ("cat", "shuffle"))):
             with self.subTest(model=name):
                 model = quantized_model(name, torch.quint8)
                 converted = q8nn_torch.convert(model, kinds=kinds)
@@ -241,7 +241,7 @@ class ModelTest(unittest.TestCase):
         report = []
         q8nn_torch.convert(model, inplace=True, report=report)
         self.assertEqual(len(report), 30)
-        self.assertEqual([e.name for e in report if not e.taken], ["avgpool"])
+        self.assertEqual([e.name for e in report if not e.taken], [])
         self.assertIsInstance(model.fc, q8nn_torch.Linear)
 
 
@@ -593,6 +593,102 @@ def unary_references(name, dtype, scale, zero_point, out_scale, out_zero_point):
     body = np.clip(np.rint(f(body_x) * inverse) + out_zero_point, lo, hi)
     rest = np.clip(out_zero_point + np.rint(f((q - f32(zero_point)) * s) * inverse), lo, hi)
     return qnnpack.astype(np.int64), body.astype(np.int64), rest.astype(np.int64)
+
+
+class AdaptiveAvgPoolTest(unittest.TestCase):
+    def check(self, x, q, r):
+        self.assertEqual((q.shape, q.dtype, q.q_scale(), q.q_zero_point()),
+                         (r.shape, r.dtype, r.q_scale(), r.q_zero_point()))
+        self.assertEqual(q.stride(), r.stride())
+        self.assertTrue(torch.equal(q.int_repr(), r.int_repr()))
+
+    def test_bytes(self):
+        # Both engines, both dtypes, both layouts, output sizes that divide the input (pytorch_qnnpack
+        # for quint8 on the qnnpack engine: ties of the float average round to even there), that do
+        # not (PyTorch's generic kernel) and that equal it.
+        seed = 700
+        shapes = ((2, 5, 8, 12), (1, 40, 28, 28), (1, 19, 7, 7), (3, 70, 16, 4), (1, 3, 1, 1))
+        sizes = ([1, 1], [2, 2], [4, 3], [3, 5], [7, 7], [8, 12], [1, 4])
+        try:
+            for engine in ("qnnpack", "onednn"):
+                if engine not in torch.backends.quantized.supported_engines:
+                    continue
+                torch.backends.quantized.engine = engine
+                for dtype, shape, size, layout in itertools.product((torch.quint8, torch.qint8), shapes, sizes,
+                                                                    ("nchw", "channels_last")):
+                    seed += 1
+                    # scale 1/16 and a uniform input: many window sums on a tie of the average
+                    x = random_input(shape, dtype, seed, scale=0.0625 if seed % 2 else 0.07)
+                    if layout == "channels_last":
+                        x = x.contiguous(memory_format=torch.channels_last)
+                    with self.subTest(engine=engine, dtype=dtype, shape=shape, size=size, layout=layout):
+                        self.check(x, torch.ops.q8nn.adaptive_avg_pool2d(x, size),
+                                   torch.nn.functional.adaptive_avg_pool2d(x, size))
+        finally:
+            torch.backends.quantized.engine = "qnnpack"
+
+    def test_q8nn_operator(self):
+        # Where pytorch_qnnpack runs, the q8nn operator runs; elsewhere PyTorch's kernel.
+        for dtype, shape, size, operators in ((torch.quint8, (1, 16, 14, 14), [1, 1], 1),
+                                              (torch.quint8, (1, 16, 14, 14), [7, 2], 1),
+                                              (torch.quint8, (1, 16, 14, 14), [3, 3], 0),
+                                              (torch.quint8, (1, 16, 14, 14), [14, 14], 0),
+                                              (torch.qint8, (1, 16, 14, 14), [1, 1], 0)):
+            x = random_input(shape, dtype, 9)
+            with self.subTest(dtype=dtype, size=size):
+                q8nn_torch.reset_stats()
+                torch.ops.q8nn.record(True)
+                try:
+                    out = torch.ops.q8nn.adaptive_avg_pool2d(x, size)
+                finally:
+                    ran = torch.ops.q8nn.record(False)
+                self.assertEqual(ran, operators)
+                self.assertEqual(q8nn_torch.stats().pytorch_calls, 1 - operators)
+                self.check(x, out, torch.nn.functional.adaptive_avg_pool2d(x, size))
+
+    def test_module(self):
+        pools = torch.nn.Sequential(torch.nn.AdaptiveAvgPool2d((4, 2)), torch.nn.AdaptiveAvgPool2d(1),
+                                    torch.nn.AdaptiveAvgPool2d((None, 1)))
+        report = []
+        converted = q8nn_torch.convert(pools, report=report)
+        self.assertEqual([(e.kind, e.taken) for e in report], [("avgpool", True), ("avgpool", True),
+                                                                ("avgpool", False)])
+        self.assertIn("None", report[2].reason)
+        self.assertIsInstance(converted[1], q8nn_torch.AdaptiveAvgPool2d)
+        self.assertEqual(converted[1].output_size, [1, 1])
+        self.assertIs(type(q8nn_torch.convert(pools, kinds=("conv",), report=[])[0]), torch.nn.AdaptiveAvgPool2d)
+        model, converted = pools[:2], converted[:2]
+        scripted = torch.jit.script(converted)
+        buffer = io.BytesIO()
+        torch.jit.save(scripted, buffer)
+        buffer.seek(0)
+        loaded = torch.jit.load(buffer)
+        for x in (random_input((2, 8, 16, 12), torch.quint8, 1), random_input((1, 8, 16, 12), torch.qint8, 2),
+                  random_input((8, 16, 12), torch.qint8, 3),  # 3-d: PyTorch's (its qnnpack path refuses quint8)
+                  torch.randn(1, 8, 16, 12)):  # float: PyTorch's
+            ref = model(x)
+            for m in (converted, scripted, loaded):
+                out = m(x)
+                if x.is_quantized:
+                    self.check(x, out, ref)
+                else:
+                    self.assertTrue(torch.equal(out, ref))
+
+    def test_bad_inputs(self):
+        x = random_input((1, 3, 6, 6), torch.quint8, 1)
+        pool = torch.ops.q8nn.adaptive_avg_pool2d
+        cases = [
+            (lambda: pool(x.dequantize(), [1, 1]), "must be a quantized tensor"),
+            (lambda: pool(x, [1]), "output_size must have 2 values"),
+            (lambda: pool(x, [0, 1]), "must be positive"),
+            (lambda: pool(torch.quantize_per_channel(torch.randn(1, 3, 6, 6), torch.ones(3) * 0.1,
+                                                     torch.zeros(3, dtype=torch.long), 1, torch.quint8), [1, 1]),
+             "per tensor"),
+        ]
+        for call, message in cases:
+            with self.subTest(message=message):
+                with self.assertRaisesRegex(RuntimeError, message):
+                    call()
 
 
 class ElementwiseTest(unittest.TestCase):
@@ -992,6 +1088,7 @@ class FastPathTest(unittest.TestCase):
                 ("add", (x, y, add._packed, 0.1, 3)), ("add_relu", (x, y, add._packed, 0.1, 3)),
                 ("cat", ([x, y], 1, add._cat_packed, 0.1, 3)),
                 ("max_pool2d", (x, [3, 3], [2, 2], [1, 1], [1, 1], False)),
+                ("adaptive_avg_pool2d", (x, [1, 1])), ("adaptive_avg_pool2d", (x, [7, 3])),
                 ("hardswish", (x, hs._packed, 0.05, 7)), ("hardsigmoid", (x, hsig._packed)),
                 ("channel_shuffle", (x, shuffle._packed)),
             ]
