@@ -200,12 +200,8 @@ class ModelTest(unittest.TestCase):
                 converted = q8nn_torch.convert(model)
                 x = torch.randn(1, 3, SIZE, SIZE, generator=torch.Generator().manual_seed(7))
                 ref = model(x)
-                scripted = torch.jit.script(converted)
+                scripted, loaded = script_and_reload(converted)
                 self.assertTrue(torch.equal(scripted(x), ref))
-                buffer = io.BytesIO()
-                torch.jit.save(scripted, buffer)
-                buffer.seek(0)
-                loaded = torch.jit.load(buffer)
                 self.assertTrue(torch.equal(loaded(x), ref))
                 self.assertTrue(torch.equal(loaded(x), ref))  # second call: the kept operators
 
@@ -243,6 +239,15 @@ class ModelTest(unittest.TestCase):
         self.assertEqual(len(report), 30)
         self.assertEqual([e.name for e in report if not e.taken], [])
         self.assertIsInstance(model.fc, q8nn_torch.Linear)
+
+
+def script_and_reload(module):
+    """The TorchScript of a module, and that script saved and loaded back."""
+    scripted = torch.jit.script(module)
+    buffer = io.BytesIO()
+    torch.jit.save(scripted, buffer)
+    buffer.seek(0)
+    return scripted, torch.jit.load(buffer)
 
 
 def random_qweight(out_channels, in_per_group, kh, kw, per_channel, seed):
@@ -504,11 +509,7 @@ class MaxPoolTest(unittest.TestCase):
         self.assertEqual((converted[1].kernel_size, converted[1].stride), ([2, 3], [2, 3]))
         self.assertEqual(q8nn_torch.convert(pools, kinds=("conv",), report=[])[0].__class__, torch.nn.MaxPool2d)
         model, converted = pools[:2], converted[:2]
-        scripted = torch.jit.script(converted)
-        buffer = io.BytesIO()
-        torch.jit.save(scripted, buffer)
-        buffer.seek(0)
-        loaded = torch.jit.load(buffer)
+        scripted, loaded = script_and_reload(converted)
         q8nn_torch.reset_stats()
         for x in (random_input((2, 8, 17, 19), torch.quint8, 1), random_input((1, 8, 17, 19), torch.qint8, 2),
                   random_input((8, 17, 19), torch.qint8, 3),  # 3-d: PyTorch's
@@ -658,11 +659,7 @@ class AdaptiveAvgPoolTest(unittest.TestCase):
         self.assertEqual(converted[1].output_size, [1, 1])
         self.assertIs(type(q8nn_torch.convert(pools, kinds=("conv",), report=[])[0]), torch.nn.AdaptiveAvgPool2d)
         model, converted = pools[:2], converted[:2]
-        scripted = torch.jit.script(converted)
-        buffer = io.BytesIO()
-        torch.jit.save(scripted, buffer)
-        buffer.seek(0)
-        loaded = torch.jit.load(buffer)
+        scripted, loaded = script_and_reload(converted)
         for x in (random_input((2, 8, 16, 12), torch.quint8, 1), random_input((1, 8, 16, 12), torch.qint8, 2),
                   random_input((8, 16, 12), torch.qint8, 3),  # 3-d: PyTorch's (its qnnpack path refuses quint8)
                   torch.randn(1, 8, 16, 12)):  # float: PyTorch's
@@ -784,11 +781,7 @@ class ElementwiseTest(unittest.TestCase):
         self.assertIsInstance(converted[0], q8nn_torch.Hardswish)
         self.assertIsInstance(converted[1], q8nn_torch.Hardsigmoid)
         model, converted = seq[:2], converted[:2]
-        scripted = torch.jit.script(converted)
-        buffer = io.BytesIO()
-        torch.jit.save(scripted, buffer)
-        buffer.seek(0)
-        loaded = torch.jit.load(buffer)
+        scripted, loaded = script_and_reload(converted)
         for dtype in (torch.quint8, torch.qint8):
             x = random_input((2, 8, 5, 6), dtype, 4, scale=0.03)
             ref = model(x)
