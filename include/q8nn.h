@@ -536,6 +536,50 @@ Q8NN_API enum q8nn_status q8nn_setup_add_nd_u8(
     size_t num_b_dims, const size_t* b_shape,
     const uint8_t* a, const uint8_t* b, uint8_t* output);
 
+/* ---------------------------------------------------------------------------------------------
+ * Multiply, N-dimensional with broadcasting, int8 and uint8 (TFLite MUL, PyTorch's quantized mul)
+ * ------------------------------------------------------------------------------------------- */
+
+/** Quantization of a multiply: zero points and the clamp in the activations' range ([-128, 127]
+    for the int8 operator, [0, 255] for the uint8 one). */
+struct q8nn_multiply_quantization {
+  int32_t a_zero_point; float a_scale;
+  int32_t b_zero_point; float b_scale;
+  int32_t output_zero_point; float output_scale;
+  int32_t output_min, output_max;
+};
+
+/**
+ * Creates an elementwise multiply y = a * b.
+ * Default (flags 0): TFLite's MUL (reference_integer_ops::MulElementwise): real = a_scale * b_scale
+ * / output_scale in float (as TFLite's Prepare), QuantizeMultiplier; out = clamp(output_zero_point
+ * + MultiplyByQuantizedMultiplier((a - a_zero_point) * (b - b_zero_point)), output_min,
+ * output_max). A multiplier with a shift above 30 is unsupported_parameter.
+ * Q8NN_FLAG_PYTORCH_REQUANTIZE: PyTorch's quantized mul (quantized::mul / mul_relu for quint8 and
+ * qint8, its qmul kernel): m = (a_scale * b_scale) * (1 / output_scale), all in float; out =
+ * clamp(output_zero_point + rne((float) ((a - a_zero_point) * (b - b_zero_point)) * m)), rne the
+ * round to nearest, ties to even (fused ReLU: output_min = output_zero_point). m * 65536 must be
+ * below 2^31 (beyond it PyTorch's vector and scalar paths disagree): unsupported_parameter.
+ * The function of the two input bytes is tabulated at create (65536 entries, 192 KiB): a broadcast
+ * operand selects one 256-entry row, run by the table-lookup kernels of the best line; dense
+ * operands look each pair up. Shapes, broadcasting, aliasing, threads and statuses are the add's.
+ * @return invalid_parameter for NULL pointers, unknown flags, zero points or a clamp out of range,
+ *         output_min > output_max, scales that are not normal floats > 0; unsupported_parameter as
+ *         above; out_of_memory.
+ */
+Q8NN_API enum q8nn_status q8nn_create_multiply_nd_s8(const struct q8nn_multiply_quantization* quant, uint32_t flags,
+                                                     q8nn_operator_t* multiply_out);
+/** Binds shapes and buffers of a multiply: as q8nn_setup_add_nd_s8. */
+Q8NN_API enum q8nn_status q8nn_setup_multiply_nd_s8(q8nn_operator_t multiply, size_t num_a_dims,
+                                                    const size_t* a_shape, size_t num_b_dims, const size_t* b_shape,
+                                                    const int8_t* a, const int8_t* b, int8_t* output);
+/** uint8: the int8 operator's bytes on x - 128, plus 128 (zero points and clamp in [0, 255]). */
+Q8NN_API enum q8nn_status q8nn_create_multiply_nd_u8(const struct q8nn_multiply_quantization* quant, uint32_t flags,
+                                                     q8nn_operator_t* multiply_out);
+Q8NN_API enum q8nn_status q8nn_setup_multiply_nd_u8(q8nn_operator_t multiply, size_t num_a_dims,
+                                                    const size_t* a_shape, size_t num_b_dims, const size_t* b_shape,
+                                                    const uint8_t* a, const uint8_t* b, uint8_t* output);
+
 /** A task of a host parallel-for: tiles [start, start + count) of a call's range. */
 typedef void (*q8nn_task_1d_tile_1d_t)(void* task_context, size_t start, size_t count);
 

@@ -27,6 +27,7 @@ enum q8nn_status q8nn_delete_operator(q8nn_operator_t op) {
   free(op->zero_buffer);
   free((void*) op->indirection);
   free(op->expanded_input);
+  free(op->mul_tables);
   if (op->cls != NULL && op->cls->release != NULL) op->cls->release(op);
   free(op);
   return q8nn_status_success;

@@ -175,6 +175,10 @@ struct q8nn_operator {
   size_t add_a_stride[Q8NN_MAX_DIMS - 1], add_b_stride[Q8NN_MAX_DIMS - 1], add_y_stride[Q8NN_MAX_DIMS - 1];
   size_t add_outer_count, add_inner;
   int add_inner_mode; /* 0: a and b both dense, 1: b broadcast, 2: a broadcast */
+  /* multiply-nd.c: an add-shaped operator whose vadd / vaddc look the products up (add_params'
+     mul_ fields); mul_tables is their one allocation */
+  int add_multiply;
+  uint8_t* mul_tables;
   const int8_t* add_a;
   const int8_t* add_b;
   int8_t* add_y;
@@ -313,6 +317,12 @@ Q8NN_INTERNAL enum q8nn_status q8nn_run_conv_cpu(struct q8nn_operator* op, const
 /* Any CPU operator (the type's run). */
 Q8NN_INTERNAL enum q8nn_status q8nn_run_cpu(struct q8nn_operator* op, const struct q8nn_exec* exec);
 Q8NN_INTERNAL enum q8nn_status q8nn_run_add_cpu(struct q8nn_operator* op, const struct q8nn_exec* exec);
+/* The broadcast setup of an add (multiply 0) or a multiply (1), int8 or uint8 (u8): the operator's
+   kind checked, then shapes, loops, pointers (add-nd.c). */
+Q8NN_INTERNAL enum q8nn_status q8nn_setup_binary_nd(q8nn_operator_t op, int multiply, int u8, size_t num_a_dims,
+                                                    const size_t* a_shape, size_t num_b_dims, const size_t* b_shape,
+                                                    const int8_t* a, const int8_t* b, int8_t* output,
+                                                    const char* caller);
 
 /* The input an operator's indirection points into and its pixel stride: a depthwise operator with
    a depth multiplier reads its expanded copy (every channel repeated dm times, channels * dm bytes a

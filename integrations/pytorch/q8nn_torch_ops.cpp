@@ -1,4 +1,4 @@
-// torch.ops.q8nn: PyTorch eager-mode quantized conv2d (depthwise via groups), linear, add, cat,
+// torch.ops.q8nn: PyTorch eager-mode quantized conv2d (depthwise via groups), linear, add, mul, cat,
 // max_pool2d, adaptive_avg_pool2d, hardswish, hardsigmoid and channel_shuffle on q8nn, byte for byte what PyTorch 1.13's
 // qnnpack engine computes:
 //  - quint8 activations run where PyTorch runs pytorch_qnnpack: bias quantized by
@@ -14,7 +14,8 @@
 //    (pytorch_qnnpack's, or its generic kernel's where both of that kernel's forms agree); cat on
 //    q8nn's concatenation (Q8NN_FLAG_PYTORCH_REQUANTIZE), channel_shuffle on q8nn's channel
 //    shuffle, max_pool2d on q8nn's max pooling (dilated windows: a loop here), adaptive_avg_pool2d
-//    on its requantizing average pooling (pytorch_qnnpack's arithmetic). Where PyTorch's own
+//    on its requantizing average pooling (pytorch_qnnpack's arithmetic), mul on its multiply
+//    (PyTorch's float arithmetic, Q8NN_FLAG_PYTORCH_REQUANTIZE). Where PyTorch's own
 //    kernels give two answers for one quantization, the op calls PyTorch's kernel instead.
 // The q8nn operator is created at the first call (the input's scale is only known then), kept
 // while the input and output quantization stay the same, and set up again with the new tensors'
@@ -521,10 +522,9 @@ struct AddKey {
   }
 };
 
-// PyTorch's xnnp_utils::get_mem_format_aware_shape: the sizes in memory order.
-std::vector<size_t> memory_order_shape(const at::Tensor& t) {
+// The sizes in the order of memory format `format` (a tensor contiguous in it).
+std::vector<size_t> memory_order_shape(const at::Tensor& t, at::MemoryFormat format) {
   std::vector<size_t> shape(t.sizes().begin(), t.sizes().end());
-  const auto format = t.suggest_memory_format();
   if (format == at::MemoryFormat::ChannelsLast && t.dim() == 4) {
     shape = {(size_t)t.size(0), (size_t)t.size(2), (size_t)t.size(3), (size_t)t.size(1)};
   } else if (format == at::MemoryFormat::ChannelsLast3d && t.dim() == 5) {
@@ -532,6 +532,9 @@ std::vector<size_t> memory_order_shape(const at::Tensor& t) {
   }
   return shape;
 }
+
+// PyTorch's xnnp_utils::get_mem_format_aware_shape: the sizes in the tensor's own memory order.
+std::vector<size_t> memory_order_shape(const at::Tensor& t) { return memory_order_shape(t, t.suggest_memory_format()); }
 
 // An add with its q8nn operator kept between calls, in the arithmetic PyTorch's qnnpack engine uses
 // for the dtype: qint8 adds go to XNNPACK's qs8 add (Q8NN_FLAG_XNNPACK_ADD), quint8 adds of equal
@@ -614,6 +617,85 @@ struct AddPacked : torch::CustomClassHolder {
     quant.b_scale = static_cast<float>(key.b_scale);
     quant.output_zero_point = static_cast<int32_t>(key.output_zero_point);
     quant.output_scale = static_cast<float>(key.output_scale);
+  }
+
+  std::mutex mutex_;
+  Operator op_;
+  AddKey key_{};
+};
+
+at::Tensor call_pytorch(const char* name, std::vector<c10::IValue> args);
+
+// A quint8 multiply (PyTorch's quantized::mul and mul_relu: its qmul kernel's float arithmetic on
+// either engine) with its q8nn operator kept between calls: q8nn's multiply with
+// Q8NN_FLAG_PYTORCH_REQUANTIZE. Operands of equal rank broadcast in the first one's memory format,
+// as PyTorch's TensorIterator lays the output out; others, multipliers q8nn refuses, and qint8
+// (which PyTorch 1.13 multiplies with XNNPACK once XNNPACK is initialized in the process, with its
+// qmul kernel before: two answers) take PyTorch's kernel.
+struct MulPacked : torch::CustomClassHolder {
+  at::Tensor mul(const at::Tensor& a, const at::Tensor& b, double output_scale, int64_t output_zero_point,
+                 bool relu) {
+    OpTimer timer;
+    const char* op = relu ? "q8nn::mul_relu" : "q8nn::mul";
+    check_activation(a, op, "first input");
+    check_activation(b, op, "second input");
+    const at::ScalarType dtype = a.scalar_type();
+    const bool u8 = dtype == at::kQUInt8;
+    TORCH_CHECK(b.scalar_type() == dtype, op, ": both inputs must have the same dtype, got ", dtype, " and ",
+                b.scalar_type());
+    check_output_quantization(dtype, output_scale, output_zero_point, op);
+    const auto format = a.suggest_memory_format();
+    if (!u8 || a.dim() == 0 || a.dim() != b.dim() || (format != at::MemoryFormat::Contiguous && a.dim() != 4)) {
+      return call_pytorch(relu ? "quantized::mul_relu" : "quantized::mul",
+                          {a, b, c10::IValue(output_scale), c10::IValue(output_zero_point)});
+    }
+    ensure_initialized();
+    const at::Tensor ac = a.contiguous(format);
+    const at::Tensor bc = b.contiguous(format);
+    at::Tensor y = at::_empty_affine_quantized(at::infer_size(ac.sizes(), bc.sizes()),
+                                               at::device(at::kCPU).dtype(dtype).memory_format(format),
+                                               output_scale, output_zero_point, c10::nullopt);
+    if (y.numel() == 0) {
+      return y;
+    }
+    const std::vector<size_t> a_shape = memory_order_shape(ac, format);
+    const std::vector<size_t> b_shape = memory_order_shape(bc, format);
+    std::lock_guard<std::mutex> lock(mutex_);
+    const AddKey key{dtype, ac.q_scale(), bc.q_scale(), output_scale,
+                     ac.q_zero_point(), bc.q_zero_point(), output_zero_point, relu};
+    if (!op_ || !(key == key_)) {
+      op_.reset();
+      const auto limits = output_limits(dtype, output_zero_point, relu);
+      q8nn_multiply_quantization quant = {};
+      quant.a_zero_point = static_cast<int32_t>(key.a_zero_point);
+      quant.a_scale = static_cast<float>(key.a_scale);
+      quant.b_zero_point = static_cast<int32_t>(key.b_zero_point);
+      quant.b_scale = static_cast<float>(key.b_scale);
+      quant.output_zero_point = static_cast<int32_t>(key.output_zero_point);
+      quant.output_scale = static_cast<float>(key.output_scale);
+      quant.output_min = static_cast<int32_t>(limits.first);
+      quant.output_max = static_cast<int32_t>(limits.second);
+      q8nn_operator_t created = nullptr;
+      const q8nn_status status = u8 ? q8nn_create_multiply_nd_u8(&quant, Q8NN_FLAG_PYTORCH_REQUANTIZE, &created)
+                                    : q8nn_create_multiply_nd_s8(&quant, Q8NN_FLAG_PYTORCH_REQUANTIZE, &created);
+      if (status == q8nn_status_unsupported_parameter) {
+        return call_pytorch(relu ? "quantized::mul_relu" : "quantized::mul",
+                            {a, b, c10::IValue(output_scale), c10::IValue(output_zero_point)});
+      }
+      check_status(status, "create multiply");
+      op_.reset(created, OperatorDeleter{});
+      key_ = key;
+    }
+    const q8nn_status status =
+        u8 ? q8nn_setup_multiply_nd_u8(op_.get(), a_shape.size(), a_shape.data(), b_shape.size(), b_shape.data(),
+                                       static_cast<const uint8_t*>(ac.data_ptr()),
+                                       static_cast<const uint8_t*>(bc.data_ptr()), static_cast<uint8_t*>(y.data_ptr()))
+           : q8nn_setup_multiply_nd_s8(op_.get(), a_shape.size(), a_shape.data(), b_shape.size(), b_shape.data(),
+                                       static_cast<const int8_t*>(ac.data_ptr()),
+                                       static_cast<const int8_t*>(bc.data_ptr()), static_cast<int8_t*>(y.data_ptr()));
+    check_status(status, "setup multiply");
+    run(op_, {ac, bc, y});
+    return y;
   }
 
   std::mutex mutex_;
@@ -1387,6 +1469,18 @@ at::Tensor add_relu(const at::Tensor& a, const at::Tensor& b, const c10::intrusi
   return packed->add(a, b, output_scale, output_zero_point, true);
 }
 
+c10::intrusive_ptr<MulPacked> mul_prepack() { return c10::make_intrusive<MulPacked>(); }
+
+at::Tensor mul(const at::Tensor& a, const at::Tensor& b, const c10::intrusive_ptr<MulPacked>& packed,
+               double output_scale, int64_t output_zero_point) {
+  return packed->mul(a, b, output_scale, output_zero_point, false);
+}
+
+at::Tensor mul_relu(const at::Tensor& a, const at::Tensor& b, const c10::intrusive_ptr<MulPacked>& packed,
+                    double output_scale, int64_t output_zero_point) {
+  return packed->mul(a, b, output_scale, output_zero_point, true);
+}
+
 c10::intrusive_ptr<UnaryPacked> hardswish_prepack() {
   return c10::make_intrusive<UnaryPacked>(static_cast<int64_t>(Unary::hardswish));
 }
@@ -1521,6 +1615,9 @@ TORCH_LIBRARY(q8nn, m) {
   m.class_<AddPacked>("AddPacked")
       .def_pickle([](const c10::intrusive_ptr<AddPacked>&) -> int64_t { return kStateVersion; },
                   [](int64_t) -> c10::intrusive_ptr<AddPacked> { return c10::make_intrusive<AddPacked>(); });
+  m.class_<MulPacked>("MulPacked")
+      .def_pickle([](const c10::intrusive_ptr<MulPacked>&) -> int64_t { return kStateVersion; },
+                  [](int64_t) -> c10::intrusive_ptr<MulPacked> { return c10::make_intrusive<MulPacked>(); });
 
   using UnaryState = std::tuple<int64_t, int64_t>;
   m.class_<UnaryPacked>("UnaryPacked")
@@ -1580,6 +1677,13 @@ TORCH_LIBRARY(q8nn, m) {
         "-> Tensor",
         max_pool2d);
   m.def("adaptive_avg_pool2d(Tensor qx, int[] output_size) -> Tensor", adaptive_avg_pool2d);
+  m.def("mul_prepack() -> __torch__.torch.classes.q8nn.MulPacked", mul_prepack);
+  m.def("mul(Tensor qa, Tensor qb, __torch__.torch.classes.q8nn.MulPacked packed, float output_scale, "
+        "int output_zero_point) -> Tensor",
+        mul);
+  m.def("mul_relu(Tensor qa, Tensor qb, __torch__.torch.classes.q8nn.MulPacked packed, float output_scale, "
+        "int output_zero_point) -> Tensor",
+        mul_relu);
   m.def("hardswish_prepack() -> __torch__.torch.classes.q8nn.UnaryPacked", hardswish_prepack);
   m.def("hardsigmoid_prepack() -> __torch__.torch.classes.q8nn.UnaryPacked", hardsigmoid_prepack);
   m.def("hardswish(Tensor qx, __torch__.torch.classes.q8nn.UnaryPacked packed, float output_scale, "

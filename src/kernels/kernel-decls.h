@@ -44,6 +44,8 @@
 /* pytorch_qnnpack's add, where no list line reproduces it (q8nn_qnn_add_params) */
 Q8NN_DECLARE_VADD(q8nn_qs8_vadd_minmax_qnn_ukernel__scalar_u4)
 Q8NN_DECLARE_VADD(q8nn_qs8_vaddc_minmax_qnn_ukernel__scalar_u4)
+Q8NN_DECLARE_VADD(q8nn_x8_vmul_table_ukernel)
+Q8NN_DECLARE_VADD(q8nn_x8_vmulc_table_ukernel)
 
 #define Q8NN_LUT_KERNEL(isa, fn, pack, tile) \
   Q8NN_INTERNAL void fn(size_t, const uint8_t*, uint8_t*, const uint8_t*); Q8NN_LUT_DECLARE_PACK_##pack

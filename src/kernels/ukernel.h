@@ -200,6 +200,12 @@ struct q8nn_qs8_add_params {
      operand byte x as the int8 x ^ input_flip and stores y ^ output_flip; the zero points and
      clamp above are the int8 ones. */
   int32_t input_flip, output_flip;
+  /* Multiply (multiply-nd.c; the vmul table kernels read only these): output byte of operand bytes
+     (a, b) = mul_table[b << 8 | a]; mul_rows + (b << 8) is row b of the same function in
+     mul_lut's packed form (64-byte aligned), for a broadcast b. */
+  const uint8_t* mul_table;
+  const uint8_t* mul_rows;
+  void (*mul_lut)(size_t n, const uint8_t* x, uint8_t* y, const uint8_t* packed);
 };
 
 /* Arithmetic of a vadd list entry. */

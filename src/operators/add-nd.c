@@ -156,11 +156,17 @@ enum q8nn_status q8nn_create_add_nd_s8(const struct q8nn_add_quantization* quant
   return q8nn_status_success;
 }
 
-static enum q8nn_status setup_add(q8nn_operator_t op, size_t num_a_dims, const size_t* a_shape,
-                                      size_t num_b_dims, const size_t* b_shape, const int8_t* a,
+enum q8nn_status q8nn_setup_binary_nd(q8nn_operator_t op, int multiply, int u8, size_t num_a_dims,
+                                      const size_t* a_shape, size_t num_b_dims, const size_t* b_shape, const int8_t* a,
                                       const int8_t* b, int8_t* output, const char* caller) {
-  if (op == NULL || op->type != q8nn_operator_type_add) {
-    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "not an add operator");
+  if (!q8nn_is_initialized()) return q8nn_log_error(q8nn_status_uninitialized, caller, "call q8nn_initialize first");
+  const char* kind = multiply ? "multiply" : "add";
+  if (op == NULL || op->type != q8nn_operator_type_add || op->add_multiply != multiply) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "not a%s %s operator", multiply ? "" : "n", kind);
+  }
+  if (op->u8 != u8) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "a%s %s: use q8nn_setup_%s_nd_%s",
+                          op->u8 ? " uint8" : "n int8", kind, kind, op->u8 ? "u8" : "s8");
   }
   if (a == NULL || b == NULL || output == NULL) {
     return q8nn_log_error(q8nn_status_invalid_parameter, caller, "a, b and output must not be NULL");
@@ -262,22 +268,14 @@ static enum q8nn_status setup_add(q8nn_operator_t op, size_t num_a_dims, const s
 enum q8nn_status q8nn_setup_add_nd_s8(q8nn_operator_t op, size_t num_a_dims, const size_t* a_shape,
                                       size_t num_b_dims, const size_t* b_shape, const int8_t* a,
                                       const int8_t* b, int8_t* output) {
-  if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
-  if (op != NULL && op->type == q8nn_operator_type_add && op->u8) {
-    return Q8NN_ERROR(q8nn_status_invalid_parameter, "a uint8 add: use q8nn_setup_add_nd_u8");
-  }
-  return setup_add(op, num_a_dims, a_shape, num_b_dims, b_shape, a, b, output, __func__);
+  return q8nn_setup_binary_nd(op, 0, 0, num_a_dims, a_shape, num_b_dims, b_shape, a, b, output, __func__);
 }
 
 enum q8nn_status q8nn_setup_add_nd_u8(q8nn_operator_t op, size_t num_a_dims, const size_t* a_shape,
                                       size_t num_b_dims, const size_t* b_shape, const uint8_t* a,
                                       const uint8_t* b, uint8_t* output) {
-  if (!q8nn_is_initialized()) return Q8NN_ERROR(q8nn_status_uninitialized, "call q8nn_initialize first");
-  if (op != NULL && op->type == q8nn_operator_type_add && !op->u8) {
-    return Q8NN_ERROR(q8nn_status_invalid_parameter, "an int8 add: use q8nn_setup_add_nd_s8");
-  }
-  return setup_add(op, num_a_dims, a_shape, num_b_dims, b_shape, (const int8_t*) a, (const int8_t*) b,
-                   (int8_t*) output, __func__);
+  return q8nn_setup_binary_nd(op, 0, 1, num_a_dims, a_shape, num_b_dims, b_shape, (const int8_t*) a,
+                              (const int8_t*) b, (int8_t*) output, __func__);
 }
 
 enum q8nn_status q8nn_create_add_nd_u8(const struct q8nn_add_quantization_u8* quant, uint32_t flags,

@@ -169,8 +169,14 @@ int ref_mul_sub_s8(int mul, size_t a_rank, const size_t* a_shape, const int8_t* 
                    float out_scale, int32_t out_zp, int32_t act_min, int32_t act_max, int8_t* out) {
   size_t rank, shape[REF_MAX_DIMS];
   if (!ref_broadcast_shape(a_rank, a_shape, b_rank, b_shape, &rank, shape)) return 0;
-  int32_t om, os, am = 0, as = 0, bm = 0, bs = 0;
-  if (mul) {
+  int32_t om = 0, os = 0, am = 0, as = 0, bm = 0, bs = 0;
+  /* PyTorch's qmul_kernel: float multiplier = self_scale * other_scale * inv_scale */
+  const volatile float inv_scale = 1.0f / out_scale;
+  const volatile float scale_product = a_scale * b_scale;
+  const float pytorch_multiplier = scale_product * inv_scale;
+  if (mul == 2) {
+    /* no parameters to derive */
+  } else if (mul) {
     const float real = a_scale * b_scale / out_scale;
     if (!ref_quantize_multiplier((double) real, &om, &os)) return 0;
   } else {
@@ -194,7 +200,9 @@ int ref_mul_sub_s8(int mul, size_t a_rank, const size_t* a_shape, const int8_t* 
     }
     const int32_t va = a[ia] - a_zp, vb = b[ib] - b_zp;
     int32_t r;
-    if (mul) {
+    if (mul == 2) {
+      r = out_zp + (int32_t) lrintf((float) (va * vb) * pytorch_multiplier);
+    } else if (mul) {
       r = out_zp + ref_multiply_by_quantized_multiplier(va * vb, om, os, 0);
     } else {
       const int32_t sa1 = ref_multiply_by_quantized_multiplier(va * (1 << 20), am, as, 0);

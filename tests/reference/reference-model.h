@@ -28,8 +28,10 @@ void ref_avgpool_qnnpack_s8(size_t batch, size_t in_h, size_t in_w, size_t chann
                             size_t pad_left, int32_t in_zp, float in_scale, int32_t out_zp, float out_scale,
                             int32_t act_min, int32_t act_max, const int8_t* in, int8_t* out);
 
-/** int8 MUL (mul = 1, TFLite mul.cc parameters: float product of scales) or SUB (mul = 0,
-    left shift 20), with numpy broadcasting of rank <= 6. Returns 0 for unrepresentable scales. */
+/** int8 MUL (mul = 1, TFLite mul.cc parameters: float product of scales), PyTorch's quantized mul
+    (mul = 2, its qmul_kernel: zp + lrintf((float) product * m), m = a_scale * b_scale * (1.0f /
+    out_scale) in float) or SUB (mul = 0, left shift 20), with numpy broadcasting of rank <= 6.
+    Returns 0 for unrepresentable scales. */
 int ref_mul_sub_s8(int mul, size_t a_rank, const size_t* a_shape, const int8_t* a, float a_scale, int32_t a_zp,
                    size_t b_rank, const size_t* b_shape, const int8_t* b, float b_scale, int32_t b_zp,
                    float out_scale, int32_t out_zp, int32_t act_min, int32_t act_max, int8_t* out);

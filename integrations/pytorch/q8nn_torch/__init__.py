@@ -1,4 +1,4 @@
-"""q8nn_torch: run an eager-mode quantized PyTorch model's conv, linear, add, cat, max pooling,
+"""q8nn_torch: run an eager-mode quantized PyTorch model's conv, linear, add, mul, cat, max pooling,
 adaptive average pooling, hardswish, hardsigmoid and channel shuffle layers on q8nn.
 
     import q8nn_torch
@@ -287,26 +287,39 @@ class Linear(_Packed):
 
 
 class QFunctional(nnq.QFunctional):
-    """torch.nn.quantized.QFunctional whose add, add_relu and cat run on q8nn. add: qint8 inputs with
-    XNNPACK's qs8 add, quint8 inputs of equal sizes with pytorch_qnnpack's add, as PyTorch's qnnpack
-    engine; quint8 inputs of different sizes go to PyTorch's quantized::add (its generic kernel).
-    cat: PyTorch's quantized cat along any dimension (q8nn::cat). Every other method (mul,
-    add_scalar, mul_scalar, matmul) is PyTorch's. with_add / with_cat False leave that method to
+    """torch.nn.quantized.QFunctional whose add, add_relu, mul and cat run on q8nn. add: qint8 inputs
+    with XNNPACK's qs8 add, quint8 inputs of equal sizes with pytorch_qnnpack's add, as PyTorch's
+    qnnpack engine; quint8 inputs of different sizes go to PyTorch's quantized::add (its generic
+    kernel). mul: PyTorch's quantized mul with broadcasting (q8nn::mul, its float arithmetic).
+    cat: PyTorch's quantized cat along any dimension (q8nn::cat). Every other method (add_scalar,
+    mul_scalar, matmul) is PyTorch's. with_add / with_mul / with_cat False leave that method to
     PyTorch (convert's kinds)."""
 
-    def __init__(self, scale=1.0, zero_point=0, with_add=True, with_cat=True):
+    def __init__(self, scale=1.0, zero_point=0, with_add=True, with_cat=True, with_mul=True):
         super().__init__()
         load()
         self.scale = float(scale)
         self.zero_point = int(zero_point)
         self.with_add = bool(with_add)
         self.with_cat = bool(with_cat)
+        self.with_mul = bool(with_mul)
         self._packed = torch.ops.q8nn.add_prepack()
         self._cat_packed = torch.ops.q8nn.cat_prepack()
+        self._mul_packed = torch.ops.q8nn.mul_prepack()
 
     @classmethod
-    def from_quantized(cls, mod, with_add=True, with_cat=True):
-        return cls(mod.scale, mod.zero_point, with_add, with_cat)
+    def from_quantized(cls, mod, with_add=True, with_cat=True, with_mul=True):
+        return cls(mod.scale, mod.zero_point, with_add, with_cat, with_mul)
+
+    def mul(self, x, y):
+        if self.with_mul:
+            if torch.jit.is_scripting():
+                r = torch.ops.q8nn.mul(x, y, self._mul_packed, self.scale, self.zero_point)
+            else:
+                r = _eager.mul(x, y, self._mul_packed, self.scale, self.zero_point)
+        else:
+            r = torch.ops.quantized.mul(x, y, scale=self.scale, zero_point=self.zero_point)
+        return self.activation_post_process(r)
 
     def add(self, x, y):
         if self.with_add and (x.dtype == torch.qint8 or x.size() == y.size()):
@@ -339,7 +352,8 @@ class QFunctional(nnq.QFunctional):
         return self.activation_post_process(r)
 
     def extra_repr(self):
-        return f"scale={self.scale}, zero_point={self.zero_point}, with_add={self.with_add}, with_cat={self.with_cat}"
+        return (f"scale={self.scale}, zero_point={self.zero_point}, with_add={self.with_add}, "
+                f"with_cat={self.with_cat}, with_mul={self.with_mul}")
 
     def _get_name(self):
         return "Q8nnQFunctional"
@@ -554,7 +568,8 @@ def _is_shufflenet_block(mod):
 
 # ---- convert ------------------------------------------------------------------------------------
 
-KINDS = ("conv", "depthwise", "linear", "add", "cat", "maxpool", "avgpool", "hardswish", "hardsigmoid", "shuffle")
+KINDS = ("conv", "depthwise", "linear", "add", "mul", "cat", "maxpool", "avgpool", "hardswish", "hardsigmoid",
+         "shuffle")
 
 ReportEntry = collections.namedtuple("ReportEntry", "name kind module taken reason")
 ReportEntry.__doc__ = """One layer convert() looked at: its qualified name, kind (one of KINDS or
@@ -618,7 +633,8 @@ def _plan(mod, kinds, use=None):
     (q8nn_torch's own among them: converting twice changes nothing). use: the one QFunctional
     method its parent calls, where known."""
     t = type(mod)
-    if isinstance(mod, (Conv2d, Linear, QFunctional, MaxPool2d, Hardswish, Hardsigmoid, ChannelShuffle)):
+    if isinstance(mod, (Conv2d, Linear, QFunctional, MaxPool2d, AdaptiveAvgPool2d, Hardswish, Hardsigmoid,
+                        ChannelShuffle)):
         return None, None, None
     if t in (nnq.Conv2d, nniq.ConvReLU2d):
         weight = mod.weight()
@@ -645,14 +661,15 @@ def _plan(mod, kinds, use=None):
             return "linear", None, problem
         return "linear", lambda: Linear.from_quantized(mod), None
     if t is nnq.QFunctional:
-        if use == "mul":
-            return "other", None, "QFunctional.mul: q8nn has no multiplication"
-        # One module for add, add_relu and cat: kind "cat" where the parent only cats, else "add"
-        # unless only "cat" is selected.
-        kind = "cat" if use == "cat" or ("cat" in kinds and "add" not in kinds) else "add"
+        # One module for add, add_relu, mul and cat: kind "cat" or "mul" where the parent only calls
+        # that, else "add" unless only "cat" or "mul" is selected.
+        if use in ("cat", "mul"):
+            kind = use
+        else:
+            kind = next((k for k in ("add", "cat", "mul") if k in kinds), "add")
         if kind not in kinds:
             return kind, None, "kind not selected"
-        return kind, lambda: QFunctional.from_quantized(mod, "add" in kinds, "cat" in kinds), None
+        return kind, lambda: QFunctional.from_quantized(mod, "add" in kinds, "cat" in kinds, "mul" in kinds), None
     if t is torch.nn.AdaptiveAvgPool2d:
         if "avgpool" not in kinds:
             return "avgpool", None, "kind not selected"
@@ -701,8 +718,8 @@ def convert(model, inplace=False, kinds=KINDS, report=None):
     and "depthwise" for one input channel per group), torch.nn.quantized.Linear and
     torch.nn.intrinsic.quantized.LinearReLU ("linear"), torch.nn.quantized.QFunctional: its add and
     add_relu ("add"; quint8 adds of different sizes still run on PyTorch, as PyTorch runs them with
-    its generic kernel) and its cat ("cat"; one report entry, of kind "add" unless only "cat" is
-    selected), torch.nn.MaxPool2d ("maxpool"; quantized 4-d inputs on q8nn, others on PyTorch),
+    its generic kernel), its mul ("mul") and its cat ("cat"; one report entry, of kind "add" unless
+    only "cat" or "mul" is selected or its parent only calls that), torch.nn.MaxPool2d ("maxpool"; quantized 4-d inputs on q8nn, others on PyTorch),
     torch.nn.AdaptiveAvgPool2d ("avgpool"; quint8 4-d inputs on the qnnpack engine whose sizes are
     multiples of the output's on q8nn, others on PyTorch's kernel), torch.nn.quantized.Hardswish ("hardswish"), torch.nn.Hardsigmoid ("hardsigmoid"; quantized
     inputs on q8nn), torch.nn.ChannelShuffle and torchvision's quantizable ShuffleNetV2 block,

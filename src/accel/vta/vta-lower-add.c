@@ -41,8 +41,8 @@ static uint32_t const_rows_of(bool exact) { return exact ? Q8NN_VTA_ADD_EXACT_RO
 static uint32_t regions_of(bool exact) { return exact ? REGIONS_EXACT : REGIONS_16BIT; }
 
 bool q8nn_vta_add_supports(const struct q8nn_vta_target* vta, const struct q8nn_operator* op) {
-  /* the VTA add derives from TFLite's add parameters, not XNNPACK's */
-  if (op->add_arithmetic != q8nn_add_arithmetic_tflite) return false;
+  /* the VTA add derives from TFLite's add parameters, not XNNPACK's; no multiplication */
+  if (op->add_arithmetic != q8nn_add_arithmetic_tflite || op->add_multiply) return false;
   if (vta->config.acc_depth < const_rows_of(vta->exact) + regions_of(vta->exact) * vta->config.virtual_threads) {
     return false;
   }
