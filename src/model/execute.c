@@ -78,8 +78,7 @@ static enum q8nn_status run_op(struct q8nn_model* m, struct op* op, const struct
       if (op->table != NULL) {
         run_lookup(m, op, t);
       } else if (op->kind == K_MUL) {
-        q8nn_model_mul_s8(&op->binary, (const int8_t*) in->data, (const int8_t*) m->tensors[op->inputs[1]].data,
-                          (int8_t*) out->data);
+        return run_operator(t, op->qop); /* q8nn's multiply, set up at prepare */
       } else {
         q8nn_model_sub_s8(&op->binary, (const int8_t*) in->data, (const int8_t*) m->tensors[op->inputs[1]].data,
                           (int8_t*) out->data);

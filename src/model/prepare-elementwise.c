@@ -1,6 +1,6 @@
 /*
- * Preparation of the elementwise operators: ADD (q8nn's add), MUL and SUB (portable, or a
- * 256-entry table per constant value), SOFTMAX, the unary table operators (RELU ... HARD_SWISH),
+ * Preparation of the elementwise operators: ADD and MUL (q8nn's add and multiply), MUL and SUB by
+ * a constant (a 256-entry table per constant value), SUB (portable), SOFTMAX, the unary table operators (RELU ... HARD_SWISH),
  * QUANTIZE and DEQUANTIZE.
  */
 #include <math.h>
@@ -122,6 +122,17 @@ enum q8nn_status model_prepare_binary(struct loader* l, struct op* op) {
     producer->table = NULL;
     op->table = composed;
     op->table_values = nb;
+  }
+  if (op->builtin == OP_MUL && op->table == NULL) {
+    /* q8nn's multiply (TFLite's MUL, the arithmetic above): broadcasts, threads, table lookups */
+    const struct q8nn_multiply_quantization quant = {a->zero_point, a->scale, b->zero_point, b->scale,
+                                                     out->zero_point, out->scale, out_min, out_max};
+    enum q8nn_status status = q8nn_create_multiply_nd_s8(&quant, 0, &op->qop);
+    if (status == q8nn_status_success) {
+      status = q8nn_setup_multiply_nd_s8(op->qop, a->num_dims, a->dims, b->num_dims, b->dims,
+                                         (const int8_t*) a->data, (const int8_t*) b->data, (int8_t*) out->data);
+    }
+    if (status != q8nn_status_success) return model_q8nn_fail(l, op, "multiply", status);
   }
   return q8nn_status_success;
 }

@@ -321,6 +321,75 @@ static void test_fused_lookup_chain(void** state) {
   assert_true(checked > 20);
 }
 
+/* MUL of two activations with broadcasting (squeeze-excitation's shape: an image times its own
+   global average per channel, either operand order), which runs q8nn's multiply operator: equal to
+   the reference on every ISA mask and thread count. */
+static void test_activation_mul(void** state) {
+  (void) state;
+  size_t checked = 0;
+  for (int t = 0; t < 24; t++) {
+    const int32_t h = 1 + (int32_t) (test_rand() % 9), w = 1 + (int32_t) (test_rand() % 9);
+    const int32_t c = 1 + (int32_t) (test_rand() % 70);
+    const int activation = (int) (test_rand() % 2), swap = t % 2;
+    float scale[2] = {expf(test_rand_float(-4.0f, -1.0f)), expf(test_rand_float(-6.0f, -2.0f))};
+    int64_t zp[2] = {test_rand_range(-100, 100), test_rand_range(-100, 100)};
+    const int32_t image[4] = {1, h, w, c}, pooled[4] = {1, 1, 1, c};
+    struct tflw_tensor tensors[3];
+    tensors[0] = int8_tensor(4, image, &scale[0], &zp[0]);  /* x */
+    tensors[1] = int8_tensor(4, pooled, &scale[0], &zp[0]); /* mean of x per channel */
+    tensors[2] = int8_tensor(4, image, &scale[1], &zp[1]);  /* x * mean (or mean * x) */
+    struct tflw_op ops[2];
+    memset(ops, 0, sizeof(ops));
+    ops[0].builtin = OP_AVERAGE_POOL_2D;
+    ops[0].num_inputs = 1;
+    ops[0].inputs[0] = 0;
+    ops[0].output = 1;
+    ops[0].options_type = OPT_POOL_2D;
+    ops[0].num_options = 6;
+    ops[0].options[0] = (struct tflw_field){0, 1, 1};
+    ops[0].options[1] = (struct tflw_field){1, 4, 1};
+    ops[0].options[2] = (struct tflw_field){2, 4, 1};
+    ops[0].options[3] = (struct tflw_field){3, 4, w};
+    ops[0].options[4] = (struct tflw_field){4, 4, h};
+    ops[0].options[5] = (struct tflw_field){5, 1, 0};
+    ops[1].builtin = OP_MUL;
+    ops[1].num_inputs = 2;
+    ops[1].inputs[0] = swap ? 1 : 0;
+    ops[1].inputs[1] = swap ? 0 : 1;
+    ops[1].output = 2;
+    ops[1].options_type = OPT_MUL;
+    ops[1].num_options = 1;
+    ops[1].options[0] = (struct tflw_field){0, 1, activation};
+    const size_t n = (size_t) (h * w * c);
+    int8_t* x = malloc(n);
+    int8_t* mean = malloc((size_t) c);
+    int8_t* ref = malloc(n);
+    int8_t* out = malloc(n);
+    test_fill_s8(x, n);
+    ref_pool_s8(1, 1, (size_t) h, (size_t) w, (size_t) c, 1, 1, (size_t) h, (size_t) w, 1, 1, 0, 0, -128, 127, x, mean);
+    const size_t image_shape[4] = {1, (size_t) h, (size_t) w, (size_t) c}, pooled_shape[4] = {1, 1, 1, (size_t) c};
+    const int32_t lo = activation == 1 && zp[1] > -128 ? (int32_t) zp[1] : -128;
+    const int ok = swap ? ref_mul_sub_s8(1, 4, pooled_shape, mean, scale[0], (int32_t) zp[0], 4, image_shape, x,
+                                         scale[0], (int32_t) zp[0], scale[1], (int32_t) zp[1], lo, 127, ref)
+                        : ref_mul_sub_s8(1, 4, image_shape, x, scale[0], (int32_t) zp[0], 4, pooled_shape, mean,
+                                         scale[0], (int32_t) zp[0], scale[1], (int32_t) zp[1], lo, 127, ref);
+    if (ok) {
+      const int32_t inputs[1] = {0}, outputs[1] = {2};
+      size_t size;
+      uint8_t* file = tflw_write(tensors, 3, ops, 2, inputs, 1, outputs, 1, &size);
+      assert_non_null(file);
+      run_everywhere(file, size, x, n, out, n);
+      const size_t bad = test_first_mismatch(out, ref, n);
+      if (bad != SIZE_MAX) fail_msg("case %d: [%zu] %d, reference %d", t, bad, out[bad], ref[bad]);
+      free(file);
+      checked++;
+    }
+    free(x), free(mean), free(ref), free(out);
+  }
+  print_message("%zu activation MULs equal to the reference\n", checked);
+  assert_true(checked > 16);
+}
+
 /* With a backend, after every operator: the VTA model's cycle count moved iff the operator's
    placement is "vta". */
 struct placement_check {
@@ -793,6 +862,7 @@ int main(void) {
       cmocka_unit_test(test_fused_lookup_chain),
       cmocka_unit_test(test_unary_builtins),
       cmocka_unit_test(test_pool_builtins),
+      cmocka_unit_test(test_activation_mul),
       cmocka_unit_test(test_resize_concat_builtins),
       cmocka_unit_test(test_transpose_conv_builtin),
       cmocka_unit_test(test_backend_placement_is_where_it_runs),
