@@ -1,6 +1,6 @@
 /*
  * fuzz-operators: convolution, depthwise convolution, add, fully connected, transposed convolution,
- * the unary elementwise (table), pooling, softmax, resize, concatenation and channel shuffle
+ * the unary elementwise (table), pooling, softmax, resize, concatenation and channel shuffle, multiply
  * operators through the public API against the
  * independent reference (tests/reference). Every call either succeeds and writes exactly the
  * reference's bytes (the whole output buffer is compared, so bytes between pixels must keep their
@@ -898,11 +898,12 @@ static void fuzz_unary(struct fuzz_reader* r, pthreadpool_t threadpool) {
   free(x), free(y), free(x_copy);
 }
 
-/* Max and average pooling, int8 and uint8: against reference-model.c's TFLite pooling, pixel strides
-   with canaries between pixels; windows, paddings, strides and extents that must be refused. */
+/* Max and average pooling, int8 and uint8: against reference-model.c's TFLite pooling (and
+   pytorch_qnnpack's requantizing average pooling), pixel strides with canaries between pixels;
+   windows, paddings, strides, quantizations and extents that must be refused. */
 static void fuzz_pooling(struct fuzz_reader* r, pthreadpool_t threadpool) {
   const uint8_t kind = fuzz_u8(r);
-  const int average = kind & 1, u8 = (kind >> 1) & 1;
+  const int average = kind & 1, u8 = (kind >> 1) & 1, requantized = average && (kind & 4);
   struct q8nn_pooling2d_desc d;
   d.pooling_height = fuzz_dim(r, 0, 5);
   d.pooling_width = fuzz_dim(r, 0, 5);
@@ -915,16 +916,39 @@ static void fuzz_pooling(struct fuzz_reader* r, pthreadpool_t threadpool) {
   d.channels = fuzz_dim(r, 0, 70);
   int8_t lo, hi;
   read_clamp(r, &lo, &hi);
+  /* the requantizing pooling's quantization, int8 terms (uint8: plus 128) */
+  struct q8nn_pooling2d_quantization q = {(int8_t) fuzz_u8(r), 0.0f, (int8_t) fuzz_u8(r), 0.0f};
+  if (requantized) q.input_scale = fuzz_scale(r), q.output_scale = fuzz_scale(r);
+  const struct q8nn_pooling2d_quantization q_api = {q.input_zero_point + (u8 ? 128 : 0), q.input_scale,
+                                                    q.output_zero_point + (u8 ? 128 : 0), q.output_scale};
   q8nn_operator_t op = (q8nn_operator_t) (uintptr_t) 0xDEADBEEF;
-  enum q8nn_status status =
-      u8 ? (average ? q8nn_create_average_pooling2d_nhwc_u8(&d, (uint8_t) (lo + 128), (uint8_t) (hi + 128), 0, &op)
-                    : q8nn_create_max_pooling2d_nhwc_u8(&d, (uint8_t) (lo + 128), (uint8_t) (hi + 128), 0, &op))
-         : (average ? q8nn_create_average_pooling2d_nhwc_s8(&d, lo, hi, 0, &op)
-                    : q8nn_create_max_pooling2d_nhwc_s8(&d, lo, hi, 0, &op));
+  enum q8nn_status status;
+  if (requantized) {
+    status = u8 ? q8nn_create_average_pooling2d_requantized_nhwc_u8(&d, &q_api, (uint8_t) (lo + 128),
+                                                                    (uint8_t) (hi + 128), 0, &op)
+                : q8nn_create_average_pooling2d_requantized_nhwc_s8(&d, &q_api, lo, hi, 0, &op);
+  } else {
+    status =
+        u8 ? (average ? q8nn_create_average_pooling2d_nhwc_u8(&d, (uint8_t) (lo + 128), (uint8_t) (hi + 128), 0, &op)
+                      : q8nn_create_max_pooling2d_nhwc_u8(&d, (uint8_t) (lo + 128), (uint8_t) (hi + 128), 0, &op))
+           : (average ? q8nn_create_average_pooling2d_nhwc_s8(&d, lo, hi, 0, &op)
+                      : q8nn_create_max_pooling2d_nhwc_s8(&d, lo, hi, 0, &op));
+  }
   const int create_ok = d.pooling_height != 0 && d.pooling_width != 0 && d.stride_height != 0 &&
                         d.stride_width != 0 && d.channels != 0 && d.padding_top < d.pooling_height &&
                         d.padding_bottom < d.pooling_height && d.padding_left < d.pooling_width &&
-                        d.padding_right < d.pooling_width && lo <= hi;
+                        d.padding_right < d.pooling_width && lo <= hi &&
+                        (!requantized || (isnormal(q.input_scale) && q.input_scale > 0.0f &&
+                                          isnormal(q.output_scale) && q.output_scale > 0.0f));
+  /* pytorch_qnnpack's scale ratio range, and windows below 2^23 cells */
+  const float ratio = requantized && create_ok ? q.input_scale / q.output_scale : 1.0f;
+  const uint64_t cells = (uint64_t) d.pooling_height * d.pooling_width;
+  if (create_ok && requantized && (!(ratio >= 0x1.0p-8f && ratio < 0x1.0p+8f) || cells >= (UINT64_C(1) << 23))) {
+    FUZZ_CHECK(status == q8nn_status_unsupported_parameter, "pooling create (ratio %g, %llu cells): %s",
+               (double) ratio, (unsigned long long) cells, q8nn_status_string(status));
+    FUZZ_CHECK(op == (q8nn_operator_t) (uintptr_t) 0xDEADBEEF, "pooling create wrote its out-pointer on failure");
+    return;
+  }
   if (!create_ok) {
     FUZZ_CHECK(status == q8nn_status_invalid_parameter, "pooling create: %s", q8nn_status_string(status));
     FUZZ_CHECK(op == (q8nn_operator_t) (uintptr_t) 0xDEADBEEF, "pooling create wrote its out-pointer on failure");
@@ -962,8 +986,14 @@ static void fuzz_pooling(struct fuzz_reader* r, pthreadpool_t threadpool) {
   for (size_t p = 0; p < in_pixels; p++) {
     for (size_t k = 0; k < c; k++) dense[p * c + k] = (int8_t) ((uint8_t) x[p * in_stride + k] ^ (u8 ? 0x80 : 0));
   }
-  ref_pool_s8(average, batch, h, w, c, oh, ow, d.pooling_height, d.pooling_width, d.stride_height, d.stride_width,
-              d.padding_top, d.padding_left, lo, hi, dense, expected);
+  if (requantized) {
+    ref_avgpool_qnnpack_s8(batch, h, w, c, oh, ow, d.pooling_height, d.pooling_width, d.stride_height,
+                           d.stride_width, d.padding_top, d.padding_left, q.input_zero_point, q.input_scale,
+                           q.output_zero_point, q.output_scale, lo, hi, dense, expected);
+  } else {
+    ref_pool_s8(average, batch, h, w, c, oh, ow, d.pooling_height, d.pooling_width, d.stride_height,
+                d.stride_width, d.padding_top, d.padding_left, lo, hi, dense, expected);
+  }
   fuzz_fill_canary(y, out_pixels * out_stride);
   size_t got_h = 0, got_w = 0;
   status = u8 ? q8nn_setup_pooling2d_nhwc_u8(op, batch, h, w, (const uint8_t*) x, in_stride, (uint8_t*) y, out_stride,
@@ -1336,23 +1366,109 @@ static void fuzz_softmax_resize(struct fuzz_reader* r, pthreadpool_t threadpool)
   free(x), free(y);
 }
 
+/* Multiply, TFLite's or PyTorch's arithmetic, int8 and uint8: quantizations that must be refused,
+   small broadcast shapes (zero dimensions and non-broadcasting pairs refused), the output aliasing
+   a, and every byte against reference-model.c's ref_mul_sub_s8; a failed setup writes nothing. */
+static void fuzz_multiply(struct fuzz_reader* r, pthreadpool_t threadpool) {
+  const uint8_t kind = fuzz_u8(r);
+  const int u8 = kind & 1, pytorch = (kind >> 1) & 1, alias = (kind >> 2) & 1;
+  const uint32_t flags = (kind & 0xF0) == 0xF0 ? fuzz_u32(r) : pytorch ? Q8NN_FLAG_PYTORCH_REQUANTIZE : 0;
+  int8_t lo, hi;
+  read_clamp(r, &lo, &hi);
+  const int32_t shift = u8 ? 128 : 0;
+  /* zero points in int8 terms; an edge byte puts one out of range */
+  int32_t zp[3];
+  for (int i = 0; i < 3; i++) zp[i] = (int8_t) fuzz_u8(r);
+  const uint8_t zp_edge = fuzz_u8(r);
+  const struct q8nn_multiply_quantization q = {
+      zp[0] + shift + (zp_edge == 0xFF ? 300 : 0), fuzz_scale(r), zp[1] + shift, fuzz_scale(r), zp[2] + shift,
+      fuzz_scale(r), lo + shift, hi + shift};
+  const int pytorch_arith = flags == Q8NN_FLAG_PYTORCH_REQUANTIZE;
+  uint32_t create_expect = 0;
+  if (flags != 0 && !pytorch_arith) create_expect |= INVALID;
+  if (zp_edge == 0xFF || lo > hi) create_expect |= INVALID;
+  const float scales[3] = {q.a_scale, q.b_scale, q.output_scale};
+  for (int i = 0; i < 3; i++) create_expect |= isnormal(scales[i]) && scales[i] > 0.0f ? 0 : INVALID;
+  q8nn_operator_t op = (q8nn_operator_t) (uintptr_t) 0xDEADBEEF;
+  enum q8nn_status status = u8 ? q8nn_create_multiply_nd_u8(&q, flags, &op) : q8nn_create_multiply_nd_s8(&q, flags, &op);
+  if (create_expect == 0) create_expect = SUCCESS | UNSUPPORTED; /* the multiplier's range: decided below */
+  FUZZ_CHECK(fuzz_status_in(status, create_expect), "create multiply returned %s (expected set 0x%x)",
+             q8nn_status_string(status), create_expect);
+  if (status != q8nn_status_success) {
+    FUZZ_CHECK(op == (q8nn_operator_t) (uintptr_t) 0xDEADBEEF, "create multiply wrote the out-pointer on failure");
+    return;
+  }
+  size_t a_rank = fuzz_range(r, 0, 4), b_rank = fuzz_range(r, 0, 4);
+  size_t a_shape[4], b_shape[4];
+  for (size_t i = 0; i < 4; i++) a_shape[i] = fuzz_range(r, 0, 5), b_shape[i] = fuzz_range(r, 0, 5);
+  size_t out_rank = 0, out_shape[REF_MAX_DIMS];
+  int valid = ref_broadcast_shape(a_rank, a_shape, b_rank, b_shape, &out_rank, out_shape);
+  for (size_t i = 0; i < a_rank; i++) valid &= a_shape[i] != 0;
+  for (size_t i = 0; i < b_rank; i++) valid &= b_shape[i] != 0;
+  const size_t a_total = count_of(a_rank, a_shape), b_total = count_of(b_rank, b_shape);
+  const size_t out_total = valid ? count_of(out_rank, out_shape) : 1;
+  if (alias && a_total != out_total) valid = 0;
+  int8_t* a = xmalloc(a_total + 1);
+  int8_t* b = xmalloc(b_total + 1);
+  int8_t* y = xmalloc(out_total);
+  int8_t* a_copy = xmalloc(a_total + 1);
+  fuzz_fill(r, a, a_total);
+  fuzz_fill(r, b, b_total);
+  memcpy(a_copy, a, a_total);
+  fuzz_fill_canary(y, out_total);
+  int8_t* out = alias ? a : y;
+  status = u8 ? q8nn_setup_multiply_nd_u8(op, a_rank, a_shape, b_rank, b_shape, (const uint8_t*) a,
+                                          (const uint8_t*) b, (uint8_t*) out)
+              : q8nn_setup_multiply_nd_s8(op, a_rank, a_shape, b_rank, b_shape, a, b, out);
+  if (!valid) {
+    FUZZ_CHECK(status == q8nn_status_invalid_parameter, "multiply setup: %s", q8nn_status_string(status));
+    FUZZ_CHECK(q8nn_run_operator(op, threadpool) == q8nn_status_invalid_state, "multiply ran after a failed setup");
+    FUZZ_CHECK(fuzz_first_non_canary(y, out_total) == SIZE_MAX && memcmp(a, a_copy, a_total) == 0,
+               "failed multiply setup wrote a buffer");
+  } else {
+    FUZZ_CHECK(status == q8nn_status_success, "multiply setup refused a valid case: %s", q8nn_status_string(status));
+    FUZZ_CHECK(q8nn_run_operator(op, threadpool) == q8nn_status_success, "multiply run failed");
+    int8_t* dense_a = xmalloc(a_total + 1);
+    int8_t* dense_b = xmalloc(b_total + 1);
+    int8_t* expected = xmalloc(out_total);
+    for (size_t i = 0; i < a_total; i++) dense_a[i] = (int8_t) ((uint8_t) a_copy[i] ^ (u8 ? 0x80 : 0));
+    for (size_t i = 0; i < b_total; i++) dense_b[i] = (int8_t) ((uint8_t) b[i] ^ (u8 ? 0x80 : 0));
+    /* the reference refuses TFLite multipliers whose shift exceeds 30, as create does */
+    FUZZ_CHECK(ref_mul_sub_s8(pytorch_arith ? 2 : 1, a_rank, a_shape, dense_a, q.a_scale, zp[0], b_rank, b_shape,
+                              dense_b, q.b_scale, zp[1], q.output_scale, zp[2], lo, hi, expected),
+               "multiply created where the reference refuses the scales");
+    for (size_t i = 0; i < out_total; i++) {
+      const int8_t want = (int8_t) ((uint8_t) expected[i] ^ (u8 ? 0x80 : 0));
+      FUZZ_CHECK(out[i] == want, "multiply byte %zu: got %d, want %d (%s)", i, out[i], want,
+                 q8nn_operator_kernel_name(op));
+    }
+    free(dense_a), free(dense_b), free(expected);
+  }
+  FUZZ_CHECK(q8nn_delete_operator(op) == q8nn_status_success, "delete multiply failed");
+  free(a), free(b), free(y), free(a_copy);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   struct fuzz_reader r = {data, size, 0};
   const uint8_t first = fuzz_u8(&r);
-  /* 0xE8..0xEB: fully connected / transposed convolution, 0xEC..0xEF softmax / resize, 0xF0..0xF7
-     the unary operators, 0xF8..0xFB pooling, 0xFC..0xFF concatenation and shuffle */
+  /* 0xE4..0xE7: multiply, 0xE8..0xEB: fully connected / transposed convolution, 0xEC..0xEF
+     softmax / resize, 0xF0..0xF7 the unary operators, 0xF8..0xFB pooling, 0xFC..0xFF concatenation
+     and shuffle */
   const uint8_t which = first >= 0xFC   ? 5
                         : first >= 0xF8 ? 4
                         : first >= 0xF0 ? 3
                         : first >= 0xEC ? 7
                         : first >= 0xE8 ? 6
+                        : first >= 0xE4 ? 8
                                         : first % 3;
   const uint8_t isa = fuzz_u8(&r);
   const uint8_t options = fuzz_u8(&r);
   /* Operators keep the kernels of the mask they were created under. */
   q8nn_set_isa_mask(isa_masks[isa % num_isa_masks]);
   const pthreadpool_t threadpool = (options & 1) ? pool : NULL;
-  if (which == 7)
+  if (which == 8)
+    fuzz_multiply(&r, threadpool);
+  else if (which == 7)
     fuzz_softmax_resize(&r, threadpool);
   else if (which == 6)
     fuzz_fc_deconv(&r, threadpool);
