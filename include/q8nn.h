@@ -560,15 +560,22 @@ struct q8nn_multiply_quantization {
  * clamp(output_zero_point + rne((float) ((a - a_zero_point) * (b - b_zero_point)) * m)), rne the
  * round to nearest, ties to even (fused ReLU: output_min = output_zero_point). m * 65536 must be
  * below 2^31 (beyond it PyTorch's vector and scalar paths disagree): unsupported_parameter.
+ * Q8NN_FLAG_XNNPACK_MULTIPLY: XNNPACK's qs8 multiply (xnn_create_multiply_nd_qs8, which PyTorch 1.13
+ * runs for qint8 quantized::mul with an output zero point below 127): the same form with
+ * m = (a_scale * b_scale) / output_scale in float; m outside [2^-16, 2^8) is unsupported_parameter
+ * (as XNNPACK). XNNPACK refuses output_min == output_max; q8nn accepts it.
  * The function of the two input bytes is tabulated at create (65536 entries, 192 KiB): a broadcast
  * operand selects one 256-entry row, run by the table-lookup kernels of the best line; dense
  * operands look each pair up. Shapes, broadcasting, aliasing, threads and statuses are the add's.
- * @return invalid_parameter for NULL pointers, unknown flags, zero points or a clamp out of range,
- *         output_min > output_max, scales that are not normal floats > 0; unsupported_parameter as
- *         above; out_of_memory.
+ * @param flags 0, Q8NN_FLAG_PYTORCH_REQUANTIZE or Q8NN_FLAG_XNNPACK_MULTIPLY.
+ * @return invalid_parameter for NULL pointers, unknown flags (or both), zero points or a clamp out
+ *         of range, output_min > output_max, scales that are not normal floats > 0;
+ *         unsupported_parameter as above; out_of_memory.
  */
 Q8NN_API enum q8nn_status q8nn_create_multiply_nd_s8(const struct q8nn_multiply_quantization* quant, uint32_t flags,
                                                      q8nn_operator_t* multiply_out);
+/** Create flag of q8nn_create_multiply_nd_*: XNNPACK's qs8 multiply arithmetic (see above). */
+#define Q8NN_FLAG_XNNPACK_MULTIPLY 0x00000040u
 /** Binds shapes and buffers of a multiply: as q8nn_setup_add_nd_s8. */
 Q8NN_API enum q8nn_status q8nn_setup_multiply_nd_s8(q8nn_operator_t multiply, size_t num_a_dims,
                                                     const size_t* a_shape, size_t num_b_dims, const size_t* b_shape,

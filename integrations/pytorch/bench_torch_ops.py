@@ -1,5 +1,6 @@
 """Per-operator time of the layers q8nn_torch swaps beside convolution and add: linear, hardswish,
-hardsigmoid, max pooling, cat and channel shuffle, on the shapes of torchvision's MobileNetV3-Large,
+hardsigmoid, adaptive average pooling, the squeeze-excitation mul, max pooling, cat and channel
+shuffle, on the shapes of torchvision's MobileNetV3-Large,
 ResNet-18 and ShuffleNetV2 at 224x224, batch 1: PyTorch's qnnpack engine, PyTorch's onednn engine
 and the q8nn_torch module made from the same PyTorch module.
 
@@ -41,16 +42,24 @@ def _q(shape, scale, zero_point, seed):
     return torch.quantize_per_tensor(x, scale, zero_point, torch.quint8)
 
 
-class _Cat(torch.nn.Module):
-    """The ShuffleNetV2 block's torch.cat of its two branches, through a QFunctional."""
+class _Binary(torch.nn.Module):
+    """A QFunctional's cat of two tensors along the channels (the ShuffleNetV2 block's) or mul of
+    two (the MobileNetV3 squeeze-excitation's skip_mul), as the model calls it; f is PyTorch's
+    QFunctional or q8nn_torch's."""
 
-    def __init__(self, scale, zero_point):
+    def __init__(self, method, scale=None, zero_point=None, f=None):
         super().__init__()
-        self.f = nnq.QFunctional()
-        self.f.scale, self.f.zero_point = scale, zero_point
+        if f is None:
+            f = nnq.QFunctional()
+            f.scale, f.zero_point = scale, zero_point
+        self.f, self.method = f, method
 
     def forward(self, a, b):
-        return self.f.cat([a, b], 1)
+        return self.f.cat([a, b], 1) if self.method == "cat" else self.f.mul(a, b)
+
+    def to_q8nn(self):
+        f = q8nn_torch.QFunctional.from_quantized(self.f, False, self.method == "cat", self.method == "mul")
+        return _Binary(self.method, f=f)
 
 
 def _linear(engine, k, n):
@@ -78,29 +87,23 @@ def cases():
         c, h = shape[1], shape[2]
         out.append((f"hardsigmoid {h}x{h}x{c}", lambda e: torch.nn.Hardsigmoid(), q8nn_torch.Hardsigmoid.from_float,
                     (_q(shape, 0.05, 128, c + 1),)))
+    for c, h in ((120, 28), (672, 14), (960, 7)):
+        out.append((f"adaptive_avg_pool2d 1 {h}x{h}x{c}", lambda e: torch.nn.AdaptiveAvgPool2d(1),
+                    q8nn_torch.AdaptiveAvgPool2d.from_float, (_q((1, c, h, h), 0.05, 128, c + 5),)))
+    for c, h in ((120, 28), (672, 14), (960, 7)):
+        out.append((f"mul 1x1x{c} * {h}x{h}x{c}", lambda e: _Binary("mul", 0.04, 115), _Binary.to_q8nn,
+                    (_q((1, c, 1, 1), 0.004, 0, c + 6), _q((1, c, h, h), 0.05, 128, c + 7))))
     for shape in ((1, 64, 112, 112), (1, 24, 112, 112)):
         c, h = shape[1], shape[2]
         out.append((f"max_pool2d 3x3/2 {h}x{h}x{c}", lambda e: torch.nn.MaxPool2d(3, 2, 1),
                     q8nn_torch.MaxPool2d.from_float, (_q(shape, 0.05, 128, c + 2),)))
     for c, h in ((58, 28), (116, 14), (232, 7)):
-        out.append((f"cat 2x{h}x{h}x{c}", lambda e: _Cat(0.06, 125),
-                    lambda m: q8nn_torch.QFunctional.from_quantized(m.f, False, True),
+        out.append((f"cat 2x{h}x{h}x{c}", lambda e: _Binary("cat", 0.06, 125), _Binary.to_q8nn,
                     (_q((1, c, h, h), 0.05, 128, c), _q((1, c, h, h), 0.07, 120, c + 3))))
     for c, h in ((116, 28), (232, 14)):
         out.append((f"channel_shuffle 2 {h}x{h}x{c}", lambda e: torch.nn.ChannelShuffle(2),
                     q8nn_torch.ChannelShuffle.from_float, (_q((1, c, h, h), 0.05, 128, c + 4),)))
     return out
-
-
-class _Wrap(torch.nn.Module):
-    """A q8nn QFunctional called the way _Cat calls PyTorch's."""
-
-    def __init__(self, f):
-        super().__init__()
-        self.f = f
-
-    def forward(self, a, b):
-        return self.f.cat([a, b], 1)
 
 
 def main():
@@ -125,8 +128,6 @@ def main():
             for engine in ENGINES:
                 configs.append((engine, make(engine), engine))
             q = to_q8nn(make("qnnpack"))
-            if name.startswith("cat"):
-                q = _Wrap(q)
             configs.append(("q8nn", q, "qnnpack"))
             outs = {}
             with torch.no_grad():

@@ -626,12 +626,14 @@ struct AddPacked : torch::CustomClassHolder {
 
 at::Tensor call_pytorch(const char* name, std::vector<c10::IValue> args);
 
-// A quint8 multiply (PyTorch's quantized::mul and mul_relu: its qmul kernel's float arithmetic on
-// either engine) with its q8nn operator kept between calls: q8nn's multiply with
-// Q8NN_FLAG_PYTORCH_REQUANTIZE. Operands of equal rank broadcast in the first one's memory format,
-// as PyTorch's TensorIterator lays the output out; others, multipliers q8nn refuses, and qint8
-// (which PyTorch 1.13 multiplies with XNNPACK once XNNPACK is initialized in the process, with its
-// qmul kernel before: two answers) take PyTorch's kernel.
+// A multiply (PyTorch's quantized::mul and mul_relu) with its q8nn operator kept between calls, in
+// the arithmetic PyTorch 1.13 uses on either engine:
+//  - qint8 with an output zero point below 127: XNNPACK's qs8 multiply (xnnp_mul):
+//    Q8NN_FLAG_XNNPACK_MULTIPLY, each operand's sizes in its own memory order, broadcast;
+//  - otherwise its qmul kernel's float arithmetic (TensorIterator): Q8NN_FLAG_PYTORCH_REQUANTIZE,
+//    operands of equal rank broadcast in the first one's memory format.
+// Shapes q8nn's setup refuses (PyTorch's XNNPACK path refuses them too) and quint8 operands of
+// different ranks take PyTorch's kernel.
 struct MulPacked : torch::CustomClassHolder {
   at::Tensor mul(const at::Tensor& a, const at::Tensor& b, double output_scale, int64_t output_zero_point,
                  bool relu) {
@@ -645,9 +647,13 @@ struct MulPacked : torch::CustomClassHolder {
                 b.scalar_type());
     check_output_quantization(dtype, output_scale, output_zero_point, op);
     const auto format = a.suggest_memory_format();
-    if (!u8 || a.dim() == 0 || a.dim() != b.dim() || (format != at::MemoryFormat::Contiguous && a.dim() != 4)) {
+    const bool xnnpack = !u8 && output_zero_point < 127;
+    const auto pytorch = [&]() {
       return call_pytorch(relu ? "quantized::mul_relu" : "quantized::mul",
                           {a, b, c10::IValue(output_scale), c10::IValue(output_zero_point)});
+    };
+    if (!xnnpack && (a.dim() == 0 || a.dim() != b.dim() || (format != at::MemoryFormat::Contiguous && a.dim() != 4))) {
+      return pytorch();
     }
     ensure_initialized();
     const at::Tensor ac = a.contiguous(format);
@@ -658,8 +664,8 @@ struct MulPacked : torch::CustomClassHolder {
     if (y.numel() == 0) {
       return y;
     }
-    const std::vector<size_t> a_shape = memory_order_shape(ac, format);
-    const std::vector<size_t> b_shape = memory_order_shape(bc, format);
+    const std::vector<size_t> a_shape = xnnpack ? memory_order_shape(ac) : memory_order_shape(ac, format);
+    const std::vector<size_t> b_shape = xnnpack ? memory_order_shape(bc) : memory_order_shape(bc, format);
     std::lock_guard<std::mutex> lock(mutex_);
     const AddKey key{dtype, ac.q_scale(), bc.q_scale(), output_scale,
                      ac.q_zero_point(), bc.q_zero_point(), output_zero_point, relu};
@@ -676,11 +682,11 @@ struct MulPacked : torch::CustomClassHolder {
       quant.output_min = static_cast<int32_t>(limits.first);
       quant.output_max = static_cast<int32_t>(limits.second);
       q8nn_operator_t created = nullptr;
-      const q8nn_status status = u8 ? q8nn_create_multiply_nd_u8(&quant, Q8NN_FLAG_PYTORCH_REQUANTIZE, &created)
-                                    : q8nn_create_multiply_nd_s8(&quant, Q8NN_FLAG_PYTORCH_REQUANTIZE, &created);
+      const uint32_t flags = xnnpack ? Q8NN_FLAG_XNNPACK_MULTIPLY : Q8NN_FLAG_PYTORCH_REQUANTIZE;
+      const q8nn_status status = u8 ? q8nn_create_multiply_nd_u8(&quant, flags, &created)
+                                    : q8nn_create_multiply_nd_s8(&quant, flags, &created);
       if (status == q8nn_status_unsupported_parameter) {
-        return call_pytorch(relu ? "quantized::mul_relu" : "quantized::mul",
-                            {a, b, c10::IValue(output_scale), c10::IValue(output_zero_point)});
+        return pytorch();
       }
       check_status(status, "create multiply");
       op_.reset(created, OperatorDeleter{});
@@ -693,6 +699,9 @@ struct MulPacked : torch::CustomClassHolder {
            : q8nn_setup_multiply_nd_s8(op_.get(), a_shape.size(), a_shape.data(), b_shape.size(), b_shape.data(),
                                        static_cast<const int8_t*>(ac.data_ptr()),
                                        static_cast<const int8_t*>(bc.data_ptr()), static_cast<int8_t*>(y.data_ptr()));
+    if (status == q8nn_status_invalid_parameter && xnnpack) {
+      return pytorch();  // shapes that do not broadcast in memory order: XNNPACK's refusal, PyTorch's error
+    }
     check_status(status, "setup multiply");
     run(op_, {ac, bc, y});
     return y;

@@ -1,6 +1,7 @@
 /*
- * Multiply, N-dimensional with numpy broadcasting, int8 and uint8: TFLite's MUL or
- * (Q8NN_FLAG_PYTORCH_REQUANTIZE) PyTorch's quantized mul. The output is a function of the two input
+ * Multiply, N-dimensional with numpy broadcasting, int8 and uint8: TFLite's MUL,
+ * (Q8NN_FLAG_PYTORCH_REQUANTIZE) PyTorch's quantized mul or (Q8NN_FLAG_XNNPACK_MULTIPLY) XNNPACK's
+ * qs8 multiply. The output is a function of the two input
  * bytes, so create tabulates it with the scalar arithmetic below (65536 entries) and every kernel
  * is exact by construction: a broadcast operand (squeeze-excitation scales, per-channel factors)
  * selects one 256-entry row, which the best line's table-lookup kernel runs (VPERMB, TBL,
@@ -18,10 +19,10 @@
 
 /* The arithmetic of one pair, in int8 terms. */
 struct multiply_arithmetic {
-  int pytorch;
+  int pytorch;               /* PyTorch's or XNNPACK's float form (they differ in the scale only) */
   int32_t a_zero_point, b_zero_point, output_zero_point, output_min, output_max;
   int32_t multiplier, shift; /* TFLite: QuantizeMultiplier's, shift > 0 = left */
-  float scale;               /* PyTorch: (a_scale * b_scale) * (1 / output_scale) */
+  float scale;               /* (a_scale * b_scale) * (1 / output_scale); XNNPACK: / output_scale */
 };
 
 static int32_t multiply_pair(int32_t a, int32_t b, const struct multiply_arithmetic* m) {
@@ -49,9 +50,12 @@ static enum q8nn_status create_multiply(const struct q8nn_multiply_quantization*
   if (quant == NULL || multiply_out == NULL) {
     return q8nn_log_error(q8nn_status_invalid_parameter, caller, "quant and multiply_out must not be NULL");
   }
-  if ((flags & ~Q8NN_FLAG_PYTORCH_REQUANTIZE) != 0) {
-    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "unknown flags 0x%x", (unsigned) flags);
+  if ((flags & ~(Q8NN_FLAG_PYTORCH_REQUANTIZE | Q8NN_FLAG_XNNPACK_MULTIPLY)) != 0 ||
+      flags == (Q8NN_FLAG_PYTORCH_REQUANTIZE | Q8NN_FLAG_XNNPACK_MULTIPLY)) {
+    return q8nn_log_error(q8nn_status_invalid_parameter, caller, "unknown flags 0x%x (or both arithmetics)",
+                          (unsigned) flags);
   }
+  const int xnnpack = flags == Q8NN_FLAG_XNNPACK_MULTIPLY;
   const int32_t lo = u8 ? 0 : -128, hi = u8 ? 255 : 127, shift = u8 ? 128 : 0;
   const int32_t values[5] = {quant->a_zero_point, quant->b_zero_point, quant->output_zero_point, quant->output_min,
                              quant->output_max};
@@ -68,13 +72,21 @@ static enum q8nn_status create_multiply(const struct q8nn_multiply_quantization*
   if (!normal_positive(quant->a_scale) || !normal_positive(quant->b_scale) || !normal_positive(quant->output_scale)) {
     return q8nn_log_error(q8nn_status_invalid_parameter, caller, "scales must be normal floats > 0");
   }
-  struct multiply_arithmetic m = {.pytorch = (flags & Q8NN_FLAG_PYTORCH_REQUANTIZE) != 0,
+  struct multiply_arithmetic m = {.pytorch = flags != 0,
                                   .a_zero_point = quant->a_zero_point - shift,
                                   .b_zero_point = quant->b_zero_point - shift,
                                   .output_zero_point = quant->output_zero_point - shift,
                                   .output_min = quant->output_min - shift,
                                   .output_max = quant->output_max - shift};
-  if (m.pytorch) {
+  if (xnnpack) {
+    /* xnn_create_multiply_nd_qs8: product_output_scale = (input1_scale * input2_scale) / output_scale */
+    const volatile float product = quant->a_scale * quant->b_scale;
+    m.scale = product / quant->output_scale;
+    if (!(m.scale >= 0x1.0p-16f && m.scale < 0x1.0p+8f)) {
+      return q8nn_log_error(q8nn_status_unsupported_parameter, caller, "scale ratio %g outside XNNPACK's [2^-16, 2^8)",
+                            (double) m.scale);
+    }
+  } else if (m.pytorch) {
     /* qmul_kernel: float multiplier = self_scale * other_scale * inv_scale, inv_scale = 1.0f / scale */
     const volatile float inverse = 1.0f / quant->output_scale;
     const volatile float product = quant->a_scale * quant->b_scale;
@@ -139,7 +151,7 @@ static enum q8nn_status create_multiply(const struct q8nn_multiply_quantization*
   op->vadd = q8nn_x8_vmul_table_ukernel;
   op->vaddc = q8nn_x8_vmulc_table_ukernel;
   snprintf(op->kernel_name, sizeof(op->kernel_name), "q8nn_x8_vmul_table (%s, broadcast: %s)",
-           m.pytorch ? "PyTorch" : "TFLite", lut->name);
+           xnnpack ? "XNNPACK" : m.pytorch ? "PyTorch" : "TFLite", lut->name);
   *multiply_out = op;
   return q8nn_status_success;
 }

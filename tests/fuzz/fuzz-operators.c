@@ -1366,13 +1366,14 @@ static void fuzz_softmax_resize(struct fuzz_reader* r, pthreadpool_t threadpool)
   free(x), free(y);
 }
 
-/* Multiply, TFLite's or PyTorch's arithmetic, int8 and uint8: quantizations that must be refused,
+/* Multiply, TFLite's, PyTorch's or XNNPACK's arithmetic, int8 and uint8: quantizations that must be refused,
    small broadcast shapes (zero dimensions and non-broadcasting pairs refused), the output aliasing
    a, and every byte against reference-model.c's ref_mul_sub_s8; a failed setup writes nothing. */
 static void fuzz_multiply(struct fuzz_reader* r, pthreadpool_t threadpool) {
   const uint8_t kind = fuzz_u8(r);
-  const int u8 = kind & 1, pytorch = (kind >> 1) & 1, alias = (kind >> 2) & 1;
-  const uint32_t flags = (kind & 0xF0) == 0xF0 ? fuzz_u32(r) : pytorch ? Q8NN_FLAG_PYTORCH_REQUANTIZE : 0;
+  const int u8 = kind & 1, alias = (kind >> 3) & 1;
+  static const uint32_t arithmetic_flags[4] = {0, Q8NN_FLAG_PYTORCH_REQUANTIZE, Q8NN_FLAG_XNNPACK_MULTIPLY, 0};
+  const uint32_t flags = (kind & 0xF0) == 0xF0 ? fuzz_u32(r) : arithmetic_flags[(kind >> 1) & 3];
   int8_t lo, hi;
   read_clamp(r, &lo, &hi);
   const int32_t shift = u8 ? 128 : 0;
@@ -1383,9 +1384,9 @@ static void fuzz_multiply(struct fuzz_reader* r, pthreadpool_t threadpool) {
   const struct q8nn_multiply_quantization q = {
       zp[0] + shift + (zp_edge == 0xFF ? 300 : 0), fuzz_scale(r), zp[1] + shift, fuzz_scale(r), zp[2] + shift,
       fuzz_scale(r), lo + shift, hi + shift};
-  const int pytorch_arith = flags == Q8NN_FLAG_PYTORCH_REQUANTIZE;
+  const int arithmetic = flags == Q8NN_FLAG_PYTORCH_REQUANTIZE ? 1 : flags == Q8NN_FLAG_XNNPACK_MULTIPLY ? 2 : 0;
   uint32_t create_expect = 0;
-  if (flags != 0 && !pytorch_arith) create_expect |= INVALID;
+  if (flags != 0 && arithmetic == 0) create_expect |= INVALID;
   if (zp_edge == 0xFF || lo > hi) create_expect |= INVALID;
   const float scales[3] = {q.a_scale, q.b_scale, q.output_scale};
   for (int i = 0; i < 3; i++) create_expect |= isnormal(scales[i]) && scales[i] > 0.0f ? 0 : INVALID;
@@ -1434,7 +1435,7 @@ static void fuzz_multiply(struct fuzz_reader* r, pthreadpool_t threadpool) {
     for (size_t i = 0; i < a_total; i++) dense_a[i] = (int8_t) ((uint8_t) a_copy[i] ^ (u8 ? 0x80 : 0));
     for (size_t i = 0; i < b_total; i++) dense_b[i] = (int8_t) ((uint8_t) b[i] ^ (u8 ? 0x80 : 0));
     /* the reference refuses TFLite multipliers whose shift exceeds 30, as create does */
-    FUZZ_CHECK(ref_mul_sub_s8(pytorch_arith ? 2 : 1, a_rank, a_shape, dense_a, q.a_scale, zp[0], b_rank, b_shape,
+    FUZZ_CHECK(ref_mul_sub_s8(arithmetic + 1, a_rank, a_shape, dense_a, q.a_scale, zp[0], b_rank, b_shape,
                               dense_b, q.b_scale, zp[1], q.output_scale, zp[2], lo, hi, expected),
                "multiply created where the reference refuses the scales");
     for (size_t i = 0; i < out_total; i++) {

@@ -1,6 +1,6 @@
 /*
- * Multiply through the public API, exact against the reference (TFLite's MUL and PyTorch's
- * quantized mul, tests/reference/reference-model.c), int8 and uint8, with numpy broadcasting
+ * Multiply through the public API, exact against the reference (TFLite's MUL, PyTorch's quantized
+ * mul and XNNPACK's qs8 multiply, tests/reference/reference-model.c), int8 and uint8, with numpy broadcasting
  * (either operand broadcast, both dense, scalars, ranks up to 6), output aliasing a dense operand,
  * on every ISA mask (each line's table-lookup kernel) and thread pool; and the refusals.
  */
@@ -21,7 +21,8 @@
 #include "testers/test-util.h"
 
 struct mul_case {
-  int pytorch, u8, in_place; /* in_place: the output aliases a (a has the output's shape) */
+  int arithmetic;   /* 0 TFLite, 1 PyTorch, 2 XNNPACK */
+  int u8, in_place; /* in_place: the output aliases a (a has the output's shape) */
   size_t a_rank, b_rank;
   size_t a_shape[REF_MAX_DIMS], b_shape[REF_MAX_DIMS];
   int32_t a_zp, b_zp, out_zp, out_min, out_max; /* int8 terms */
@@ -34,7 +35,10 @@ static size_t elements(size_t rank, const size_t* shape) {
   return n;
 }
 
-/* Returns the failures (0 or 1); *declined when the reference refuses the scales too. */
+static const uint32_t arithmetic_flags[3] = {0, Q8NN_FLAG_PYTORCH_REQUANTIZE, Q8NN_FLAG_XNNPACK_MULTIPLY};
+
+/* Returns the failures (0 or 1); *declined when the arithmetic refuses the scales (the reference's
+   TFLite refusals, XNNPACK's scale range), which create must then refuse too. */
 static int run_case(const struct mul_case* c, size_t pool_index, const char* mask, int* declined) {
   size_t out_rank, out_shape[REF_MAX_DIMS];
   assert_true(ref_broadcast_shape(c->a_rank, c->a_shape, c->b_rank, c->b_shape, &out_rank, out_shape));
@@ -46,9 +50,14 @@ static int run_case(const struct mul_case* c, size_t pool_index, const char* mas
   int8_t* out = malloc(n + 16);
   test_fill_s8(a, na);
   test_fill_s8(b, nb);
-  *declined = !ref_mul_sub_s8(c->pytorch ? 2 : 1, c->a_rank, c->a_shape, a, c->a_scale, c->a_zp, c->b_rank,
+  *declined = !ref_mul_sub_s8(c->arithmetic + 1, c->a_rank, c->a_shape, a, c->a_scale, c->a_zp, c->b_rank,
                               c->b_shape, b, c->b_scale, c->b_zp, c->out_scale, c->out_zp, c->out_min, c->out_max,
                               expected);
+  if (c->arithmetic == 2) {
+    const volatile float product = c->a_scale * c->b_scale;
+    const float m = product / c->out_scale;
+    *declined |= !(m >= 0x1.0p-16f && m < 0x1.0p+8f);
+  }
   const uint8_t flip = (uint8_t) (c->u8 ? 0x80 : 0);
   const int32_t shift = c->u8 ? 128 : 0;
   for (size_t i = 0; i < na; i++) a[i] = (int8_t) ((uint8_t) a[i] ^ flip);
@@ -56,13 +65,12 @@ static int run_case(const struct mul_case* c, size_t pool_index, const char* mas
   const struct q8nn_multiply_quantization q = {
       c->a_zp + shift, c->a_scale, c->b_zp + shift, c->b_scale, c->out_zp + shift, c->out_scale,
       c->out_min + shift, c->out_max + shift};
-  const uint32_t flags = c->pytorch ? Q8NN_FLAG_PYTORCH_REQUANTIZE : 0;
+  const uint32_t flags = arithmetic_flags[c->arithmetic];
   q8nn_operator_t op = NULL;
   const enum q8nn_status created =
       c->u8 ? q8nn_create_multiply_nd_u8(&q, flags, &op) : q8nn_create_multiply_nd_s8(&q, flags, &op);
   int failures = 0;
   if (*declined) {
-    /* the reference's refusals are TFLite's: a shift above 30 */
     if (created != q8nn_status_unsupported_parameter) failures++;
   } else {
     assert_int_equal(created, q8nn_status_success);
@@ -96,8 +104,8 @@ static int run_case(const struct mul_case* c, size_t pool_index, const char* mas
 
 static void random_case(struct mul_case* c, size_t i) {
   memset(c, 0, sizeof(*c));
-  c->pytorch = (int) (i % 2);
-  c->u8 = (int) ((i / 2) % 2);
+  c->arithmetic = (int) (i % 3);
+  c->u8 = (int) ((i / 3) % 2);
   const size_t rank = 1 + test_rand() % 4;
   c->a_rank = c->b_rank = rank;
   for (size_t d = 0; d < rank; d++) c->a_shape[d] = c->b_shape[d] = 1 + test_rand() % 9;
@@ -149,7 +157,7 @@ static void test_multiply_sweep(void** state) {
   printf("multiply: %zu cases on every ISA mask, %zu declined as the reference declines them\n", cases,
          declined_cases);
   assert_int_equal(failures, 0);
-  assert_true(declined_cases < cases / 4);
+  assert_true(declined_cases < cases / 3);
 }
 
 /* Ties of PyTorch's rounding (products whose scaled value is k + 1/2) and extreme scales: output
@@ -158,18 +166,18 @@ static void test_multiply_every_pair(void** state) {
   (void) state;
   static const float out_scales[] = {0.25f, 0.5f, 1.0f, 4.0f, 0.03125f, 0.0078125f};
   int failures = 0;
-  for (size_t k = 0; k < 6 * 4 && failures == 0; k++) {
+  for (size_t k = 0; k < 6 * 6 && failures == 0; k++) {
     struct mul_case c;
     memset(&c, 0, sizeof(c));
-    c.pytorch = (int) (k % 2);
-    c.u8 = (int) ((k / 2) % 2);
+    c.arithmetic = (int) (k % 3);
+    c.u8 = (int) ((k / 3) % 2);
     c.a_rank = c.b_rank = 2;
     c.a_shape[0] = 256, c.a_shape[1] = 256; /* every a in each row */
     c.b_shape[0] = 256, c.b_shape[1] = 1;   /* one b per row */
     c.a_zp = test_rand_range(-128, 127);
     c.b_zp = test_rand_range(-128, 127);
     c.out_zp = test_rand_range(-128, 127);
-    c.a_scale = 0.5f, c.b_scale = 0.25f, c.out_scale = out_scales[k / 4];
+    c.a_scale = 0.5f, c.b_scale = 0.25f, c.out_scale = out_scales[k / 6];
     c.out_min = -128, c.out_max = 127;
     int declined = 0;
     /* run_case fills a and b at random: the dense 256x256 a covers the byte values many times */
@@ -187,6 +195,11 @@ static void test_multiply_refusals(void** state) {
   assert_int_equal(q8nn_create_multiply_nd_s8(NULL, 0, &op), q8nn_status_invalid_parameter);
   assert_int_equal(q8nn_create_multiply_nd_s8(&q, 0, NULL), q8nn_status_invalid_parameter);
   assert_int_equal(q8nn_create_multiply_nd_s8(&q, 0x1, &op), q8nn_status_invalid_parameter);
+  assert_int_equal(q8nn_create_multiply_nd_s8(&q, Q8NN_FLAG_PYTORCH_REQUANTIZE | Q8NN_FLAG_XNNPACK_MULTIPLY, &op),
+                   q8nn_status_invalid_parameter);
+  q.output_scale = 1.0e4f; /* XNNPACK's ratio 0.125 / 1e4 below 2^-16; the others take it */
+  assert_int_equal(q8nn_create_multiply_nd_s8(&q, Q8NN_FLAG_XNNPACK_MULTIPLY, &op), q8nn_status_unsupported_parameter);
+  q = good;
   q.a_zero_point = 128;
   assert_int_equal(q8nn_create_multiply_nd_s8(&q, 0, &op), q8nn_status_invalid_parameter);
   q = good;
@@ -203,6 +216,7 @@ static void test_multiply_refusals(void** state) {
   assert_int_equal(q8nn_create_multiply_nd_s8(&q, 0, &op), q8nn_status_unsupported_parameter);
   assert_int_equal(q8nn_create_multiply_nd_s8(&q, Q8NN_FLAG_PYTORCH_REQUANTIZE, &op),
                    q8nn_status_unsupported_parameter);
+  assert_int_equal(q8nn_create_multiply_nd_s8(&q, Q8NN_FLAG_XNNPACK_MULTIPLY, &op), q8nn_status_unsupported_parameter);
   q = good;
   q.a_zero_point = -1; /* below uint8's range */
   assert_int_equal(q8nn_create_multiply_nd_u8(&q, 0, &op), q8nn_status_invalid_parameter);

@@ -173,8 +173,9 @@ int ref_mul_sub_s8(int mul, size_t a_rank, const size_t* a_shape, const int8_t* 
   /* PyTorch's qmul_kernel: float multiplier = self_scale * other_scale * inv_scale */
   const volatile float inv_scale = 1.0f / out_scale;
   const volatile float scale_product = a_scale * b_scale;
-  const float pytorch_multiplier = scale_product * inv_scale;
-  if (mul == 2) {
+  /* XNNPACK's xnn_create_multiply_nd_qs8: product_output_scale = product_scale / output_scale */
+  const float pytorch_multiplier = mul == 3 ? scale_product / out_scale : scale_product * inv_scale;
+  if (mul >= 2) {
     /* no parameters to derive */
   } else if (mul) {
     const float real = a_scale * b_scale / out_scale;
@@ -200,7 +201,7 @@ int ref_mul_sub_s8(int mul, size_t a_rank, const size_t* a_shape, const int8_t* 
     }
     const int32_t va = a[ia] - a_zp, vb = b[ib] - b_zp;
     int32_t r;
-    if (mul == 2) {
+    if (mul >= 2) {
       r = out_zp + (int32_t) lrintf((float) (va * vb) * pytorch_multiplier);
     } else if (mul) {
       r = out_zp + ref_multiply_by_quantized_multiplier(va * vb, om, os, 0);

@@ -30,7 +30,8 @@ void ref_avgpool_qnnpack_s8(size_t batch, size_t in_h, size_t in_w, size_t chann
 
 /** int8 MUL (mul = 1, TFLite mul.cc parameters: float product of scales), PyTorch's quantized mul
     (mul = 2, its qmul_kernel: zp + lrintf((float) product * m), m = a_scale * b_scale * (1.0f /
-    out_scale) in float) or SUB (mul = 0, left shift 20), with numpy broadcasting of rank <= 6.
+    out_scale) in float), XNNPACK's qs8 multiply (mul = 3: the same with m = a_scale * b_scale /
+    out_scale) or SUB (mul = 0, left shift 20), with numpy broadcasting of rank <= 6.
     Returns 0 for unrepresentable scales. */
 int ref_mul_sub_s8(int mul, size_t a_rank, const size_t* a_shape, const int8_t* a, float a_scale, int32_t a_zp,
                    size_t b_rank, const size_t* b_shape, const int8_t* b, float b_scale, int32_t b_zp,

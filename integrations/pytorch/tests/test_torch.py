@@ -865,8 +865,9 @@ class MulTest(unittest.TestCase):
 
     def test_bytes(self):
         # Squeeze-excitation shapes (a scale per channel times an image, either order), dense,
-        # channels-last, per-row and scalar-like broadcasts, both engines, with and without the
-        # fused ReLU; different ranks and qint8 (see q8nn_torch_ops.cpp) go to PyTorch's kernel.
+        # channels-last, per-row and scalar-like broadcasts, both engines, both dtypes (qint8:
+        # XNNPACK's arithmetic, as PyTorch), with and without the fused ReLU; quint8 operands of
+        # different ranks go to PyTorch's kernel.
         rng = np.random.default_rng(31)
         packed = torch.ops.q8nn.mul_prepack()
         pairs = (((2, 16, 7, 7), (2, 16, 1, 1)), ((1, 40, 28, 28), (1, 40, 1, 1)), ((1, 8, 5, 6), (1, 8, 5, 6)),
@@ -895,11 +896,39 @@ class MulTest(unittest.TestCase):
                             with self.subTest(engine=engine, dtype=dtype, shapes=(sa, sb), layout=layout, relu=relu):
                                 for x, y in ((a, b), (b, a)):
                                     ran = self.check(x, y, scale, zp, relu, packed)
-                                    to_pytorch += ran and (len(sa) != len(sb) or dtype == torch.qint8)
-                    # only qint8 and operands of different ranks take PyTorch's kernel
+                                    to_pytorch += ran and len(sa) != len(sb) and dtype == torch.quint8
+                    # only quint8 operands of different ranks take PyTorch's kernel
                     self.assertEqual(q8nn_torch.stats().pytorch_calls, to_pytorch)
         finally:
             torch.backends.quantized.engine = "qnnpack"
+
+    def test_arithmetics(self):
+        # Scales where PyTorch's two float multipliers, (a * b) * (1 / out) (its qmul kernel: quint8,
+        # and qint8 with output zero point 127) and (a * b) / out (XNNPACK: other qint8), give
+        # different bytes on the 65536 input pairs: q8nn gives each case PyTorch's bytes.
+        rng = np.random.default_rng(41)
+        packed = torch.ops.q8nn.mul_prepack()
+        f32 = np.float32
+        for dtype, zo in ((torch.quint8, 100), (torch.qint8, -3), (torch.qint8, 127)):
+            lo = 0 if dtype == torch.quint8 else -128
+            za, zb = lo + 40, lo + 200
+            codes = torch.arange(256) + lo
+            storage = torch.uint8 if lo == 0 else torch.int8
+            a_codes, b_codes = codes.repeat(256, 1), codes.reshape(256, 1).repeat(1, 256)
+            product = ((a_codes - za) * (b_codes - zb)).numpy().astype(np.float32)
+            found = 0
+            while found < 4:
+                sa, sb = f32(rng.uniform(0.001, 0.3)), f32(rng.uniform(0.001, 0.3))
+                so = f32(sa * sb / f32(rng.uniform(0.003, 0.01)))
+                generic = np.clip(np.rint(product * (f32(sa * sb) * (f32(1) / so))) + zo, lo, lo + 255)
+                xnnpack = np.clip(np.rint(product * (f32(sa * sb) / so)) + zo, lo, lo + 255)
+                if (generic == xnnpack).all():
+                    continue
+                found += 1
+                a = torch._make_per_tensor_quantized_tensor(a_codes.to(storage), float(sa), za)
+                b = torch._make_per_tensor_quantized_tensor(b_codes.to(storage), float(sb), zb)
+                with self.subTest(dtype=dtype, zero_point=zo, scales=(sa, sb, so)):
+                    self.check(a, b, float(so), zo, False, packed)
 
     def test_module(self):
         ref = nnq.QFunctional()
