@@ -113,6 +113,7 @@ def main():
     parser.add_argument("--iters", type=int, default=200, help="calls per configuration and round")
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--channels-last", action="store_true", help="NHWC inputs (4-d ones)")
+    parser.add_argument("--layers", nargs="+", help="only layers whose name contains one of these")
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.iters = 3, 20
@@ -122,6 +123,8 @@ def main():
     for threads in args.threads:
         torch.set_num_threads(threads)
         for name, make, to_q8nn, inputs in cases():
+            if args.layers and not any(s in name for s in args.layers):
+                continue
             if args.channels_last:
                 inputs = tuple(x.contiguous(memory_format=torch.channels_last) if x.dim() == 4 else x for x in inputs)
             configs = []

@@ -959,16 +959,22 @@ at::Tensor adaptive_avg_pool2d(const at::Tensor& qx, std::vector<int64_t> output
   constexpr int64_t kLimit = int64_t{1} << 30;
   TORCH_CHECK(h <= kLimit && w <= kLimit && channels > 0, op, ": input of ", channels, " channels, ", h, "x", w,
               " is outside q8nn's range");
-  const at::Tensor x = qx.contiguous(at::MemoryFormat::ChannelsLast);
-  at::Tensor y = at::_empty_affine_quantized(
-      {n, channels, oh, ow}, at::device(at::kCPU).dtype(at::kQUInt8).memory_format(at::MemoryFormat::ChannelsLast),
-      qx.q_scale(), qx.q_zero_point(), c10::nullopt);
+  // An NCHW input is pooled where it lies: its planes stacked are an image of c x h rows of w
+  // one-byte pixels, and the windows (which divide h) never straddle two planes, so the output
+  // comes out as NCHW too. A channels-last input is an NHWC image as it is. PyTorch's output layout:
+  // NCHW for NCHW inputs (1x1 outputs get channels-last strides, the same bytes), else channels-last.
+  const bool nchw = qx.suggest_memory_format() == at::MemoryFormat::Contiguous;
+  const at::Tensor x = qx.contiguous(nchw ? at::MemoryFormat::Contiguous : at::MemoryFormat::ChannelsLast);
+  const auto y_format = nchw && oh * ow != 1 ? at::MemoryFormat::Contiguous : at::MemoryFormat::ChannelsLast;
+  at::Tensor y = at::_empty_affine_quantized({n, channels, oh, ow},
+                                             at::device(at::kCPU).dtype(at::kQUInt8).memory_format(y_format),
+                                             qx.q_scale(), qx.q_zero_point(), c10::nullopt);
   if (y.numel() != 0) {
     ensure_initialized();
     q8nn_pooling2d_desc desc = {};
     desc.pooling_height = desc.stride_height = static_cast<uint32_t>(h / oh);
     desc.pooling_width = desc.stride_width = static_cast<uint32_t>(w / ow);
-    desc.channels = static_cast<size_t>(channels);
+    desc.channels = nchw ? 1 : static_cast<size_t>(channels);
     const float scale = static_cast<float>(qx.q_scale());
     const int32_t zero_point = static_cast<int32_t>(qx.q_zero_point());
     const q8nn_pooling2d_quantization quant = {zero_point, scale, zero_point, scale};
@@ -976,15 +982,16 @@ at::Tensor adaptive_avg_pool2d(const at::Tensor& qx, std::vector<int64_t> output
     check_status(q8nn_create_average_pooling2d_requantized_nhwc_u8(&desc, &quant, 0, 255, 0, &created),
                  "create average pooling");
     const Operator pool(created, OperatorDeleter{});
-    check_status(q8nn_setup_pooling2d_nhwc_u8(pool.get(), n, h, w, static_cast<const uint8_t*>(x.data_ptr()),
-                                              channels, static_cast<uint8_t*>(y.data_ptr()), channels, nullptr,
-                                              nullptr),
+    check_status(nchw ? q8nn_setup_pooling2d_nhwc_u8(pool.get(), n, channels * h, w,
+                                                     static_cast<const uint8_t*>(x.data_ptr()), 1,
+                                                     static_cast<uint8_t*>(y.data_ptr()), 1, nullptr, nullptr)
+                      : q8nn_setup_pooling2d_nhwc_u8(pool.get(), n, h, w, static_cast<const uint8_t*>(x.data_ptr()),
+                                                     channels, static_cast<uint8_t*>(y.data_ptr()), channels,
+                                                     nullptr, nullptr),
                  "setup average pooling");
     run(pool, {x, y});
   }
-  // PyTorch's layout: channels-last where the input suggests it (and for 1x1 outputs, which are
-  // contiguous in both), else NCHW
-  return y.contiguous(qx.suggest_memory_format());
+  return y;
 }
 
 // ---- 256-entry tables: PyTorch's elementwise arithmetic, byte by byte -------------------------

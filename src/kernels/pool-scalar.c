@@ -1,7 +1,6 @@
 /* Max and average pooling of one output pixel, portable (see ukernel.h). */
-#include <math.h>
-
 #include "kernel-decls.h"
+#include "requantization.h"
 
 void q8nn_s8_maxpool_ukernel__scalar(const int8_t* first, size_t rows, size_t cols, size_t row_stride,
                                      size_t pixel_stride, size_t channels, int8_t* out,
@@ -21,19 +20,6 @@ void q8nn_s8_maxpool_ukernel__scalar(const int8_t* first, size_t rows, size_t co
   }
 }
 
-/* TFLite's rounded division of a window sum (|sum| + count / 2 < 2^31). */
-static inline int32_t rounded_quotient(int32_t sum, int32_t count) {
-  return sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count;
-}
-
-/* A window's average before the clamp: TFLite's quotient, or pytorch_qnnpack's requantization
-   (the float conversions and nearbyintf round to nearest, ties to even, as the vector kernels'). */
-static inline int32_t average(int32_t sum, int32_t count, const struct q8nn_pool_params* params) {
-  if (!params->requantize) return rounded_quotient(sum, count);
-  const float scaled = (float) (sum - params->input_zero_point * count) * params->scale;
-  return (int32_t) nearbyintf(scaled) + params->output_zero_point;
-}
-
 void q8nn_s8_avgpool_ukernel__scalar(const int8_t* first, size_t rows, size_t cols, size_t row_stride,
                                      size_t pixel_stride, size_t channels, int8_t* out,
                                      const struct q8nn_pool_params* params) {
@@ -49,10 +35,6 @@ void q8nn_s8_avgpool_ukernel__scalar(const int8_t* first, size_t rows, size_t co
         for (size_t c = 0; c < cn; c++) sums[c] += (int8_t) ((uint8_t) pixel[c] ^ flip);
       }
     }
-    for (size_t c = 0; c < cn; c++) {
-      int32_t v = average(sums[c], count, params);
-      v = v < params->output_min ? params->output_min : v > params->output_max ? params->output_max : v;
-      out[c0 + c] = (int8_t) ((uint8_t) v ^ flip);
-    }
+    for (size_t c = 0; c < cn; c++) out[c0 + c] = q8nn_pool_average_byte(sums[c], count, params);
   }
 }

@@ -267,4 +267,21 @@ static inline int8_t q8nn_add_qnn_scalar(int8_t a, int8_t b, const struct q8nn_q
   return (int8_t) (out + p->output_zero_point);
 }
 
+/* A pooling window's average before the clamp (ukernel.h, struct q8nn_pool_params): TFLite's
+   rounded quotient of the sum (|sum| + count / 2 < 2^31), or pytorch_qnnpack's requantization (the
+   float conversion and nearbyintf round to nearest, ties to even, as the vector kernels' VCVTPS2DQ,
+   FCVTNS and vfcvt.x.f). The portable kernel's, and the vector kernels' single-channel path. */
+static inline int32_t q8nn_pool_average(int32_t sum, int32_t count, const struct q8nn_pool_params* params) {
+  if (!params->requantize) return sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count;
+  const float scaled = (float) (sum - params->input_zero_point * count) * params->scale;
+  return (int32_t) nearbyintf(scaled) + params->output_zero_point;
+}
+
+/* The stored byte of a window's average: clamped, flipped back (uint8). */
+static inline int8_t q8nn_pool_average_byte(int32_t sum, int32_t count, const struct q8nn_pool_params* params) {
+  int32_t v = q8nn_pool_average(sum, count, params);
+  v = v < params->output_min ? params->output_min : v > params->output_max ? params->output_max : v;
+  return (int8_t) ((uint8_t) v ^ params->flip);
+}
+
 #endif

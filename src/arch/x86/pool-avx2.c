@@ -9,11 +9,13 @@
  * is not an integer it is at least 1 / count >= 2^-16 from one, more than the float quotient's
  * error (half an ulp of a value below 256: 2^-17), so truncating the float quotient gives C's
  * truncated quotient. Larger TFLite windows run the portable kernel. pytorch_qnnpack's
- * requantization is its own float arithmetic at any size.
+ * requantization is its own float arithmetic at any size. One channel of dense pixels (NCHW
+ * planes pooled as images) sums whole window rows with VPSADBW.
  */
 #include <immintrin.h>
 
 #include "kernel-decls.h"
+#include "requantization.h"
 
 void q8nn_s8_maxpool_ukernel__avx2(const int8_t* first, size_t rows, size_t cols, size_t row_stride,
                                    size_t pixel_stride, size_t channels, int8_t* out,
@@ -87,12 +89,45 @@ static inline void widen_add(__m256i s16, __m256i* lo, __m256i* hi) {
   *hi = _mm256_add_epi32(*hi, _mm256_cvtepi16_epi32(_mm256_extracti128_si256(s16, 1)));
 }
 
+/* One channel of dense pixels (an NCHW plane pooled as an image of one-byte pixels): each window
+   row is a run of bytes, summed 32 at a time with VPSADBW on the bytes offset to uint8. */
+static void average_single_channel(const int8_t* first, size_t rows, size_t cols, size_t row_stride, int8_t* out,
+                                   const struct q8nn_pool_params* params) {
+  const int32_t count = (int32_t) (rows * cols);
+  if (row_stride == cols) { /* adjacent rows (a whole NCHW plane): one run */
+    cols *= rows;
+    rows = 1;
+  }
+  const uint8_t offset = (uint8_t) (params->flip ^ 0x80); /* stored byte -> int8 + 128 */
+  const __m256i voffset = _mm256_set1_epi8((char) offset);
+  __m256i acc = _mm256_setzero_si256();
+  int64_t tail = 0;
+  for (size_t y = 0; y < rows; y++) {
+    const int8_t* row = first + y * row_stride;
+    size_t x = 0;
+    for (; x + 32 <= cols; x += 32) {
+      acc = _mm256_add_epi64(acc, _mm256_sad_epu8(_mm256_xor_si256(_mm256_loadu_si256((const __m256i*) (row + x)),
+                                                                   voffset),
+                                                  _mm256_setzero_si256()));
+    }
+    for (; x < cols; x++) tail += (uint8_t) ((uint8_t) row[x] ^ offset);
+  }
+  const __m128i halves = _mm_add_epi64(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+  const int64_t total = _mm_cvtsi128_si64(halves) + _mm_extract_epi64(halves, 1) + tail;
+  const int32_t sum = (int32_t) (total - 128 * (int64_t) count);
+  out[0] = q8nn_pool_average_byte(sum, count, params);
+}
+
 void q8nn_s8_avgpool_ukernel__avx2(const int8_t* first, size_t rows, size_t cols, size_t row_stride,
                                    size_t pixel_stride, size_t channels, int8_t* out,
                                    const struct q8nn_pool_params* params) {
   const size_t cells = rows * cols;
   if (cells > 65536 && !params->requantize) {
     q8nn_s8_avgpool_ukernel__scalar(first, rows, cols, row_stride, pixel_stride, channels, out, params);
+    return;
+  }
+  if (channels == 1 && pixel_stride == 1) {
+    average_single_channel(first, rows, cols, row_stride, out, params);
     return;
   }
   const __m128i flip = _mm_set1_epi8((char) params->flip);

@@ -3,11 +3,13 @@
  * a step, the tail with masked loads and stores (nothing outside the pixel's channels is touched).
  * Average: int16 lane sums of up to 256 cells, added into int32 lanes; the float quotient is exact
  * as pool-avx2.c shows for windows of up to 65536 cells (larger TFLite windows run the portable
- * kernel); the requantization is pytorch_qnnpack's float form at any size.
+ * kernel); the requantization is pytorch_qnnpack's float form at any size. One channel of dense
+ * pixels (NCHW planes pooled as images) sums whole window rows with VPSADBW.
  */
 #include <immintrin.h>
 
 #include "kernel-decls.h"
+#include "requantization.h"
 
 static inline __mmask64 tail_mask(size_t n) { return n >= 64 ? ~(__mmask64) 0 : _bzhi_u64(~(uint64_t) 0, (unsigned) n); }
 
@@ -66,12 +68,44 @@ static inline __m512i averages(__m512i sum, const struct averager* a) {
   return _mm512_min_epi32(_mm512_max_epi32(q, a->lo), a->hi);
 }
 
+/* One channel of dense pixels (an NCHW plane pooled as an image of one-byte pixels): each window
+   row is a run of bytes, summed 64 at a time with VPSADBW on the bytes offset to uint8. */
+static void average_single_channel(const int8_t* first, size_t rows, size_t cols, size_t row_stride, int8_t* out,
+                                   const struct q8nn_pool_params* params) {
+  const int32_t count = (int32_t) (rows * cols);
+  if (row_stride == cols) { /* adjacent rows (a whole NCHW plane): one run */
+    cols *= rows;
+    rows = 1;
+  }
+  const __m512i offset = _mm512_set1_epi8((char) (params->flip ^ 0x80)); /* stored byte -> int8 + 128 */
+  __m512i acc = _mm512_setzero_si512();
+  for (size_t y = 0; y < rows; y++) {
+    const int8_t* row = first + y * row_stride;
+    size_t x = 0;
+    for (; x + 64 <= cols; x += 64) {
+      acc = _mm512_add_epi64(acc, _mm512_sad_epu8(_mm512_xor_si512(_mm512_loadu_si512(row + x), offset),
+                                                  _mm512_setzero_si512()));
+    }
+    if (x != cols) {
+      const __mmask64 k = tail_mask(cols - x);
+      const __m512i v = _mm512_maskz_mov_epi8(k, _mm512_xor_si512(_mm512_maskz_loadu_epi8(k, row + x), offset));
+      acc = _mm512_add_epi64(acc, _mm512_sad_epu8(v, _mm512_setzero_si512()));
+    }
+  }
+  const int32_t sum = (int32_t) (_mm512_reduce_add_epi64(acc) - 128 * (int64_t) count);
+  out[0] = q8nn_pool_average_byte(sum, count, params);
+}
+
 void q8nn_s8_avgpool_ukernel__avx512(const int8_t* first, size_t rows, size_t cols, size_t row_stride,
                                      size_t pixel_stride, size_t channels, int8_t* out,
                                      const struct q8nn_pool_params* params) {
   const size_t cells = rows * cols;
   if (cells > 65536 && !params->requantize) {
     q8nn_s8_avgpool_ukernel__scalar(first, rows, cols, row_stride, pixel_stride, channels, out, params);
+    return;
+  }
+  if (channels == 1 && pixel_stride == 1) {
+    average_single_channel(first, rows, cols, row_stride, out, params);
     return;
   }
   const __m256i flip = _mm256_set1_epi8((char) params->flip);
