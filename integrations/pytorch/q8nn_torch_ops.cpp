@@ -712,6 +712,61 @@ struct MulPacked : torch::CustomClassHolder {
   AddKey key_{};
 };
 
+// ---- pooling operators kept between calls ----------------------------------------------------
+
+// The pool ops have no packed object, so their q8nn operators wait here between calls, keyed by
+// everything their create took (the kind, the window, the quantization): a call takes one out, so
+// no other call sets it up meanwhile, and puts it back after its run. One that a recording still
+// holds (torch.ops.q8nn.record keeps a forward's operators with their setups) is not reused.
+using PoolKey = std::array<int64_t, 13>;
+
+class PoolCache {
+ public:
+  template <typename Create>
+  Operator take(const PoolKey& key, Create create) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+        if (it->first == key && it->second.use_count() == 1) {
+          Operator op = std::move(it->second);
+          entries_.erase(it);
+          return op;
+        }
+      }
+    }
+    q8nn_operator_t created = nullptr;
+    check_status(create(&created), "create pooling");
+    return Operator(created, OperatorDeleter{});
+  }
+
+  void give_back(const PoolKey& key, Operator op) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (entries_.size() >= kEntries) {
+      entries_.erase(entries_.begin());  // the oldest
+    }
+    entries_.emplace_back(key, std::move(op));
+  }
+
+ private:
+  static constexpr size_t kEntries = 64;  // a model's pools (MobileNetV3-Large: 9) with room to spare
+  std::mutex mutex_;
+  std::vector<std::pair<PoolKey, Operator>> entries_;
+};
+
+PoolCache& pool_cache() {
+  static PoolCache cache;
+  return cache;
+}
+
+PoolKey pool_key(int64_t kind, const q8nn_pooling2d_desc& d, const q8nn_pooling2d_quantization& q) {
+  float scales[2] = {q.input_scale, q.output_scale};
+  uint64_t bits = 0;
+  std::memcpy(&bits, scales, sizeof(bits));
+  return {kind, d.padding_top, d.padding_right, d.padding_bottom, d.padding_left, d.pooling_height, d.pooling_width,
+          d.stride_height, d.stride_width, static_cast<int64_t>(d.channels), q.input_zero_point, q.output_zero_point,
+          static_cast<int64_t>(bits)};
+}
+
 // ---- max pooling -----------------------------------------------------------------------------
 
 // PyTorch's pooling_output_shape (ATen/native/Pool.h): floor division (div_rtn), ceil_mode adds
@@ -884,11 +939,11 @@ at::Tensor max_pool2d(const at::Tensor& qx, std::vector<int64_t> kernel_size, st
     desc.stride_width = static_cast<uint32_t>(s[1]);
     desc.channels = static_cast<size_t>(channels);
     const bool u8 = dtype == at::kQUInt8;
-    q8nn_operator_t created = nullptr;
-    check_status(u8 ? q8nn_create_max_pooling2d_nhwc_u8(&desc, 0, 255, 0, &created)
-                    : q8nn_create_max_pooling2d_nhwc_s8(&desc, -128, 127, 0, &created),
-                 "create max pooling");
-    const Operator pool(created, OperatorDeleter{});
+    const PoolKey key = pool_key(u8 ? 1 : 2, desc, q8nn_pooling2d_quantization{});
+    const Operator pool = pool_cache().take(key, [&](q8nn_operator_t* created) {
+      return u8 ? q8nn_create_max_pooling2d_nhwc_u8(&desc, 0, 255, 0, created)
+                : q8nn_create_max_pooling2d_nhwc_s8(&desc, -128, 127, 0, created);
+    });
     size_t out_h = 0, out_w = 0;
     check_status(u8 ? q8nn_setup_pooling2d_nhwc_u8(pool.get(), n, h, w, static_cast<const uint8_t*>(x.data_ptr()),
                                                    channels, static_cast<uint8_t*>(y.data_ptr()), channels, &out_h,
@@ -900,6 +955,7 @@ at::Tensor max_pool2d(const at::Tensor& qx, std::vector<int64_t> kernel_size, st
     TORCH_CHECK(static_cast<int64_t>(out_h) == oh && static_cast<int64_t>(out_w) == ow, op,
                 ": internal error: q8nn's output is ", out_h, "x", out_w, ", PyTorch's ", oh, "x", ow);
     run(pool, {x, y});
+    pool_cache().give_back(key, pool);
     return y;
   }
   // Dilated windows (q8nn's pooling has no dilation): computed here. Where PyTorch runs it:
@@ -978,10 +1034,10 @@ at::Tensor adaptive_avg_pool2d(const at::Tensor& qx, std::vector<int64_t> output
     const float scale = static_cast<float>(qx.q_scale());
     const int32_t zero_point = static_cast<int32_t>(qx.q_zero_point());
     const q8nn_pooling2d_quantization quant = {zero_point, scale, zero_point, scale};
-    q8nn_operator_t created = nullptr;
-    check_status(q8nn_create_average_pooling2d_requantized_nhwc_u8(&desc, &quant, 0, 255, 0, &created),
-                 "create average pooling");
-    const Operator pool(created, OperatorDeleter{});
+    const PoolKey key = pool_key(3, desc, quant);
+    const Operator pool = pool_cache().take(key, [&](q8nn_operator_t* created) {
+      return q8nn_create_average_pooling2d_requantized_nhwc_u8(&desc, &quant, 0, 255, 0, created);
+    });
     check_status(nchw ? q8nn_setup_pooling2d_nhwc_u8(pool.get(), n, channels * h, w,
                                                      static_cast<const uint8_t*>(x.data_ptr()), 1,
                                                      static_cast<uint8_t*>(y.data_ptr()), 1, nullptr, nullptr)
@@ -990,6 +1046,7 @@ at::Tensor adaptive_avg_pool2d(const at::Tensor& qx, std::vector<int64_t> output
                                                      nullptr, nullptr),
                  "setup average pooling");
     run(pool, {x, y});
+    pool_cache().give_back(key, pool);
   }
   return y;
 }

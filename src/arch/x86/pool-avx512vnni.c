@@ -110,27 +110,38 @@ void q8nn_s8_avgpool_ukernel__avx512(const int8_t* first, size_t rows, size_t co
   }
   const __m256i flip = _mm256_set1_epi8((char) params->flip);
   const struct averager a = make_averager(cells, params);
-  for (size_t c = 0; c < channels; c += 32) {
-    const __mmask32 k = (__mmask32) tail_mask(channels - c < 32 ? channels - c : 32);
+  /* 64 channels a step in two independent int16 sums of 32 (the second masked off past the end) */
+  for (size_t c = 0; c < channels; c += 64) {
+    const size_t left = channels - c;
+    const __mmask32 k0 = (__mmask32) tail_mask(left < 32 ? left : 32);
+    const __mmask32 k1 = left > 32 ? (__mmask32) tail_mask(left - 32 < 32 ? left - 32 : 32) : 0;
     /* int16 sums of up to 256 cells (-128 x 256 fits), added into int32 every 256 cells */
-    __m512i s16 = _mm512_setzero_si512(), s0 = _mm512_setzero_si512(), s1 = _mm512_setzero_si512();
+    __m512i s16[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+    __m512i s32[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
     size_t pending = 0;
     for (size_t y = 0; y < rows; y++) {
       const int8_t* row = first + y * row_stride + c;
       for (size_t x = 0; x < cols; x++) {
-        const __m256i v = _mm256_xor_si256(_mm256_maskz_loadu_epi8(k, row + x * pixel_stride), flip);
-        s16 = _mm512_add_epi16(s16, _mm512_cvtepi8_epi16(v));
+        const int8_t* p = row + x * pixel_stride;
+        s16[0] = _mm512_add_epi16(s16[0], _mm512_cvtepi8_epi16(_mm256_xor_si256(_mm256_maskz_loadu_epi8(k0, p), flip)));
+        s16[1] = _mm512_add_epi16(s16[1],
+                                  _mm512_cvtepi8_epi16(_mm256_xor_si256(_mm256_maskz_loadu_epi8(k1, p + 32), flip)));
         if (++pending == 256) {
-          s0 = _mm512_add_epi32(s0, _mm512_cvtepi16_epi32(_mm512_castsi512_si256(s16)));
-          s1 = _mm512_add_epi32(s1, _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(s16, 1)));
-          s16 = _mm512_setzero_si512();
+          for (int h = 0; h < 2; h++) {
+            s32[2 * h] = _mm512_add_epi32(s32[2 * h], _mm512_cvtepi16_epi32(_mm512_castsi512_si256(s16[h])));
+            s32[2 * h + 1] = _mm512_add_epi32(s32[2 * h + 1], _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(s16[h], 1)));
+            s16[h] = _mm512_setzero_si512();
+          }
           pending = 0;
         }
       }
     }
-    s0 = _mm512_add_epi32(s0, _mm512_cvtepi16_epi32(_mm512_castsi512_si256(s16)));
-    s1 = _mm512_add_epi32(s1, _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(s16, 1)));
-    const __m256i r = _mm256_set_m128i(_mm512_cvtepi32_epi8(averages(s1, &a)), _mm512_cvtepi32_epi8(averages(s0, &a)));
-    _mm256_mask_storeu_epi8(out + c, k, _mm256_xor_si256(r, flip));
+    for (int h = 0; h < 2; h++) {
+      s32[2 * h] = _mm512_add_epi32(s32[2 * h], _mm512_cvtepi16_epi32(_mm512_castsi512_si256(s16[h])));
+      s32[2 * h + 1] = _mm512_add_epi32(s32[2 * h + 1], _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(s16[h], 1)));
+      const __m256i r = _mm256_set_m128i(_mm512_cvtepi32_epi8(averages(s32[2 * h + 1], &a)),
+                                         _mm512_cvtepi32_epi8(averages(s32[2 * h], &a)));
+      _mm256_mask_storeu_epi8(out + c + 32 * h, h == 0 ? k0 : k1, _mm256_xor_si256(r, flip));
+    }
   }
 }
