@@ -64,19 +64,24 @@ void q8nn_s8_avgpool_ukernel__neon(const int8_t* first, size_t rows, size_t cols
     /* int16 sums of up to 256 cells, added into int32 every 256 cells */
     int16x8_t s0 = vdupq_n_s16(0), s1 = vdupq_n_s16(0);
     int32x4_t w0 = vdupq_n_s32(0), w1 = w0, w2 = w0, w3 = w0;
-    size_t pending = 0;
+    size_t pending = 0; /* cells in the int16 sums; checked per run of a row, not per pixel */
     for (size_t y = 0; y < rows; y++) {
       const int8_t* row = first + y * row_stride + c;
-      for (size_t x = 0; x < cols; x++) {
-        const int8x16_t v = vreinterpretq_s8_u8(veorq_u8(vld1q_u8((const uint8_t*) (row + x * pixel_stride)), flip));
-        s0 = vaddw_s8(s0, vget_low_s8(v));
-        s1 = vaddw_s8(s1, vget_high_s8(v));
-        if (++pending == 256) {
+      for (size_t x0 = 0; x0 < cols;) {
+        const size_t run = cols - x0 < 256 ? cols - x0 : 256;
+        if (pending + run > 256) {
           w0 = vaddw_s16(w0, vget_low_s16(s0)), w1 = vaddw_s16(w1, vget_high_s16(s0));
           w2 = vaddw_s16(w2, vget_low_s16(s1)), w3 = vaddw_s16(w3, vget_high_s16(s1));
           s0 = s1 = vdupq_n_s16(0);
           pending = 0;
         }
+        for (size_t x = x0; x < x0 + run; x++) {
+          const int8x16_t v = vreinterpretq_s8_u8(veorq_u8(vld1q_u8((const uint8_t*) (row + x * pixel_stride)), flip));
+          s0 = vaddw_s8(s0, vget_low_s8(v));
+          s1 = vaddw_s8(s1, vget_high_s8(v));
+        }
+        pending += run;
+        x0 += run;
       }
     }
     w0 = vaddw_s16(w0, vget_low_s16(s0)), w1 = vaddw_s16(w1, vget_high_s16(s0));

@@ -45,17 +45,22 @@ void q8nn_s8_avgpool_ukernel__rvv(const int8_t* first, size_t rows, size_t cols,
     /* int16 sums of up to 256 cells, added into int32 every 256 cells */
     vint16m2_t sum = __riscv_vmv_v_x_i16m2(0, vl);
     vint32m4_t s = __riscv_vmv_v_x_i32m4(0, vl);
-    size_t pending = 0;
+    size_t pending = 0; /* cells in the int16 sums; checked per run of a row, not per pixel */
     for (size_t y = 0; y < rows; y++) {
       const int8_t* row = first + y * row_stride + c;
-      for (size_t x = 0; x < cols; x++) {
-        const vuint8m1_t raw = __riscv_vle8_v_u8m1((const uint8_t*) (row + x * pixel_stride), vl);
-        sum = __riscv_vwadd_wv_i16m2(sum, __riscv_vreinterpret_v_u8m1_i8m1(__riscv_vxor_vx_u8m1(raw, flip, vl)), vl);
-        if (++pending == 256) {
+      for (size_t x0 = 0; x0 < cols;) {
+        const size_t run = cols - x0 < 256 ? cols - x0 : 256;
+        if (pending + run > 256) {
           s = __riscv_vwadd_wv_i32m4(s, sum, vl);
           sum = __riscv_vmv_v_x_i16m2(0, vl);
           pending = 0;
         }
+        for (size_t x = x0; x < x0 + run; x++) {
+          const vuint8m1_t raw = __riscv_vle8_v_u8m1((const uint8_t*) (row + x * pixel_stride), vl);
+          sum = __riscv_vwadd_wv_i16m2(sum, __riscv_vreinterpret_v_u8m1_i8m1(__riscv_vxor_vx_u8m1(raw, flip, vl)), vl);
+        }
+        pending += run;
+        x0 += run;
       }
     }
     s = __riscv_vwadd_wv_i32m4(s, sum, vl);

@@ -50,14 +50,19 @@ struct averager {
 
 static inline struct averager make_averager(size_t cells, const struct q8nn_pool_params* params) {
   struct averager a;
-  a.half = _mm256_set1_epi32((int32_t) (cells / 2));
-  a.count = _mm256_set1_ps((float) cells);
   a.lo = _mm256_set1_epi32(params->output_min);
   a.hi = _mm256_set1_epi32(params->output_max);
-  a.bias = _mm256_set1_epi32(params->input_zero_point * (int32_t) cells);
-  a.zero_point = _mm256_set1_epi32(params->output_zero_point);
-  a.scale = _mm256_set1_ps(params->scale);
   a.requantize = params->requantize;
+  if (a.requantize) { /* only the constants of the arithmetic in use (one call per output pixel) */
+    a.bias = _mm256_set1_epi32(params->input_zero_point * (int32_t) cells);
+    a.zero_point = _mm256_set1_epi32(params->output_zero_point);
+    a.scale = _mm256_set1_ps(params->scale);
+    a.half = _mm256_setzero_si256(), a.count = _mm256_setzero_ps();
+  } else {
+    a.half = _mm256_set1_epi32((int32_t) (cells / 2));
+    a.count = _mm256_set1_ps((float) cells);
+    a.bias = a.zero_point = _mm256_setzero_si256(), a.scale = _mm256_setzero_ps();
+  }
   return a;
 }
 
@@ -82,6 +87,14 @@ static inline __m128i pack16(__m256i q0, __m256i q1) {
   const __m128i p0 = _mm_packs_epi32(_mm256_castsi256_si128(q0), _mm256_extracti128_si256(q0, 1));
   const __m128i p1 = _mm_packs_epi32(_mm256_castsi256_si128(q1), _mm256_extracti128_si256(q1, 1));
   return _mm_packs_epi16(p0, p1);
+}
+
+/* int16 sums of 32 channels over `count` pixels pixel_stride apart */
+static inline void sum_run(const int8_t* p, size_t count, size_t pixel_stride, __m128i flip, __m256i* s0, __m256i* s1) {
+  for (size_t x = 0; x < count; x++, p += pixel_stride) {
+    *s0 = _mm256_add_epi16(*s0, _mm256_cvtepi8_epi16(_mm_xor_si128(_mm_loadu_si128((const __m128i*) p), flip)));
+    *s1 = _mm256_add_epi16(*s1, _mm256_cvtepi8_epi16(_mm_xor_si128(_mm_loadu_si128((const __m128i*) (p + 16)), flip)));
+  }
 }
 
 static inline void widen_add(__m256i s16, __m256i* lo, __m256i* hi) {
@@ -138,19 +151,22 @@ void q8nn_s8_avgpool_ukernel__avx2(const int8_t* first, size_t rows, size_t cols
     __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
     __m256i w0 = _mm256_setzero_si256(), w1 = _mm256_setzero_si256(), w2 = _mm256_setzero_si256(),
             w3 = _mm256_setzero_si256();
-    size_t pending = 0;
-    for (size_t y = 0; y < rows; y++) {
-      const int8_t* row = first + y * row_stride + c;
-      for (size_t x = 0; x < cols; x++) {
-        const int8_t* p = row + x * pixel_stride;
-        s0 = _mm256_add_epi16(s0, _mm256_cvtepi8_epi16(_mm_xor_si128(_mm_loadu_si128((const __m128i*) p), flip)));
-        s1 = _mm256_add_epi16(s1,
-                              _mm256_cvtepi8_epi16(_mm_xor_si128(_mm_loadu_si128((const __m128i*) (p + 16)), flip)));
-        if (++pending == 256) {
-          widen_add(s0, &w0, &w1);
-          widen_add(s1, &w2, &w3);
-          s0 = s1 = _mm256_setzero_si256();
-          pending = 0;
+    if (cells <= 256) { /* the int16 sums hold the whole window */
+      for (size_t y = 0; y < rows; y++) sum_run(first + y * row_stride + c, cols, pixel_stride, flip, &s0, &s1);
+    } else {
+      size_t pending = 0; /* cells in the int16 sums; checked per run of a row, not per pixel */
+      for (size_t y = 0; y < rows; y++) {
+        for (size_t x0 = 0; x0 < cols;) {
+          const size_t run = cols - x0 < 256 ? cols - x0 : 256;
+          if (pending + run > 256) {
+            widen_add(s0, &w0, &w1);
+            widen_add(s1, &w2, &w3);
+            s0 = s1 = _mm256_setzero_si256();
+            pending = 0;
+          }
+          sum_run(first + y * row_stride + c + x0 * pixel_stride, run, pixel_stride, flip, &s0, &s1);
+          pending += run;
+          x0 += run;
         }
       }
     }

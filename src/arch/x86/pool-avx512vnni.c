@@ -42,14 +42,19 @@ struct averager {
 
 static inline struct averager make_averager(size_t cells, const struct q8nn_pool_params* params) {
   struct averager a;
-  a.half = _mm512_set1_epi32((int32_t) (cells / 2));
-  a.count = _mm512_set1_ps((float) cells);
   a.lo = _mm512_set1_epi32(params->output_min);
   a.hi = _mm512_set1_epi32(params->output_max);
-  a.bias = _mm512_set1_epi32(params->input_zero_point * (int32_t) cells);
-  a.zero_point = _mm512_set1_epi32(params->output_zero_point);
-  a.scale = _mm512_set1_ps(params->scale);
   a.requantize = params->requantize;
+  if (a.requantize) { /* only the constants of the arithmetic in use (one call per output pixel) */
+    a.bias = _mm512_set1_epi32(params->input_zero_point * (int32_t) cells);
+    a.zero_point = _mm512_set1_epi32(params->output_zero_point);
+    a.scale = _mm512_set1_ps(params->scale);
+    a.half = _mm512_setzero_si512(), a.count = _mm512_setzero_ps();
+  } else {
+    a.half = _mm512_set1_epi32((int32_t) (cells / 2));
+    a.count = _mm512_set1_ps((float) cells);
+    a.bias = a.zero_point = _mm512_setzero_si512(), a.scale = _mm512_setzero_ps();
+  }
   return a;
 }
 
@@ -66,6 +71,17 @@ static inline __m512i averages(__m512i sum, const struct averager* a) {
     q = _mm512_cvttps_epi32(_mm512_div_ps(_mm512_cvtepi32_ps(n), a->count));
   }
   return _mm512_min_epi32(_mm512_max_epi32(q, a->lo), a->hi);
+}
+
+/* int16 sums of 64 channels (two halves, masked) over `count` pixels pixel_stride apart */
+static inline void sum_run(const int8_t* p, size_t count, size_t pixel_stride, __mmask32 k0, __mmask32 k1,
+                           __m256i flip, __m512i s16[2]) {
+  __m512i a = s16[0], b = s16[1];
+  for (size_t x = 0; x < count; x++, p += pixel_stride) {
+    a = _mm512_add_epi16(a, _mm512_cvtepi8_epi16(_mm256_xor_si256(_mm256_maskz_loadu_epi8(k0, p), flip)));
+    b = _mm512_add_epi16(b, _mm512_cvtepi8_epi16(_mm256_xor_si256(_mm256_maskz_loadu_epi8(k1, p + 32), flip)));
+  }
+  s16[0] = a, s16[1] = b;
 }
 
 /* One channel of dense pixels (an NCHW plane pooled as an image of one-byte pixels): each window
@@ -118,21 +134,25 @@ void q8nn_s8_avgpool_ukernel__avx512(const int8_t* first, size_t rows, size_t co
     /* int16 sums of up to 256 cells (-128 x 256 fits), added into int32 every 256 cells */
     __m512i s16[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
     __m512i s32[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
-    size_t pending = 0;
-    for (size_t y = 0; y < rows; y++) {
-      const int8_t* row = first + y * row_stride + c;
-      for (size_t x = 0; x < cols; x++) {
-        const int8_t* p = row + x * pixel_stride;
-        s16[0] = _mm512_add_epi16(s16[0], _mm512_cvtepi8_epi16(_mm256_xor_si256(_mm256_maskz_loadu_epi8(k0, p), flip)));
-        s16[1] = _mm512_add_epi16(s16[1],
-                                  _mm512_cvtepi8_epi16(_mm256_xor_si256(_mm256_maskz_loadu_epi8(k1, p + 32), flip)));
-        if (++pending == 256) {
-          for (int h = 0; h < 2; h++) {
-            s32[2 * h] = _mm512_add_epi32(s32[2 * h], _mm512_cvtepi16_epi32(_mm512_castsi512_si256(s16[h])));
-            s32[2 * h + 1] = _mm512_add_epi32(s32[2 * h + 1], _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(s16[h], 1)));
-            s16[h] = _mm512_setzero_si512();
+    if (cells <= 256) { /* the int16 sums hold the whole window */
+      for (size_t y = 0; y < rows; y++) sum_run(first + y * row_stride + c, cols, pixel_stride, k0, k1, flip, s16);
+    } else {
+      size_t pending = 0; /* cells in the int16 sums; checked per run of a row, not per pixel */
+      for (size_t y = 0; y < rows; y++) {
+        for (size_t x0 = 0; x0 < cols;) {
+          const size_t run = cols - x0 < 256 ? cols - x0 : 256;
+          if (pending + run > 256) {
+            for (int h = 0; h < 2; h++) {
+              s32[2 * h] = _mm512_add_epi32(s32[2 * h], _mm512_cvtepi16_epi32(_mm512_castsi512_si256(s16[h])));
+              s32[2 * h + 1] =
+                  _mm512_add_epi32(s32[2 * h + 1], _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(s16[h], 1)));
+              s16[h] = _mm512_setzero_si512();
+            }
+            pending = 0;
           }
-          pending = 0;
+          sum_run(first + y * row_stride + c + x0 * pixel_stride, run, pixel_stride, k0, k1, flip, s16);
+          pending += run;
+          x0 += run;
         }
       }
     }
