@@ -844,8 +844,8 @@ struct q8nn_pooling2d_quantization {
 
 /**
  * Average pooling with its own output quantization: pytorch_qnnpack's average pooling arithmetic
- * (PyTorch's quint8 adaptive_avg_pool2d and avg_pool2d on its qnnpack engine give these bytes),
- * which is also XNNPACK's fp32 form:
+ * in PyTorch 1.13 (PyTorch's quint8 adaptive_avg_pool2d on its qnnpack engine gives these bytes;
+ * Debian's XNNPACK 2022 qu8 average pooling rounds differently on some windows):
  *  - scale = input_scale / (output_scale * (float) (pooling_height * pooling_width)), in float;
  *  - acc = the int32 sum of (x - input_zero_point) over the window clipped to the image: padding
  *    cells count as the input zero point (they add 0, and the divisor is the whole window);

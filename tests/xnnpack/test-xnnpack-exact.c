@@ -1,7 +1,8 @@
 /*
  * q8nn's XNNPACK modes against the real XNNPACK: random convolutions (qc8, per-channel scales),
- * depthwise convolutions (XNNPACK's groups = channels with XNN_FLAG_DEPTHWISE_CONVOLUTION) and qs8
- * adds run through both libraries; q8nn (q8nn_rounding_fp32 / Q8NN_FLAG_XNNPACK_ADD) must give
+ * depthwise convolutions (XNNPACK's groups = channels with XNN_FLAG_DEPTHWISE_CONVOLUTION), qs8
+ * adds and qs8 multiplies (broadcasting) run through both libraries; q8nn (q8nn_rounding_fp32 /
+ * Q8NN_FLAG_XNNPACK_ADD / Q8NN_FLAG_XNNPACK_MULTIPLY) must give
  * identical bytes, on every ISA mask and with and without a threadpool, and must decline exactly
  * the parameters XNNPACK declines, with the matching status.
  *
@@ -415,6 +416,62 @@ static void test_add_vs_xnnpack(void** state) {
   assert_int_equal(failures, 0);
 }
 
+/* q8nn's multiply with Q8NN_FLAG_XNNPACK_MULTIPLY against XNNPACK's qs8 multiply, broadcasting. */
+static void test_multiply_vs_xnnpack(void** state) {
+  (void) state;
+  size_t compared = 0, declined = 0;
+  int failures = 0;
+  for (int t = 0; t < 300 && failures == 0; t++) {
+    const size_t a_shape[3] = {(size_t) test_rand_range(1, 4), (size_t) test_rand_range(1, 6), (size_t) test_rand_range(1, 80)};
+    size_t b_shape[3] = {a_shape[0], a_shape[1], a_shape[2]};
+    if (t % 3 == 1) b_shape[1] = 1, b_shape[0] = 1; /* per channel */
+    if (t % 3 == 2) b_shape[2] = 1;                 /* per row */
+    const size_t na = a_shape[0] * a_shape[1] * a_shape[2], nb = b_shape[0] * b_shape[1] * b_shape[2];
+    int8_t* a = xmalloc(na + XNN_EXTRA_BYTES);
+    int8_t* b = xmalloc(nb + XNN_EXTRA_BYTES);
+    int8_t* out_x = xmalloc(na);
+    int8_t* out_q = xmalloc(na);
+    test_fill_s8(a, na + XNN_EXTRA_BYTES);
+    test_fill_s8(b, nb + XNN_EXTRA_BYTES);
+    const int32_t a_zp = random_zero_point(), b_zp = random_zero_point(), out_zp = random_zero_point();
+    int8_t out_min, out_max;
+    random_clamp(out_zp, &out_min, &out_max);
+    const float a_scale = log_uniform(-8, 0), b_scale = log_uniform(-8, 0);
+    const float out_scale = a_scale * b_scale * log_uniform(-9, 17);
+    xnn_operator_t xop = NULL;
+    const enum xnn_status xs = xnn_create_multiply_nd_qs8((int8_t) a_zp, a_scale, (int8_t) b_zp, b_scale,
+                                                          (int8_t) out_zp, out_scale, out_min, out_max, 0, &xop);
+    const struct q8nn_multiply_quantization q = {a_zp, a_scale, b_zp, b_scale, out_zp, out_scale, out_min, out_max};
+    q8nn_operator_t op = NULL;
+    const enum q8nn_status qs = q8nn_create_multiply_nd_s8(&q, Q8NN_FLAG_XNNPACK_MULTIPLY, &op);
+    if (qs != expected_status(xs)) {
+      fprintf(stderr, "multiply case %d: XNNPACK create status %d, q8nn %s (scales %a %a %a)\n", t, (int) xs,
+              q8nn_status_string(qs), a_scale, b_scale, out_scale);
+      failures++;
+    } else if (qs != q8nn_status_success) {
+      declined++;
+    } else {
+      assert_int_equal(xnn_setup_multiply_nd_qs8(xop, 3, a_shape, 3, b_shape, a, b, out_x, NULL), xnn_status_success);
+      assert_int_equal(xnn_run_operator(xop, NULL), xnn_status_success);
+      assert_int_equal(q8nn_setup_multiply_nd_s8(op, 3, a_shape, 3, b_shape, a, b, out_q), q8nn_status_success);
+      assert_int_equal(q8nn_run_operator(op, test_threadpool(t % 3)), q8nn_status_success);
+      const size_t i = test_first_mismatch(out_x, out_q, na);
+      if (i != SIZE_MAX) {
+        fprintf(stderr, "MISMATCH multiply case %d byte %zu: XNNPACK %d q8nn %d (Q8NN_TEST_SEED=%llu)\n", t, i,
+                out_x[i], out_q[i], (unsigned long long) test_seed());
+        failures++;
+      }
+      compared++;
+    }
+    if (xop != NULL) xnn_delete_operator(xop);
+    q8nn_delete_operator(op);
+    free(a), free(b), free(out_x), free(out_q);
+  }
+  print_message("[ XNNPACK  ] multiply: %zu cases identical, %zu declined by both\n", compared, declined);
+  assert_int_equal(failures, 0);
+  assert_true(compared > 200);
+}
+
 static int group_setup(void** state) {
   if (xnn_initialize(NULL) != xnn_status_success) {
     print_message("[  SKIP    ] XNNPACK failed to initialize on this CPU\n");
@@ -428,6 +485,7 @@ int main(void) {
       cmocka_unit_test(test_conv_vs_xnnpack),
       cmocka_unit_test(test_depthwise_vs_xnnpack),
       cmocka_unit_test(test_add_vs_xnnpack),
+      cmocka_unit_test(test_multiply_vs_xnnpack),
   };
   return cmocka_run_group_tests(tests, group_setup, test_group_teardown);
 }
