@@ -108,10 +108,9 @@ static enum q8nn_status create_multiply(const struct q8nn_multiply_quantization*
   /* raw table [b][a], then the rows in the lookup kernel's form for a broadcast b and for a
      broadcast a (the swapped operands: [a][b]) */
   uint8_t* tables = aligned_alloc(64, 3 * 65536);
-  uint8_t* scratch = malloc(256);
-  struct q8nn_operator* op = tables != NULL && scratch != NULL ? q8nn_allocate_operator(q8nn_operator_type_add) : NULL;
+  struct q8nn_operator* op = tables != NULL ? q8nn_allocate_operator(q8nn_operator_type_add) : NULL;
   if (op == NULL) {
-    free(tables), free(scratch);
+    free(tables);
     return q8nn_log_error(q8nn_status_out_of_memory, caller, "operator allocation failed");
   }
   uint8_t *raw = tables, *rows_b = tables + 65536, *rows_a = tables + 2 * 65536;
@@ -122,8 +121,9 @@ static enum q8nn_status create_multiply(const struct q8nn_multiply_quantization*
       raw[b << 8 | a] = (uint8_t) ((uint8_t) y ^ flip);
     }
   }
+  uint8_t scratch[256]; /* row a = k over b = j */
   for (int k = 0; k < 256; k++) {
-    for (int j = 0; j < 256; j++) scratch[j] = raw[j << 8 | k]; /* row a = k over b = j */
+    for (int j = 0; j < 256; j++) scratch[j] = raw[j << 8 | k];
     if (lut->pack != NULL) {
       lut->pack(raw + (k << 8), rows_b + (k << 8));
       lut->pack(scratch, rows_a + (k << 8));
@@ -132,7 +132,6 @@ static enum q8nn_status create_multiply(const struct q8nn_multiply_quantization*
       memcpy(rows_a + (k << 8), scratch, 256);
     }
   }
-  free(scratch);
   op->add_multiply = 1;
   op->mul_tables = tables;
   op->u8 = u8;
