@@ -564,9 +564,9 @@ struct q8nn_multiply_quantization {
  * runs for qint8 quantized::mul with an output zero point below 127): the same form with
  * m = (a_scale * b_scale) / output_scale in float; m outside [2^-16, 2^8) is unsupported_parameter
  * (as XNNPACK). XNNPACK refuses output_min == output_max; q8nn accepts it.
- * The function of the two input bytes is tabulated at create (65536 entries, 192 KiB): a broadcast
- * operand selects one 256-entry row, run by the table-lookup kernels of the best line; dense
- * operands look each pair up. Shapes, broadcasting, aliasing, threads and statuses are the add's.
+ * The function of the two input bytes is tabulated at create (65536 entries; 128 KiB, 192 with
+ * AVX2's packed rows): a broadcast operand selects one 256-entry row, run by the table-lookup
+ * kernels of the best line; dense operands look each pair up. Shapes, broadcasting, aliasing, threads and statuses are the add's.
  * @param flags 0, Q8NN_FLAG_PYTORCH_REQUANTIZE or Q8NN_FLAG_XNNPACK_MULTIPLY.
  * @return invalid_parameter for NULL pointers, unknown flags (or both), zero points or a clamp out
  *         of range, output_min > output_max, scales that are not normal floats > 0;

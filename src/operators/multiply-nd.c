@@ -105,15 +105,19 @@ static enum q8nn_status create_multiply(const struct q8nn_multiply_quantization*
     }
   }
   const struct q8nn_lut_entry* lut = q8nn_get_dispatch(0).lut;
-  /* raw table [b][a], then the rows in the lookup kernel's form for a broadcast b and for a
-     broadcast a (the swapped operands: [a][b]) */
-  uint8_t* tables = aligned_alloc(64, 3 * 65536);
+  /* raw table [b][a], then the rows in the lookup kernel's form for a broadcast b (the raw table
+     itself where the line takes tables as they are) and for a broadcast a (the swapped operands:
+     [a][b]) */
+  const size_t regions = lut->pack != NULL ? 3 : 2;
+  uint8_t* tables = aligned_alloc(64, regions * 65536);
   struct q8nn_operator* op = tables != NULL ? q8nn_allocate_operator(q8nn_operator_type_add) : NULL;
   if (op == NULL) {
     free(tables);
     return q8nn_log_error(q8nn_status_out_of_memory, caller, "operator allocation failed");
   }
-  uint8_t *raw = tables, *rows_b = tables + 65536, *rows_a = tables + 2 * 65536;
+  uint8_t* raw = tables;
+  uint8_t* rows_b = lut->pack != NULL ? tables + 65536 : raw;
+  uint8_t* rows_a = tables + (regions - 1) * 65536;
   const uint8_t flip = (uint8_t) (u8 ? 0x80 : 0);
   for (int b = 0; b < 256; b++) {
     for (int a = 0; a < 256; a++) {
@@ -128,14 +132,12 @@ static enum q8nn_status create_multiply(const struct q8nn_multiply_quantization*
       lut->pack(raw + (k << 8), rows_b + (k << 8));
       lut->pack(scratch, rows_a + (k << 8));
     } else {
-      memcpy(rows_b + (k << 8), raw + (k << 8), 256);
       memcpy(rows_a + (k << 8), scratch, 256);
     }
   }
   op->add_multiply = 1;
   op->mul_tables = tables;
   op->u8 = u8;
-  op->add_arithmetic = m.pytorch ? q8nn_add_arithmetic_xnnpack : q8nn_add_arithmetic_tflite;
   struct q8nn_qs8_add_params* p = &op->add_params;
   p->a_zero_point = m.a_zero_point, p->b_zero_point = m.b_zero_point;
   p->output_zero_point = m.output_zero_point, p->output_min = m.output_min, p->output_max = m.output_max;
