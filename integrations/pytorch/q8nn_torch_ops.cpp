@@ -536,6 +536,18 @@ std::vector<size_t> memory_order_shape(const at::Tensor& t, at::MemoryFormat for
 // PyTorch's xnnp_utils::get_mem_format_aware_shape: the sizes in the tensor's own memory order.
 std::vector<size_t> memory_order_shape(const at::Tensor& t) { return memory_order_shape(t, t.suggest_memory_format()); }
 
+// The zero points and scales of a binary operator's key in a q8nn add or multiply quantization. The
+// scales go in as floats, as PyTorch passes its doubles to XNNPACK and pytorch_qnnpack.
+template <typename Quantization>
+void fill_binary_quantization(Quantization& quant, const AddKey& key) {
+  quant.a_zero_point = static_cast<int32_t>(key.a_zero_point);
+  quant.a_scale = static_cast<float>(key.a_scale);
+  quant.b_zero_point = static_cast<int32_t>(key.b_zero_point);
+  quant.b_scale = static_cast<float>(key.b_scale);
+  quant.output_zero_point = static_cast<int32_t>(key.output_zero_point);
+  quant.output_scale = static_cast<float>(key.output_scale);
+}
+
 // An add with its q8nn operator kept between calls, in the arithmetic PyTorch's qnnpack engine uses
 // for the dtype: qint8 adds go to XNNPACK's qs8 add (Q8NN_FLAG_XNNPACK_ADD), quint8 adds of equal
 // sizes to pytorch_qnnpack's add (Q8NN_FLAG_QNNPACK_ADD). PyTorch adds quint8 tensors of other
@@ -581,13 +593,13 @@ struct AddPacked : torch::CustomClassHolder {
       q8nn_status status;
       if (u8) {
         q8nn_add_quantization_u8 quant = {};
-        fill_add_quantization(quant, key);
+        fill_binary_quantization(quant, key);
         quant.output_min = static_cast<uint8_t>(limits.first);
         quant.output_max = static_cast<uint8_t>(limits.second);
         status = q8nn_create_add_nd_u8(&quant, Q8NN_FLAG_QNNPACK_ADD, &created);
       } else {
         q8nn_add_quantization quant = {};
-        fill_add_quantization(quant, key);
+        fill_binary_quantization(quant, key);
         quant.output_min = static_cast<int8_t>(limits.first);
         quant.output_max = static_cast<int8_t>(limits.second);
         status = q8nn_create_add_nd_s8(&quant, Q8NN_FLAG_XNNPACK_ADD, &created);
@@ -606,17 +618,6 @@ struct AddPacked : torch::CustomClassHolder {
     check_status(status, "setup add");
     run(op_, {ac, bc, y});
     return y;
-  }
-
-  // The scales go in as floats, as PyTorch passes its doubles to XNNPACK and pytorch_qnnpack.
-  template <typename Quantization>
-  static void fill_add_quantization(Quantization& quant, const AddKey& key) {
-    quant.a_zero_point = static_cast<int32_t>(key.a_zero_point);
-    quant.a_scale = static_cast<float>(key.a_scale);
-    quant.b_zero_point = static_cast<int32_t>(key.b_zero_point);
-    quant.b_scale = static_cast<float>(key.b_scale);
-    quant.output_zero_point = static_cast<int32_t>(key.output_zero_point);
-    quant.output_scale = static_cast<float>(key.output_scale);
   }
 
   std::mutex mutex_;
@@ -673,12 +674,7 @@ struct MulPacked : torch::CustomClassHolder {
       op_.reset();
       const auto limits = output_limits(dtype, output_zero_point, relu);
       q8nn_multiply_quantization quant = {};
-      quant.a_zero_point = static_cast<int32_t>(key.a_zero_point);
-      quant.a_scale = static_cast<float>(key.a_scale);
-      quant.b_zero_point = static_cast<int32_t>(key.b_zero_point);
-      quant.b_scale = static_cast<float>(key.b_scale);
-      quant.output_zero_point = static_cast<int32_t>(key.output_zero_point);
-      quant.output_scale = static_cast<float>(key.output_scale);
+      fill_binary_quantization(quant, key);
       quant.output_min = static_cast<int32_t>(limits.first);
       quant.output_max = static_cast<int32_t>(limits.second);
       q8nn_operator_t created = nullptr;

@@ -28,7 +28,8 @@ except ImportError:  # pragma: no cover
     import torch.nn.intrinsic.quantized as nniq
 
 __all__ = [
-    "KINDS", "AdaptiveAvgPool2d", "ChannelShuffle", "Conv2d", "Hardsigmoid", "Hardswish", "Linear", "MaxPool2d", "QFunctional",
+    "KINDS", "AdaptiveAvgPool2d", "ChannelShuffle", "Conv2d", "Hardsigmoid", "Hardswish", "Linear", "MaxPool2d",
+    "QFunctional",
     "ReportEntry", "ShuffleNetV2Block", "convert", "format_report", "last_report", "library_path", "load", "Stats",
     "stats", "reset_stats", "replay_seconds", "fast_path",
 ]
@@ -719,14 +720,17 @@ def convert(model, inplace=False, kinds=KINDS, report=None):
     torch.nn.intrinsic.quantized.LinearReLU ("linear"), torch.nn.quantized.QFunctional: its add and
     add_relu ("add"; quint8 adds of different sizes still run on PyTorch, as PyTorch runs them with
     its generic kernel), its mul ("mul") and its cat ("cat"; one report entry, of kind "add" unless
-    only "cat" or "mul" is selected or its parent only calls that), torch.nn.MaxPool2d ("maxpool"; quantized 4-d inputs on q8nn, others on PyTorch),
-    torch.nn.AdaptiveAvgPool2d ("avgpool"; quint8 4-d inputs on the qnnpack engine whose sizes are
-    multiples of the output's on q8nn, others on PyTorch's kernel), torch.nn.quantized.Hardswish ("hardswish"), torch.nn.Hardsigmoid ("hardsigmoid"; quantized
+    only "cat" or "mul" is selected or its parent only calls that), torch.nn.MaxPool2d ("maxpool";
+    quantized 4-d inputs on q8nn, others on PyTorch), torch.nn.AdaptiveAvgPool2d ("avgpool"; quint8
+    4-d inputs on the qnnpack engine whose sizes are multiples of the output's on q8nn, others on
+    PyTorch's kernel), torch.nn.quantized.Hardswish ("hardswish"), torch.nn.Hardsigmoid
+    ("hardsigmoid"; quantized
     inputs on q8nn), torch.nn.ChannelShuffle and torchvision's quantizable ShuffleNetV2 block,
     whose channel_shuffle function becomes a ChannelShuffle module ("shuffle"). Left to PyTorch,
     with the reason in the report: layers of kinds not in `kinds`, weights with a nonzero zero
     point, padding modes other than zeros, layers whose q8nn prepack fails, max pools with
-    return_indices=True, adaptive average pools with None in output_size, hardsigmoids with inplace=True, other quantized compute layers.
+    return_indices=True, adaptive average pools with None in output_size, hardsigmoids with
+    inplace=True, other quantized compute layers.
 
     report: optional list to which the ReportEntry items are appended (last_report() has them too).
     """
