@@ -1,7 +1,9 @@
 // Pooling on ResNet-18's and MobileNet's shapes: the 3x3 stride-2 max pool after the stem
 // (112x112x64 -> 56x56x64) and the global average pools before the classifiers (7x7x512,
-// 7x7x1280), q8nn against XNNPACK's s8 max pooling and qs8 global average pooling (Debian's, where
-// found) in one process, one thread. Counter: input bytes per second.
+// 7x7x1280); and two more max pools, VGG's 2x2 stride 2 (56x56x128) and Inception's 3x3 stride 1
+// padded (28x28x192). q8nn against XNNPACK's s8 max pooling and qs8 global average pooling
+// (Debian's, where found) in one process, one thread. q8nn's average runs every shape (windowed
+// where the window is not the image). Counter: input bytes per second.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -16,8 +18,10 @@ namespace {
 
 struct Shape {
   size_t h, w, c, window, stride, pad;
+  bool global() const { return window == h && window == w; }
 };
-const Shape kShapes[] = {{112, 112, 64, 3, 2, 1}, {7, 7, 512, 7, 1, 0}, {7, 7, 1280, 7, 1, 0}};
+const Shape kShapes[] = {{112, 112, 64, 3, 2, 1}, {7, 7, 512, 7, 1, 0}, {7, 7, 1280, 7, 1, 0},
+                         {56, 56, 128, 2, 2, 0},  {28, 28, 192, 3, 1, 1}};
 
 size_t out_size(size_t in, const Shape& s) { return (in + 2 * s.pad - s.window) / s.stride + 1; }
 
@@ -29,8 +33,8 @@ void set_counters(benchmark::State& state, const Shape& s) {
 void q8nn_pool(benchmark::State& state, bool average) {
   q8nn_initialize();
   const Shape& s = kShapes[state.range(0)];
-  if (!average && s.window == 7) {
-    state.SkipWithError("max pooling runs the 3x3 shape only");
+  if (!average && s.global()) {
+    state.SkipWithError("max pooling runs the windowed shapes only");
     return;
   }
   std::vector<int8_t> x(s.h * s.w * s.c, 3), y(out_size(s.h, s) * out_size(s.w, s) * s.c);
@@ -57,11 +61,11 @@ void q8nn_pool(benchmark::State& state, bool average) {
 void xnnpack_pool(benchmark::State& state, bool average) {
   xnn_initialize(nullptr);
   const Shape& s = kShapes[state.range(0)];
-  if (!average && s.window == 7) {
-    state.SkipWithError("max pooling runs the 3x3 shape only");
+  if (!average && s.global()) {
+    state.SkipWithError("max pooling runs the windowed shapes only");
     return;
   }
-  if (average && s.window == 3) {
+  if (average && !s.global()) {
     state.SkipWithError("Debian's XNNPACK has no qs8 (windowed) average pooling");
     return;
   }
@@ -90,7 +94,7 @@ void xnnpack_pool(benchmark::State& state, bool average) {
 
 void shapes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"shape"});
-  for (int i = 0; i < 3; i++) b->Arg(i);
+  for (int i = 0; i < static_cast<int>(sizeof(kShapes) / sizeof(kShapes[0])); i++) b->Arg(i);
 }
 
 BENCHMARK_CAPTURE(q8nn_pool, max, false)->Apply(shapes);

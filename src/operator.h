@@ -194,6 +194,7 @@ struct q8nn_operator {
   /* ---- pooling (pooling-nhwc.c); geometry holds the window, stride and padding ---- */
   int pooling_average;
   q8nn_pool_ukernel_fn pool_kernel; /* the active ISA's max or average kernel, chosen at create */
+  q8nn_maxpool_row_ukernel_fn maxpool_row_kernel; /* max pooling's interior windows, a row at a time; or NULL */
   struct q8nn_pool_params pool_params; /* int8 clamp (uint8 operators: minus 128), flip, requantization */
   size_t pooling_channels;
 

@@ -326,6 +326,18 @@ typedef void (*q8nn_pool_ukernel_fn)(const int8_t* first, size_t rows, size_t co
                                      size_t pixel_stride, size_t channels, int8_t* out,
                                      const struct q8nn_pool_params* params);
 
+/*
+ * Max pooling of `outputs` consecutive output pixels of one output row whose windows lie inside the
+ * image's width: output o's window is the `rows` x kernel_width pixels from
+ * first + o * stride_width * pixel_stride; its bytes go to out + o * output_pixel_stride. A row
+ * kernel loads each input column's vertical maximum once and shares it between the windows that
+ * overlap it (3x3 stride 2: 6 loads an output instead of 9), with no call per pixel.
+ */
+typedef void (*q8nn_maxpool_row_ukernel_fn)(const int8_t* first, size_t rows, size_t kernel_width,
+                                            size_t stride_width, size_t outputs, size_t row_stride,
+                                            size_t pixel_stride, size_t channels, int8_t* out,
+                                            size_t output_pixel_stride, const struct q8nn_pool_params* params);
+
 /* The lists, in preference order (best first); generated from the X-macro files. */
 extern const struct q8nn_gemm_entry q8nn_gemm_list[];
 extern const size_t q8nn_gemm_list_size;

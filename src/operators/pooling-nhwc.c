@@ -95,9 +95,11 @@ static enum q8nn_status create_pooling(const struct q8nn_pooling2d_desc* desc, i
 #if Q8NN_ARCH_X86
   if (isa & Q8NN_ISA_X86_AVX512VNNI) {
     op->pool_kernel = average ? q8nn_s8_avgpool_ukernel__avx512 : q8nn_s8_maxpool_ukernel__avx512;
+    op->maxpool_row_kernel = average ? NULL : q8nn_s8_maxpool_row_ukernel__avx512;
     line = "avx512";
   } else if (isa & Q8NN_ISA_X86_AVX2) {
     op->pool_kernel = average ? q8nn_s8_avgpool_ukernel__avx2 : q8nn_s8_maxpool_ukernel__avx2;
+    op->maxpool_row_kernel = average ? NULL : q8nn_s8_maxpool_row_ukernel__avx2;
     line = "avx2";
   }
 #elif Q8NN_ARCH_NEON
@@ -228,6 +230,13 @@ static void pooling_task(void* context, size_t unused, size_t row0, size_t count
   const struct q8nn_pool_params params = op->pool_params;
   const q8nn_pool_ukernel_fn kernel = op->pool_kernel;
   const size_t row_stride = op->input_width * op->input_pixel_stride;
+  /* the output columns whose windows lie inside the image's width, [inside_begin, inside_end): the
+     row kernel's (empty without one) */
+  size_t inside_begin = 0, inside_end = 0;
+  if (op->maxpool_row_kernel != NULL && op->input_width + g->padding_left >= g->kernel_width) {
+    inside_begin = (g->padding_left + g->stride_width - 1) / g->stride_width;
+    inside_end = q8nn_min_sz(op->output_width, (op->input_width + g->padding_left - g->kernel_width) / g->stride_width + 1);
+  }
   for (size_t row = row0; row < row0 + count; row++) {
     const size_t n = row / op->output_height, oy = row % op->output_height;
     /* the window clipped to the image: padding is below the window, so it is never empty */
@@ -237,6 +246,15 @@ static void pooling_task(void* context, size_t unused, size_t row0, size_t count
     const int8_t* image = op->input + n * op->input_height * row_stride;
     int8_t* out = op->output + row * op->output_width * op->output_pixel_stride;
     for (size_t ox = 0; ox < op->output_width; ox++) {
+      if (ox == inside_begin && inside_end > inside_begin) {
+        const size_t ix = ox * g->stride_width - g->padding_left;
+        op->maxpool_row_kernel(image + y0 * row_stride + ix * op->input_pixel_stride, y1 - y0, g->kernel_width,
+                               g->stride_width, inside_end - inside_begin, row_stride, op->input_pixel_stride,
+                               op->pooling_channels, out + ox * op->output_pixel_stride, op->output_pixel_stride,
+                               &params);
+        ox = inside_end - 1;
+        continue;
+      }
       const size_t ix = ox * g->stride_width;
       const size_t x0 = ix > g->padding_left ? ix - g->padding_left : 0;
       const size_t x1 = q8nn_min_sz(ix + g->kernel_width - g->padding_left, op->input_width);

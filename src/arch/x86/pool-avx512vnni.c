@@ -32,6 +32,79 @@ void q8nn_s8_maxpool_ukernel__avx512(const int8_t* first, size_t rows, size_t co
   }
 }
 
+/* The maximum of one input column's `rows` pixels, 64 channels: uint8 bytes (u8, a constant at
+   each call) compare unsigned, so no flip is needed. */
+static inline __m512i column_max(const int8_t* p, size_t rows, size_t row_stride, __mmask64 k, int u8) {
+  __m512i m = _mm512_maskz_loadu_epi8(k, p);
+  for (size_t y = 1; y < rows; y++) {
+    const __m512i v = _mm512_maskz_loadu_epi8(k, p + y * row_stride);
+    m = u8 ? _mm512_max_epu8(m, v) : _mm512_max_epi8(m, v);
+  }
+  return m;
+}
+
+static inline __m512i max_x8(__m512i a, __m512i b, int u8) { return u8 ? _mm512_max_epu8(a, b) : _mm512_max_epi8(a, b); }
+
+static inline __m512i clamp_x8(__m512i m, __m512i lo, __m512i hi, int u8) {
+  return u8 ? _mm512_min_epu8(_mm512_max_epu8(m, lo), hi) : _mm512_min_epi8(_mm512_max_epi8(m, lo), hi);
+}
+
+static inline void maxpool_row(const int8_t* first, size_t rows, size_t kernel_width, size_t stride_width,
+                               size_t outputs, size_t row_stride, size_t pixel_stride, size_t channels,
+                               int8_t* out, size_t output_pixel_stride, const struct q8nn_pool_params* params,
+                               int u8) {
+  /* the clamp in the compared domain: uint8 bounds are the int8 ones flipped back */
+  const __m512i lo = _mm512_set1_epi8((char) (params->output_min ^ (u8 ? 0x80 : 0)));
+  const __m512i hi = _mm512_set1_epi8((char) (params->output_max ^ (u8 ? 0x80 : 0)));
+  const size_t step = stride_width * pixel_stride;
+  for (size_t c = 0; c < channels; c += 64) {
+    const __mmask64 k = tail_mask(channels - c);
+    const int8_t* p = first + c;
+    int8_t* o = out + c;
+    if (kernel_width == 3 && stride_width == 2) {
+      /* the window's last column is the next window's first */
+      __m512i shared = column_max(p, rows, row_stride, k, u8);
+      for (size_t i = 0; i < outputs; i++, p += step, o += output_pixel_stride) {
+        const __m512i middle = column_max(p + pixel_stride, rows, row_stride, k, u8);
+        const __m512i last = column_max(p + 2 * pixel_stride, rows, row_stride, k, u8);
+        const __m512i m = max_x8(shared, max_x8(middle, last, u8), u8);
+        shared = last;
+        _mm512_mask_storeu_epi8(o, k, clamp_x8(m, lo, hi, u8));
+      }
+    } else if (kernel_width == 3 && stride_width == 1) {
+      /* each column serves three windows */
+      __m512i first_column = column_max(p, rows, row_stride, k, u8);
+      __m512i second_column = column_max(p + pixel_stride, rows, row_stride, k, u8);
+      for (size_t i = 0; i < outputs; i++, p += step, o += output_pixel_stride) {
+        const __m512i third_column = column_max(p + 2 * pixel_stride, rows, row_stride, k, u8);
+        const __m512i m = max_x8(first_column, max_x8(second_column, third_column, u8), u8);
+        first_column = second_column;
+        second_column = third_column;
+        _mm512_mask_storeu_epi8(o, k, clamp_x8(m, lo, hi, u8));
+      }
+    } else {
+      for (size_t i = 0; i < outputs; i++, p += step, o += output_pixel_stride) {
+        __m512i m = column_max(p, rows, row_stride, k, u8);
+        for (size_t x = 1; x < kernel_width; x++) m = max_x8(m, column_max(p + x * pixel_stride, rows, row_stride, k, u8), u8);
+        _mm512_mask_storeu_epi8(o, k, clamp_x8(m, lo, hi, u8));
+      }
+    }
+  }
+}
+
+void q8nn_s8_maxpool_row_ukernel__avx512(const int8_t* first, size_t rows, size_t kernel_width, size_t stride_width,
+                                         size_t outputs, size_t row_stride, size_t pixel_stride, size_t channels,
+                                         int8_t* out, size_t output_pixel_stride,
+                                         const struct q8nn_pool_params* params) {
+  if (params->flip) {
+    maxpool_row(first, rows, kernel_width, stride_width, outputs, row_stride, pixel_stride, channels, out,
+                output_pixel_stride, params, 1);
+  } else {
+    maxpool_row(first, rows, kernel_width, stride_width, outputs, row_stride, pixel_stride, channels, out,
+                output_pixel_stride, params, 0);
+  }
+}
+
 /* The epilogue of 16 window sums: TFLite's quotient or pytorch_qnnpack's requantization (ukernel.h),
    clamped. */
 struct averager {
