@@ -70,9 +70,13 @@ Q8NN_INTERNAL void q8nn_s8_maxpool_row_ukernel__avx512(const int8_t*, size_t, si
 #elif Q8NN_ARCH_NEON
 Q8NN_DECLARE_POOL(q8nn_s8_maxpool_ukernel__neon)
 Q8NN_DECLARE_POOL(q8nn_s8_avgpool_ukernel__neon)
+Q8NN_INTERNAL void q8nn_s8_maxpool_row_ukernel__neon(const int8_t*, size_t, size_t, size_t, size_t, size_t, size_t,
+                                                     size_t, int8_t*, size_t, const struct q8nn_pool_params*);
 #elif Q8NN_ARCH_RVV
 Q8NN_DECLARE_POOL(q8nn_s8_maxpool_ukernel__rvv)
 Q8NN_DECLARE_POOL(q8nn_s8_avgpool_ukernel__rvv)
+Q8NN_INTERNAL void q8nn_s8_maxpool_row_ukernel__rvv(const int8_t*, size_t, size_t, size_t, size_t, size_t, size_t,
+                                                    size_t, int8_t*, size_t, const struct q8nn_pool_params*);
 #endif
 
 #endif

@@ -105,11 +105,13 @@ static enum q8nn_status create_pooling(const struct q8nn_pooling2d_desc* desc, i
 #elif Q8NN_ARCH_NEON
   if (isa & Q8NN_ISA_ARM_NEON) {
     op->pool_kernel = average ? q8nn_s8_avgpool_ukernel__neon : q8nn_s8_maxpool_ukernel__neon;
+    op->maxpool_row_kernel = average ? NULL : q8nn_s8_maxpool_row_ukernel__neon;
     line = "neon";
   }
 #elif Q8NN_ARCH_RVV
   if (isa & Q8NN_ISA_RISCV_V) {
     op->pool_kernel = average ? q8nn_s8_avgpool_ukernel__rvv : q8nn_s8_maxpool_ukernel__rvv;
+    op->maxpool_row_kernel = average ? NULL : q8nn_s8_maxpool_row_ukernel__rvv;
     line = "rvv";
   }
 #endif
@@ -235,7 +237,8 @@ static void pooling_task(void* context, size_t unused, size_t row0, size_t count
   size_t inside_begin = 0, inside_end = 0;
   if (op->maxpool_row_kernel != NULL && op->input_width + g->padding_left >= g->kernel_width) {
     inside_begin = (g->padding_left + g->stride_width - 1) / g->stride_width;
-    inside_end = q8nn_min_sz(op->output_width, (op->input_width + g->padding_left - g->kernel_width) / g->stride_width + 1);
+    const size_t last_inside = (op->input_width + g->padding_left - g->kernel_width) / g->stride_width;
+    inside_end = q8nn_min_sz(op->output_width, last_inside + 1);
   }
   for (size_t row = row0; row < row0 + count; row++) {
     const size_t n = row / op->output_height, oy = row % op->output_height;

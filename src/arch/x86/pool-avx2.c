@@ -51,7 +51,9 @@ static inline __m256i column_max(const int8_t* p, size_t rows, size_t row_stride
   return m;
 }
 
-static inline __m256i max_x8(__m256i a, __m256i b, int u8) { return u8 ? _mm256_max_epu8(a, b) : _mm256_max_epi8(a, b); }
+static inline __m256i max_x8(__m256i a, __m256i b, int u8) {
+  return u8 ? _mm256_max_epu8(a, b) : _mm256_max_epi8(a, b);
+}
 
 static inline __m256i clamp_x8(__m256i m, __m256i lo, __m256i hi, int u8) {
   return u8 ? _mm256_min_epu8(_mm256_max_epu8(m, lo), hi) : _mm256_min_epi8(_mm256_max_epi8(m, lo), hi);
@@ -93,7 +95,9 @@ static inline void maxpool_row(const int8_t* first, size_t rows, size_t kernel_w
     } else {
       for (size_t i = 0; i < outputs; i++, p += step, o += output_pixel_stride) {
         __m256i m = column_max(p, rows, row_stride, u8);
-        for (size_t x = 1; x < kernel_width; x++) m = max_x8(m, column_max(p + x * pixel_stride, rows, row_stride, u8), u8);
+        for (size_t x = 1; x < kernel_width; x++) {
+          m = max_x8(m, column_max(p + x * pixel_stride, rows, row_stride, u8), u8);
+        }
         _mm256_storeu_si256((__m256i*) o, clamp_x8(m, lo, hi, u8));
       }
     }

@@ -43,7 +43,9 @@ static inline __m512i column_max(const int8_t* p, size_t rows, size_t row_stride
   return m;
 }
 
-static inline __m512i max_x8(__m512i a, __m512i b, int u8) { return u8 ? _mm512_max_epu8(a, b) : _mm512_max_epi8(a, b); }
+static inline __m512i max_x8(__m512i a, __m512i b, int u8) {
+  return u8 ? _mm512_max_epu8(a, b) : _mm512_max_epi8(a, b);
+}
 
 static inline __m512i clamp_x8(__m512i m, __m512i lo, __m512i hi, int u8) {
   return u8 ? _mm512_min_epu8(_mm512_max_epu8(m, lo), hi) : _mm512_min_epi8(_mm512_max_epi8(m, lo), hi);
@@ -85,7 +87,9 @@ static inline void maxpool_row(const int8_t* first, size_t rows, size_t kernel_w
     } else {
       for (size_t i = 0; i < outputs; i++, p += step, o += output_pixel_stride) {
         __m512i m = column_max(p, rows, row_stride, k, u8);
-        for (size_t x = 1; x < kernel_width; x++) m = max_x8(m, column_max(p + x * pixel_stride, rows, row_stride, k, u8), u8);
+        for (size_t x = 1; x < kernel_width; x++) {
+          m = max_x8(m, column_max(p + x * pixel_stride, rows, row_stride, k, u8), u8);
+        }
         _mm512_mask_storeu_epi8(o, k, clamp_x8(m, lo, hi, u8));
       }
     }
