@@ -79,4 +79,13 @@ Q8NN_INTERNAL void q8nn_s8_maxpool_row_ukernel__rvv(const int8_t*, size_t, size_
                                                     size_t, int8_t*, size_t, const struct q8nn_pool_params*);
 #endif
 
+/* The two-group channel shuffle of `pixels` pixels x_stride and y_stride bytes apart: for each,
+   y[2k] = x[k], y[2k + 1] = x[n + k] for k < n */
+#define Q8NN_DECLARE_ZIP2(fn) Q8NN_INTERNAL void fn(size_t, size_t, const uint8_t*, size_t, uint8_t*, size_t);
+Q8NN_DECLARE_ZIP2(q8nn_x8_zip2_ukernel__portable)
+#if Q8NN_ARCH_X86
+Q8NN_DECLARE_ZIP2(q8nn_x8_zip2_ukernel__avx2)
+Q8NN_DECLARE_ZIP2(q8nn_x8_zip2_ukernel__avx512vbmi)
+#endif
+
 #endif

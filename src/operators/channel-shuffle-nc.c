@@ -1,18 +1,20 @@
 /*
  * Channel shuffle, any byte type: output channel k * groups + g = input channel g * group_channels
- * + k, pixel by pixel. Two groups (ShuffleNetV2's) interleave 16 channels of each half per step;
- * other counts take the general transpose.
+ * + k, pixel by pixel. Two groups (ShuffleNetV2's) run the active line's byte interleave
+ * (kernel-decls.h, q8nn_x8_zip2_ukernel__*); other counts take the general transpose.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/kernel-decls.h"
 #include "operator.h"
 
 static const struct q8nn_operator_class channel_shuffle_class;
 
 struct shuffle_state {
   size_t groups, group_channels;
+  void (*zip2)(size_t, size_t, const uint8_t*, size_t, uint8_t*, size_t); /* two groups: the active line's */
   size_t batch, input_stride, output_stride;
   const uint8_t* input;
   uint8_t* output;
@@ -39,7 +41,23 @@ enum q8nn_status q8nn_create_channel_shuffle_nc_x8(size_t groups, size_t group_c
   op->class_state = st;
   st->groups = groups;
   st->group_channels = group_channels;
-  snprintf(op->kernel_name, sizeof(op->kernel_name), "channel shuffle (%zu groups)", groups);
+  const char* zip2 = "portable";
+  st->zip2 = q8nn_x8_zip2_ukernel__portable;
+#if Q8NN_ARCH_X86
+  const uint32_t isa = q8nn_get_active_isa();
+  if (isa & Q8NN_ISA_X86_AVX512VBMI) {
+    st->zip2 = q8nn_x8_zip2_ukernel__avx512vbmi;
+    zip2 = "avx512vbmi";
+  } else if (isa & Q8NN_ISA_X86_AVX2) {
+    st->zip2 = q8nn_x8_zip2_ukernel__avx2;
+    zip2 = "avx2";
+  }
+#endif
+  if (groups == 2) {
+    snprintf(op->kernel_name, sizeof(op->kernel_name), "channel shuffle (2 groups, q8nn_x8_zip2_ukernel__%s)", zip2);
+  } else {
+    snprintf(op->kernel_name, sizeof(op->kernel_name), "channel shuffle (%zu groups)", groups);
+  }
   *channel_shuffle_out = op;
   return q8nn_status_success;
 }
@@ -78,45 +96,21 @@ enum q8nn_status q8nn_setup_channel_shuffle_nc_x8(q8nn_operator_t op, size_t bat
   return q8nn_status_success;
 }
 
-/* 16 bytes as a generic vector: __builtin_shufflevector (GCC 12 and clang) compiles to each ISA's
-   byte interleave; the byte loop it replaced was not vectorized at -O2. */
-typedef uint8_t q8nn_u8x16 __attribute__((vector_size(16)));
-
 static void shuffle_task(void* context, size_t unused, size_t p0, size_t count) {
   (void) unused;
   const struct q8nn_operator* op = context;
   const struct shuffle_state* st = op->class_state;
   const size_t g = st->groups, m = st->group_channels;
+  if (g == 2) {
+    st->zip2(m, count, st->input + p0 * st->input_stride, st->input_stride, st->output + p0 * st->output_stride,
+             st->output_stride);
+    return;
+  }
   for (size_t p = p0; p < p0 + count; p++) {
     const uint8_t* x = st->input + p * st->input_stride;
     uint8_t* y = st->output + p * st->output_stride;
-    if (g == 2) {
-      const uint8_t* x1 = x + m;
-      if (m >= 16) {
-        /* 16 channels of each half per step (PUNPCK[LH]BW on x86, ZIP1 / ZIP2 on NEON); the last
-           step starts at m - 16, rewriting some of the bytes before it with the same values, so no
-           pixel has a byte loop */
-        for (size_t k = 0; k < m; k += 16) {
-          const size_t s = k + 16 <= m ? k : m - 16;
-          q8nn_u8x16 a, b;
-          memcpy(&a, x + s, 16);
-          memcpy(&b, x1 + s, 16);
-          const q8nn_u8x16 lo = __builtin_shufflevector(a, b, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-          const q8nn_u8x16 hi =
-              __builtin_shufflevector(a, b, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-          memcpy(y + 2 * s, &lo, 16);
-          memcpy(y + 2 * s + 16, &hi, 16);
-        }
-      } else {
-        for (size_t k = 0; k < m; k++) {
-          y[2 * k] = x[k];
-          y[2 * k + 1] = x1[k];
-        }
-      }
-    } else {
-      for (size_t k = 0; k < m; k++) {
-        for (size_t j = 0; j < g; j++) y[k * g + j] = x[j * m + k];
-      }
+    for (size_t k = 0; k < m; k++) {
+      for (size_t j = 0; j < g; j++) y[k * g + j] = x[j * m + k];
     }
   }
 }

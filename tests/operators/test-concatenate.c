@@ -154,35 +154,46 @@ static void test_concatenate_refusals(void** state) {
   q8nn_delete_operator(op);
 }
 
+/* Random shapes on every ISA mask: two groups (the zip2 kernels: rows shorter than 16 bytes, than
+   32, than 64, exact multiples and tails) half the time, more groups otherwise. */
 static void test_channel_shuffle(void** state) {
   (void) state;
   int failures = 0;
-  for (size_t t = 0; t < 60 && failures == 0; t++) {
-    const size_t groups = 2 + test_rand() % 4, m = 1 + test_rand() % 70, batch = 1 + test_rand() % 300;
+  uint32_t masks[32];
+  const size_t num_masks = test_isa_masks(masks, 32);
+  for (size_t t = 0; t < 80 && failures == 0; t++) {
+    const size_t groups = t % 2 == 0 ? 2 : 3 + test_rand() % 3;
+    const size_t m = t % 8 == 0 ? 64 * (1 + test_rand() % 3) : 1 + test_rand() % (t % 4 == 0 ? 200 : 70);
+    const size_t batch = 1 + test_rand() % 300;
     const size_t channels = groups * m, in_stride = channels + test_rand() % 3, out_stride = channels + test_rand() % 3;
     int8_t* x = malloc(batch * in_stride);
     int8_t* y = malloc(batch * out_stride + 1);
     test_fill_s8(x, batch * in_stride);
-    memset(y, TEST_GUARD_BYTE, batch * out_stride + 1);
-    q8nn_operator_t op = NULL;
-    assert_int_equal(q8nn_create_channel_shuffle_nc_x8(groups, m, 0, &op), q8nn_status_success);
-    assert_int_equal(q8nn_setup_channel_shuffle_nc_x8(op, batch, x, in_stride, y, out_stride), q8nn_status_success);
-    assert_int_equal(q8nn_run_operator(op, test_threadpool(t % TEST_NUM_THREADPOOLS)), q8nn_status_success);
-    for (size_t p = 0; p < batch && failures == 0; p++) {
-      for (size_t c = 0; c < out_stride; c++) {
-        const int8_t want = c < channels ? x[p * in_stride + (c % groups) * m + c / groups] : TEST_GUARD_BYTE;
-        if (y[p * out_stride + c] != want && (c < channels || p + 1 < batch)) {
-          fprintf(stderr, "FAIL shuffle %zu groups x %zu: pixel %zu channel %zu\n", groups, m, p, c);
-          failures++;
-          break;
+    for (size_t mask = 0; mask < num_masks && failures == 0; mask++) {
+      q8nn_set_isa_mask(masks[mask]);
+      memset(y, TEST_GUARD_BYTE, batch * out_stride + 1);
+      q8nn_operator_t op = NULL;
+      assert_int_equal(q8nn_create_channel_shuffle_nc_x8(groups, m, 0, &op), q8nn_status_success);
+      assert_int_equal(q8nn_setup_channel_shuffle_nc_x8(op, batch, x, in_stride, y, out_stride), q8nn_status_success);
+      assert_int_equal(q8nn_run_operator(op, test_threadpool((t + mask) % TEST_NUM_THREADPOOLS)), q8nn_status_success);
+      for (size_t p = 0; p < batch && failures == 0; p++) {
+        for (size_t c = 0; c < out_stride; c++) {
+          const int8_t want = c < channels ? x[p * in_stride + (c % groups) * m + c / groups] : TEST_GUARD_BYTE;
+          if (y[p * out_stride + c] != want && (c < channels || p + 1 < batch)) {
+            fprintf(stderr, "FAIL shuffle %zu groups x %zu on %s (%s): pixel %zu channel %zu\n", groups, m,
+                    test_isa_name(masks[mask]), q8nn_operator_kernel_name(op), p, c);
+            failures++;
+            break;
+          }
         }
       }
+      if (y[batch * out_stride] != TEST_GUARD_BYTE) failures++;
+      q8nn_delete_operator(op);
     }
-    if (y[batch * out_stride] != TEST_GUARD_BYTE) failures++;
-    q8nn_delete_operator(op);
     free(x);
     free(y);
   }
+  q8nn_set_isa_mask(Q8NN_ISA_ALL);
   assert_int_equal(failures, 0);
   q8nn_operator_t op = (q8nn_operator_t) (uintptr_t) 0xDEADBEEF;
   assert_int_equal(q8nn_create_channel_shuffle_nc_x8(1, 4, 0, &op), q8nn_status_invalid_parameter);
