@@ -1,7 +1,9 @@
 // Unary elementwise operators (one 256-entry table) on MobileNetV3-Large's hardswish and sigmoid
 // shapes: q8nn against a memcpy of the same bytes and, where Debian's XNNPACK has the qs8 operator
 // (sigmoid, tanh, elu), against XNNPACK, all in one process. One thread (the operators are
-// bandwidth-bound; the thread split is the add's). Counters: bytes per second of output.
+// bandwidth-bound; the thread split is the add's). Counters: bytes per second of output. Beside
+// them the other byte mover of the same size class, the two-group channel shuffle on ShuffleNetV2's
+// shapes (and 56x56x48, rows of 24 bytes a half), against XNNPACK's and a memcpy.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -109,6 +111,55 @@ void xnnpack_unary(benchmark::State& state, XnnOp which) {
 }
 #endif
 
+// (height x width x channels) of ShuffleNetV2 x1.0's shuffles, then one of short rows
+const int64_t kShuffleShapes[][3] = {{28, 28, 116}, {14, 14, 232}, {7, 7, 464}, {56, 56, 48}};
+
+void q8nn_shuffle(benchmark::State& state) {
+  q8nn_initialize();
+  const size_t pixels = static_cast<size_t>(state.range(0) * state.range(1)), c = static_cast<size_t>(state.range(2));
+  std::vector<int8_t> x(pixels * c), y(pixels * c);
+  for (size_t i = 0; i < x.size(); i++) x[i] = static_cast<int8_t>(i * 7);
+  q8nn_operator_t op = nullptr;
+  if (q8nn_create_channel_shuffle_nc_x8(2, c / 2, 0, &op) != q8nn_status_success ||
+      q8nn_setup_channel_shuffle_nc_x8(op, pixels, x.data(), c, y.data(), c) != q8nn_status_success) {
+    state.SkipWithError("q8nn create/setup failed");
+    return;
+  }
+  for (auto _ : state) {
+    q8nn_run_operator(op, nullptr);
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetLabel(q8nn_operator_kernel_name(op));
+  set_counters(state, x.size());
+  q8nn_delete_operator(op);
+}
+
+#if Q8NN_BENCH_HAVE_XNNPACK
+void xnnpack_shuffle(benchmark::State& state) {
+  xnn_initialize(nullptr);
+  const size_t pixels = static_cast<size_t>(state.range(0) * state.range(1)), c = static_cast<size_t>(state.range(2));
+  std::vector<int8_t> x(pixels * c + 16), y(pixels * c + 16);  // XNN_EXTRA_BYTES
+  for (size_t i = 0; i < x.size(); i++) x[i] = static_cast<int8_t>(i * 7);
+  xnn_operator_t op = nullptr;
+  if (xnn_create_channel_shuffle_nc_x8(2, c / 2, c, c, 0, &op) != xnn_status_success ||
+      xnn_setup_channel_shuffle_nc_x8(op, pixels, x.data(), y.data(), nullptr) != xnn_status_success) {
+    state.SkipWithError("XNNPACK create/setup failed");
+    return;
+  }
+  for (auto _ : state) {
+    xnn_run_operator(op, nullptr);
+    benchmark::DoNotOptimize(y.data());
+  }
+  set_counters(state, pixels * c);
+  xnn_delete_operator(op);
+}
+#endif
+
+void shuffle_shapes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"H", "W", "C"});
+  for (const auto& s : kShuffleShapes) b->Args({s[0], s[1], s[2]});
+}
+
 void shapes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"H", "W", "C"});
   for (const auto& s : kShapes) b->Args({s[0], s[1], s[2]});
@@ -123,6 +174,11 @@ BENCHMARK(memcpy_same_bytes)->Apply(shapes);
 BENCHMARK_CAPTURE(xnnpack_unary, sigmoid, XnnOp::sigmoid)->Apply(shapes);
 BENCHMARK_CAPTURE(xnnpack_unary, tanh, XnnOp::tanh)->Apply(shapes);
 BENCHMARK_CAPTURE(xnnpack_unary, elu, XnnOp::elu)->Apply(shapes);
+#endif
+BENCHMARK(q8nn_shuffle)->Apply(shuffle_shapes);
+BENCHMARK(memcpy_same_bytes)->Name("memcpy_shuffle_bytes")->Apply(shuffle_shapes);
+#if Q8NN_BENCH_HAVE_XNNPACK
+BENCHMARK(xnnpack_shuffle)->Apply(shuffle_shapes);
 #endif
 
 }  // namespace
