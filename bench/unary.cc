@@ -30,6 +30,18 @@ void set_counters(benchmark::State& state, size_t n) {
                                                  benchmark::Counter::kIsRate);
 }
 
+// Runs a set-up q8nn operator writing y, labels the kernel, counts n bytes a run, deletes it.
+void time_q8nn(benchmark::State& state, q8nn_operator_t op, const int8_t* y, size_t n) {
+  for (auto _ : state) {
+    q8nn_run_operator(op, nullptr);
+    benchmark::DoNotOptimize(y);
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(q8nn_operator_kernel_name(op));
+  set_counters(state, n);
+  q8nn_delete_operator(op);
+}
+
 void q8nn_unary(benchmark::State& state, q8nn_unary_operation operation) {
   q8nn_initialize();
   const size_t n = bytes_of(state);
@@ -50,13 +62,7 @@ void q8nn_unary(benchmark::State& state, q8nn_unary_operation operation) {
     state.SkipWithError("q8nn create/setup failed");
     return;
   }
-  for (auto _ : state) {
-    q8nn_run_operator(op, nullptr);
-    benchmark::DoNotOptimize(y.data());
-  }
-  state.SetLabel(q8nn_operator_kernel_name(op));
-  set_counters(state, n);
-  q8nn_delete_operator(op);
+  time_q8nn(state, op, y.data(), n);
 }
 
 void memcpy_same_bytes(benchmark::State& state) {
@@ -125,13 +131,7 @@ void q8nn_shuffle(benchmark::State& state) {
     state.SkipWithError("q8nn create/setup failed");
     return;
   }
-  for (auto _ : state) {
-    q8nn_run_operator(op, nullptr);
-    benchmark::DoNotOptimize(y.data());
-  }
-  state.SetLabel(q8nn_operator_kernel_name(op));
-  set_counters(state, x.size());
-  q8nn_delete_operator(op);
+  time_q8nn(state, op, y.data(), x.size());
 }
 
 #if Q8NN_BENCH_HAVE_XNNPACK
