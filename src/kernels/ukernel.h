@@ -206,6 +206,12 @@ struct q8nn_qs8_add_params {
   const uint8_t* mul_table;
   const uint8_t* mul_rows;
   void (*mul_lut)(size_t n, const uint8_t* x, uint8_t* y, const uint8_t* packed);
+  /* The same function as arithmetic, for the kernels that compute it (q8nn_x8_vmul_ukernel__*):
+     mul_float 1: PyTorch's or XNNPACK's out = zp + rne((float) ((a - za) (b - zb)) * mul_scale);
+     0: TFLite's MultiplyByQuantizedMultiplier of the product by output_multiplier and
+     output_shift; then the clamp, with input_flip and output_flip as for the add. */
+  int32_t mul_float;
+  float mul_scale;
 };
 
 /* Arithmetic of a vadd list entry. */

@@ -144,14 +144,31 @@ static enum q8nn_status create_multiply(const struct q8nn_multiply_quantization*
   p->mul_table = raw;
   p->mul_rows = rows_b;
   p->mul_lut = lut->fn;
+  /* the arithmetic, for the dense kernels that compute it */
+  p->mul_float = m.pytorch;
+  p->mul_scale = m.scale;
+  p->output_multiplier = m.multiplier, p->output_shift = m.shift;
+  p->input_flip = p->output_flip = flip;
   /* a broadcast a: vaddc(b elements, a) reads row a; the dense kernel never runs swapped */
   op->add_params_swapped = *p;
   op->add_params_swapped.a_zero_point = m.b_zero_point;
   op->add_params_swapped.b_zero_point = m.a_zero_point;
   op->add_params_swapped.mul_rows = rows_a;
+  /* dense operands: the line's arithmetic kernel where there is one, else a lookup per pair */
   op->vadd = q8nn_x8_vmul_table_ukernel;
+  const char* dense = "q8nn_x8_vmul_table";
+#if Q8NN_ARCH_X86
+  const uint32_t isa = q8nn_get_active_isa();
+  if (isa & Q8NN_ISA_X86_AVX512VNNI) {
+    op->vadd = q8nn_x8_vmul_ukernel__avx512vnni;
+    dense = "q8nn_x8_vmul_ukernel__avx512vnni";
+  } else if (isa & Q8NN_ISA_X86_AVX2) {
+    op->vadd = q8nn_x8_vmul_ukernel__avx2;
+    dense = "q8nn_x8_vmul_ukernel__avx2";
+  }
+#endif
   op->vaddc = q8nn_x8_vmulc_table_ukernel;
-  snprintf(op->kernel_name, sizeof(op->kernel_name), "q8nn_x8_vmul_table (%s, broadcast: %s)",
+  snprintf(op->kernel_name, sizeof(op->kernel_name), "%s (%s, broadcast: %s)", dense,
            xnnpack ? "XNNPACK" : m.pytorch ? "PyTorch" : "TFLite", lut->name);
   *multiply_out = op;
   return q8nn_status_success;

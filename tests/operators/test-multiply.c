@@ -161,29 +161,37 @@ static void test_multiply_sweep(void** state) {
 }
 
 /* Ties of PyTorch's rounding (products whose scaled value is k + 1/2) and extreme scales: output
-   scales that make the multiplier a power of two, on all 65536 pairs of one broadcast shape. */
+   scales that make the multiplier a power of two, on all 65536 pairs of one broadcast shape (the
+   table's rows), and on 65536 random dense pairs on every ISA mask (the dense kernels). */
 static void test_multiply_every_pair(void** state) {
   (void) state;
   static const float out_scales[] = {0.25f, 0.5f, 1.0f, 4.0f, 0.03125f, 0.0078125f};
+  uint32_t masks[32];
+  const size_t num_masks = test_isa_masks(masks, 32);
   int failures = 0;
-  for (size_t k = 0; k < 6 * 6 && failures == 0; k++) {
+  for (size_t k = 0; k < 2 * 6 * 6 && failures == 0; k++) {
+    const int dense = k >= 36;
     struct mul_case c;
     memset(&c, 0, sizeof(c));
     c.arithmetic = (int) (k % 3);
     c.u8 = (int) ((k / 3) % 2);
     c.a_rank = c.b_rank = 2;
     c.a_shape[0] = 256, c.a_shape[1] = 256; /* every a in each row */
-    c.b_shape[0] = 256, c.b_shape[1] = 1;   /* one b per row */
+    c.b_shape[0] = 256, c.b_shape[1] = dense ? 256 : 1; /* one b per row, or pairs at random */
     c.a_zp = test_rand_range(-128, 127);
     c.b_zp = test_rand_range(-128, 127);
     c.out_zp = test_rand_range(-128, 127);
-    c.a_scale = 0.5f, c.b_scale = 0.25f, c.out_scale = out_scales[k / 6];
+    c.a_scale = 0.5f, c.b_scale = 0.25f, c.out_scale = out_scales[(k % 36) / 6];
     c.out_min = -128, c.out_max = 127;
-    int declined = 0;
-    /* run_case fills a and b at random: the dense 256x256 a covers the byte values many times */
-    failures += run_case(&c, k % TEST_NUM_THREADPOOLS, "all", &declined);
-    assert_false(declined);
+    for (size_t m = 0; m < (dense ? num_masks : 1) && failures == 0; m++) {
+      if (dense) q8nn_set_isa_mask(masks[m]);
+      int declined = 0;
+      /* run_case fills a and b at random: the dense 256x256 a covers the byte values many times */
+      failures += run_case(&c, k % TEST_NUM_THREADPOOLS, dense ? test_isa_name(masks[m]) : "all", &declined);
+      assert_false(declined);
+    }
   }
+  q8nn_set_isa_mask(Q8NN_ISA_ALL);
   assert_int_equal(failures, 0);
 }
 
