@@ -3,7 +3,10 @@
 // (sigmoid, tanh, elu), against XNNPACK, all in one process. One thread (the operators are
 // bandwidth-bound; the thread split is the add's). Counters: bytes per second of output. Beside
 // them the other byte mover of the same size class, the two-group channel shuffle on ShuffleNetV2's
-// shapes (and 56x56x48, rows of 24 bytes a half), against XNNPACK's and a memcpy.
+// shapes (and 56x56x48, rows of 24 bytes a half), against XNNPACK's and a memcpy; and the multiply
+// of an NHWC activation by a per-channel gate (MobileNetV3's squeeze-excitation in a TFLite or
+// channels-last model: both operands vary along the rows, the dense kernels) in q8nn's three
+// arithmetics against XNNPACK's qs8 multiply.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -77,6 +80,17 @@ void memcpy_same_bytes(benchmark::State& state) {
 }
 
 #if Q8NN_BENCH_HAVE_XNNPACK
+// Runs a set-up XNNPACK operator writing y, counts n bytes a run, deletes it.
+void time_xnnpack(benchmark::State& state, xnn_operator_t op, const int8_t* y, size_t n) {
+  for (auto _ : state) {
+    xnn_run_operator(op, nullptr);
+    benchmark::DoNotOptimize(y);
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, n);
+  xnn_delete_operator(op);
+}
+
 enum class XnnOp { sigmoid, tanh, elu };
 
 void xnnpack_unary(benchmark::State& state, XnnOp which) {
@@ -108,12 +122,7 @@ void xnnpack_unary(benchmark::State& state, XnnOp which) {
     state.SkipWithError("XNNPACK create/setup failed");
     return;
   }
-  for (auto _ : state) {
-    xnn_run_operator(op, nullptr);
-    benchmark::DoNotOptimize(y.data());
-  }
-  set_counters(state, n);
-  xnn_delete_operator(op);
+  time_xnnpack(state, op, y.data(), n);
 }
 #endif
 
@@ -146,14 +155,57 @@ void xnnpack_shuffle(benchmark::State& state) {
     state.SkipWithError("XNNPACK create/setup failed");
     return;
   }
-  for (auto _ : state) {
-    xnn_run_operator(op, nullptr);
-    benchmark::DoNotOptimize(y.data());
-  }
-  set_counters(state, pixels * c);
-  xnn_delete_operator(op);
+  time_xnnpack(state, op, y.data(), pixels * c);
 }
 #endif
+
+// x (1 x H x W x C) times a gate (1 x 1 x 1 x C), NHWC; output bytes per second
+void q8nn_multiply(benchmark::State& state, uint32_t flags) {
+  q8nn_initialize();
+  const size_t pixels = static_cast<size_t>(state.range(0) * state.range(1)), c = static_cast<size_t>(state.range(2));
+  std::vector<int8_t> x(pixels * c), gate(c), y(pixels * c);
+  for (size_t i = 0; i < x.size(); i++) x[i] = static_cast<int8_t>(i * 7);
+  for (size_t i = 0; i < c; i++) gate[i] = static_cast<int8_t>(i * 13);
+  const q8nn_multiply_quantization q = {-3, 0.05f, -128, 1.0f / 256.0f, 5, 0.04f, -128, 127};
+  const size_t x_shape[4] = {1, static_cast<size_t>(state.range(0)), static_cast<size_t>(state.range(1)), c};
+  const size_t gate_shape[4] = {1, 1, 1, c};
+  q8nn_operator_t op = nullptr;
+  if (q8nn_create_multiply_nd_s8(&q, flags, &op) != q8nn_status_success ||
+      q8nn_setup_multiply_nd_s8(op, 4, x_shape, 4, gate_shape, x.data(), gate.data(), y.data()) !=
+          q8nn_status_success) {
+    state.SkipWithError("q8nn create/setup failed");
+    return;
+  }
+  time_q8nn(state, op, y.data(), y.size());
+}
+
+#if Q8NN_BENCH_HAVE_XNNPACK
+void xnnpack_multiply(benchmark::State& state) {
+  xnn_initialize(nullptr);
+  const size_t pixels = static_cast<size_t>(state.range(0) * state.range(1)), c = static_cast<size_t>(state.range(2));
+  std::vector<int8_t> x(pixels * c + 16), gate(c + 16), y(pixels * c + 16);  // XNN_EXTRA_BYTES
+  for (size_t i = 0; i < x.size(); i++) x[i] = static_cast<int8_t>(i * 7);
+  for (size_t i = 0; i < gate.size(); i++) gate[i] = static_cast<int8_t>(i * 13);
+  const size_t x_shape[4] = {1, static_cast<size_t>(state.range(0)), static_cast<size_t>(state.range(1)), c};
+  const size_t gate_shape[4] = {1, 1, 1, c};
+  xnn_operator_t op = nullptr;
+  if (xnn_create_multiply_nd_qs8(-3, 0.05f, -128, 1.0f / 256.0f, 5, 0.04f, -128, 127, 0, &op) != xnn_status_success ||
+      xnn_setup_multiply_nd_qs8(op, 4, x_shape, 4, gate_shape, x.data(), gate.data(), y.data(), nullptr) !=
+          xnn_status_success) {
+    state.SkipWithError("XNNPACK create/setup failed");
+    return;
+  }
+  time_xnnpack(state, op, y.data(), pixels * c);
+}
+#endif
+
+// (height x width x channels) of MobileNetV3-Large's squeeze-excitation multiplies
+const int64_t kMultiplyShapes[][3] = {{28, 28, 120}, {14, 14, 672}, {7, 7, 960}};
+
+void multiply_shapes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"H", "W", "C"});
+  for (const auto& s : kMultiplyShapes) b->Args({s[0], s[1], s[2]});
+}
 
 void shuffle_shapes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"H", "W", "C"});
@@ -176,9 +228,13 @@ BENCHMARK_CAPTURE(xnnpack_unary, tanh, XnnOp::tanh)->Apply(shapes);
 BENCHMARK_CAPTURE(xnnpack_unary, elu, XnnOp::elu)->Apply(shapes);
 #endif
 BENCHMARK(q8nn_shuffle)->Apply(shuffle_shapes);
+BENCHMARK_CAPTURE(q8nn_multiply, tflite, 0)->Apply(multiply_shapes);
+BENCHMARK_CAPTURE(q8nn_multiply, pytorch, Q8NN_FLAG_PYTORCH_REQUANTIZE)->Apply(multiply_shapes);
+BENCHMARK_CAPTURE(q8nn_multiply, xnnpack, Q8NN_FLAG_XNNPACK_MULTIPLY)->Apply(multiply_shapes);
 BENCHMARK(memcpy_same_bytes)->Name("memcpy_shuffle_bytes")->Apply(shuffle_shapes);
 #if Q8NN_BENCH_HAVE_XNNPACK
 BENCHMARK(xnnpack_shuffle)->Apply(shuffle_shapes);
+BENCHMARK(xnnpack_multiply)->Apply(multiply_shapes);
 #endif
 
 }  // namespace
