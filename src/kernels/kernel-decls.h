@@ -79,12 +79,18 @@ Q8NN_INTERNAL void q8nn_s8_maxpool_row_ukernel__rvv(const int8_t*, size_t, size_
                                                     size_t, int8_t*, size_t, const struct q8nn_pool_params*);
 #endif
 
-#if Q8NN_ARCH_X86
 /* The multiply's dense operands, computed (ukernel.h, q8nn_qs8_add_params' mul_float) */
+#if Q8NN_ARCH_X86
 Q8NN_INTERNAL void q8nn_x8_vmul_ukernel__avx512vnni(size_t, const int8_t*, const int8_t*, int8_t*,
                                                     const struct q8nn_qs8_add_params*);
 Q8NN_INTERNAL void q8nn_x8_vmul_ukernel__avx2(size_t, const int8_t*, const int8_t*, int8_t*,
                                               const struct q8nn_qs8_add_params*);
+#elif Q8NN_ARCH_NEON
+Q8NN_INTERNAL void q8nn_x8_vmul_ukernel__neon(size_t, const int8_t*, const int8_t*, int8_t*,
+                                              const struct q8nn_qs8_add_params*);
+#elif Q8NN_ARCH_RVV
+Q8NN_INTERNAL void q8nn_x8_vmul_ukernel__rvv(size_t, const int8_t*, const int8_t*, int8_t*,
+                                             const struct q8nn_qs8_add_params*);
 #endif
 /* The two-group channel shuffle of `pixels` pixels x_stride and y_stride bytes apart: for each,
    y[2k] = x[k], y[2k + 1] = x[n + k] for k < n */

@@ -166,6 +166,16 @@ static enum q8nn_status create_multiply(const struct q8nn_multiply_quantization*
     op->vadd = q8nn_x8_vmul_ukernel__avx2;
     dense = "q8nn_x8_vmul_ukernel__avx2";
   }
+#elif Q8NN_ARCH_NEON
+  if (q8nn_get_active_isa() & Q8NN_ISA_ARM_NEON) {
+    op->vadd = q8nn_x8_vmul_ukernel__neon;
+    dense = "q8nn_x8_vmul_ukernel__neon";
+  }
+#elif Q8NN_ARCH_RVV
+  if (q8nn_get_active_isa() & Q8NN_ISA_RISCV_V) {
+    op->vadd = q8nn_x8_vmul_ukernel__rvv;
+    dense = "q8nn_x8_vmul_ukernel__rvv";
+  }
 #endif
   op->vaddc = q8nn_x8_vmulc_table_ukernel;
   snprintf(op->kernel_name, sizeof(op->kernel_name), "%s (%s, broadcast: %s)", dense,
