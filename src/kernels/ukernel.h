@@ -344,6 +344,22 @@ typedef void (*q8nn_maxpool_row_ukernel_fn)(const int8_t* first, size_t rows, si
                                             size_t pixel_stride, size_t channels, int8_t* out,
                                             size_t output_pixel_stride, const struct q8nn_pool_params* params);
 
+/*
+ * Bilinear resize of one output row (resize-nhwc.c): each output pixel ox blends the pixels at
+ * byte offsets columns[ox].left and .right of the top and bottom source rows with the right weight
+ * columns[ox].weight (fx, 10-bit) and the bottom weight fy: TFLite's
+ * (tl (1024 - fx) (1024 - fy) + tr fx (1024 - fy) + bl (1024 - fx) fy + br fx fy) / 2^20 rounded
+ * half away from zero, on `channels` bytes a pixel, flipped by `flip` where loaded and stored
+ * (uint8); output pixels out_stride bytes apart.
+ */
+struct q8nn_resize_column {
+  size_t left, right; /* byte offsets of the two source pixels in a row */
+  int32_t weight;     /* the right pixel's weight, in [0, 1024] */
+};
+typedef void (*q8nn_ibilinear_row_fn)(const uint8_t* top, const uint8_t* bottom,
+                                      const struct q8nn_resize_column* columns, size_t output_width, int32_t fy,
+                                      size_t channels, uint8_t flip, uint8_t* out, size_t out_stride);
+
 /* The lists, in preference order (best first); generated from the X-macro files. */
 extern const struct q8nn_gemm_entry q8nn_gemm_list[];
 extern const size_t q8nn_gemm_list_size;

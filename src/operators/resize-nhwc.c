@@ -36,17 +36,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/kernel-decls.h"
 #include "operator.h"
 
 static const struct q8nn_operator_class q8nn_resize_class;
 
 /* One output column: its source pixels' byte offsets in an input row and the right one's weight
    (10-bit fraction, 0 where the two are one pixel). Nearest uses `left` only. */
-struct resize_column {
-  size_t left, right;
-  int32_t weight;
-};
-
 struct resize_state {
   enum q8nn_resize_mode mode;
   int align_corners, half_pixel_centers;
@@ -55,13 +51,57 @@ struct resize_state {
      output_width entries allocated at the first setup */
   int64_t height_step;
   float height_scale;
-  struct resize_column* columns;
+  struct q8nn_resize_column* columns;
+  q8nn_ibilinear_row_fn bilinear_row; /* the active line's, chosen at create */
 };
 
 /* Heights and widths up to 2^52 keep the 10-bit fixed point positions within int64 (a step is at
    most 1024 * in + out / 2 and a position below 1024 * in + out); setup refuses larger ones, 4 PiB
    a row or column of one byte, as extents no address space holds. */
 #define Q8NN_RESIZE_MAX_SIZE ((uint64_t) 1 << 52)
+
+/* One row of bilinear output pixels: for each, the top-left, top-right, bottom-left and
+   bottom-right source pixels of its column, the right weight fx and the bottom weight fy, bytes
+   flipped by `flip` on load and store. top and bottom are below 2^17 in magnitude and their blend
+   below 2^27: int32 throughout, a loop over channels the compiler vectorizes. (top * (1024 - fy) +
+   bottom * fy is TFLite's sum of four products, regrouped.) */
+static inline __attribute__((always_inline)) void bilinear_row_body(const uint8_t* top, const uint8_t* bottom,
+                                                                     const struct q8nn_resize_column* columns,
+                                                                     size_t output_width, int32_t fy, size_t channels,
+                                                                     uint8_t flip, uint8_t* out, size_t out_stride) {
+  const int32_t gy = 1024 - fy;
+  for (size_t ox = 0; ox < output_width; ox++, out += out_stride) {
+    const uint8_t* tl = top + columns[ox].left;
+    const uint8_t* tr = top + columns[ox].right;
+    const uint8_t* bl = bottom + columns[ox].left;
+    const uint8_t* br = bottom + columns[ox].right;
+    const int32_t fx = columns[ox].weight, gx = 1024 - fx;
+    for (size_t c = 0; c < channels; c++) {
+      const int32_t t = (int8_t) (tl[c] ^ flip) * gx + (int8_t) (tr[c] ^ flip) * fx;
+      const int32_t b = (int8_t) (bl[c] ^ flip) * gx + (int8_t) (br[c] ^ flip) * fx;
+      const int32_t sum = t * gy + b * fy;
+      const int32_t magnitude = sum < 0 ? -sum : sum;
+      const int32_t rounded = (magnitude + (1 << 19)) >> 20;
+      out[c] = (uint8_t) ((sum < 0 ? -rounded : rounded) ^ flip);
+    }
+  }
+}
+
+static void bilinear_row_scalar(const uint8_t* top, const uint8_t* bottom, const struct q8nn_resize_column* columns,
+                                size_t output_width, int32_t fy, size_t channels, uint8_t flip, uint8_t* out,
+                                size_t out_stride) {
+  bilinear_row_body(top, bottom, columns, output_width, fy, channels, flip, out, out_stride);
+}
+
+#if Q8NN_ARCH_X86
+/* The same loop compiled for AVX2, whose 32-bit multiplies (VPMULLD) the baseline x86-64 lacks. */
+__attribute__((target("avx2"))) static void bilinear_row_avx2(const uint8_t* top, const uint8_t* bottom,
+                                                              const struct q8nn_resize_column* columns,
+                                                              size_t output_width, int32_t fy, size_t channels,
+                                                              uint8_t flip, uint8_t* out, size_t out_stride) {
+  bilinear_row_body(top, bottom, columns, output_width, fy, channels, flip, out, out_stride);
+}
+#endif
 
 static enum q8nn_status create_resize(enum q8nn_resize_mode mode, size_t channels, size_t output_height,
                                       size_t output_width, uint32_t flags, int u8, q8nn_operator_t* resize_out,
@@ -96,13 +136,20 @@ static enum q8nn_status create_resize(enum q8nn_resize_mode mode, size_t channel
   state->output_width = output_width;
   op->resize_state = state;
   op->u8 = u8;
+  const char* line = "scalar";
+  state->bilinear_row = bilinear_row_scalar;
 #if Q8NN_ARCH_X86
-  const int avx2 = mode == q8nn_resize_bilinear && (q8nn_get_active_isa() & Q8NN_ISA_X86_AVX2) != 0;
-#else
-  const int avx2 = 0;
+  const uint32_t isa = q8nn_get_active_isa();
+  if (mode == q8nn_resize_bilinear && (isa & Q8NN_ISA_X86_AVX512VNNI) != 0) {
+    state->bilinear_row = q8nn_x8_ibilinear_row__avx512vnni;
+    line = "avx512";
+  } else if (mode == q8nn_resize_bilinear && (isa & Q8NN_ISA_X86_AVX2) != 0) {
+    state->bilinear_row = bilinear_row_avx2;
+    line = "avx2";
+  }
 #endif
   snprintf(op->kernel_name, sizeof(op->kernel_name), "q8nn_s8_resize_%s__%s",
-           mode == q8nn_resize_bilinear ? "bilinear" : "nearest", avx2 ? "avx2" : "scalar");
+           mode == q8nn_resize_bilinear ? "bilinear" : "nearest", line);
   *resize_out = op;
   return q8nn_status_success;
 }
@@ -191,7 +238,7 @@ static enum q8nn_status setup_resize(q8nn_operator_t op, int u8, size_t batch_si
   if (s->columns == NULL) {
     /* the output size is fixed at create: one table serves every setup */
     size_t bytes;
-    if (q8nn_mul_sz(output_width, sizeof(struct resize_column), &bytes)) s->columns = malloc(bytes);
+    if (q8nn_mul_sz(output_width, sizeof(struct q8nn_resize_column), &bytes)) s->columns = malloc(bytes);
     if (s->columns == NULL) return q8nn_log_error(q8nn_status_out_of_memory, caller, "column table allocation failed");
   }
   if (s->mode == q8nn_resize_bilinear) {
@@ -243,66 +290,16 @@ enum q8nn_status q8nn_setup_resize2d_nhwc_u8(q8nn_operator_t resize, size_t batc
                       output_pixel_stride, __func__);
 }
 
-/* One row of bilinear output pixels: for each, the top-left, top-right, bottom-left and
-   bottom-right source pixels of its column, the right weight fx and the bottom weight fy, bytes
-   flipped by `flip` on load and store. top and bottom are below 2^17 in magnitude and their blend
-   below 2^27: int32 throughout, a loop over channels the compiler vectorizes. (top * (1024 - fy) +
-   bottom * fy is TFLite's sum of four products, regrouped.) */
-static inline __attribute__((always_inline)) void bilinear_row_body(const uint8_t* top, const uint8_t* bottom,
-                                                                     const struct resize_column* columns,
-                                                                     size_t output_width, int32_t fy, size_t channels,
-                                                                     uint8_t flip, uint8_t* out, size_t out_stride) {
-  const int32_t gy = 1024 - fy;
-  for (size_t ox = 0; ox < output_width; ox++, out += out_stride) {
-    const uint8_t* tl = top + columns[ox].left;
-    const uint8_t* tr = top + columns[ox].right;
-    const uint8_t* bl = bottom + columns[ox].left;
-    const uint8_t* br = bottom + columns[ox].right;
-    const int32_t fx = columns[ox].weight, gx = 1024 - fx;
-    for (size_t c = 0; c < channels; c++) {
-      const int32_t t = (int8_t) (tl[c] ^ flip) * gx + (int8_t) (tr[c] ^ flip) * fx;
-      const int32_t b = (int8_t) (bl[c] ^ flip) * gx + (int8_t) (br[c] ^ flip) * fx;
-      const int32_t sum = t * gy + b * fy;
-      const int32_t magnitude = sum < 0 ? -sum : sum;
-      const int32_t rounded = (magnitude + (1 << 19)) >> 20;
-      out[c] = (uint8_t) ((sum < 0 ? -rounded : rounded) ^ flip);
-    }
-  }
-}
-
-typedef void (*bilinear_row_fn)(const uint8_t* top, const uint8_t* bottom, const struct resize_column* columns,
-                                size_t output_width, int32_t fy, size_t channels, uint8_t flip, uint8_t* out,
-                                size_t out_stride);
-
-static void bilinear_row_scalar(const uint8_t* top, const uint8_t* bottom, const struct resize_column* columns,
-                                size_t output_width, int32_t fy, size_t channels, uint8_t flip, uint8_t* out,
-                                size_t out_stride) {
-  bilinear_row_body(top, bottom, columns, output_width, fy, channels, flip, out, out_stride);
-}
-
-#if Q8NN_ARCH_X86
-/* The same loop compiled for AVX2, whose 32-bit multiplies (VPMULLD) the baseline x86-64 lacks. */
-__attribute__((target("avx2"))) static void bilinear_row_avx2(const uint8_t* top, const uint8_t* bottom,
-                                                              const struct resize_column* columns,
-                                                              size_t output_width, int32_t fy, size_t channels,
-                                                              uint8_t flip, uint8_t* out, size_t out_stride) {
-  bilinear_row_body(top, bottom, columns, output_width, fy, channels, flip, out, out_stride);
-}
-#endif
-
 /* Output rows [row0, row0 + count) (rows numbered over batch x output height); one 2D tile. */
 static void resize_task(void* context, size_t unused, size_t row0, size_t count) {
   (void) unused;
   const struct q8nn_operator* op = context;
   const struct resize_state* s = op->resize_state;
-  const struct resize_column* columns = s->columns;
+  const struct q8nn_resize_column* columns = s->columns;
   const size_t channels = s->channels, output_width = op->output_width;
   const size_t row_stride = op->input_width * op->input_pixel_stride, out_stride = op->output_pixel_stride;
   const uint8_t flip = op->u8 ? 0x80 : 0;
-  bilinear_row_fn bilinear_row = bilinear_row_scalar;
-#if Q8NN_ARCH_X86
-  if (strstr(op->kernel_name, "avx2") != NULL) bilinear_row = bilinear_row_avx2;
-#endif
+  const q8nn_ibilinear_row_fn bilinear_row = s->bilinear_row;
   for (size_t row = row0; row < row0 + count; row++) {
     const size_t n = row / op->output_height, oy = row % op->output_height;
     const uint8_t* image = (const uint8_t*) op->input + n * op->input_height * row_stride;
