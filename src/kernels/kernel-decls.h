@@ -92,10 +92,16 @@ Q8NN_INTERNAL void q8nn_x8_vmul_ukernel__neon(size_t, const int8_t*, const int8_
 Q8NN_INTERNAL void q8nn_x8_vmul_ukernel__rvv(size_t, const int8_t*, const int8_t*, int8_t*,
                                              const struct q8nn_qs8_add_params*);
 #endif
-#if Q8NN_ARCH_X86
 /* One row of TFLite's bilinear resize (ukernel.h) */
+#if Q8NN_ARCH_X86
 Q8NN_INTERNAL void q8nn_x8_ibilinear_row__avx512vnni(const uint8_t*, const uint8_t*, const struct q8nn_resize_column*,
                                                      size_t, int32_t, size_t, uint8_t, uint8_t*, size_t);
+#elif Q8NN_ARCH_NEON
+Q8NN_INTERNAL void q8nn_x8_ibilinear_row__neon(const uint8_t*, const uint8_t*, const struct q8nn_resize_column*, size_t,
+                                               int32_t, size_t, uint8_t, uint8_t*, size_t);
+#elif Q8NN_ARCH_RVV
+Q8NN_INTERNAL void q8nn_x8_ibilinear_row__rvv(const uint8_t*, const uint8_t*, const struct q8nn_resize_column*, size_t,
+                                              int32_t, size_t, uint8_t, uint8_t*, size_t);
 #endif
 /* The two-group channel shuffle of `pixels` pixels x_stride and y_stride bytes apart: for each,
    y[2k] = x[k], y[2k + 1] = x[n + k] for k < n */

@@ -147,6 +147,16 @@ static enum q8nn_status create_resize(enum q8nn_resize_mode mode, size_t channel
     state->bilinear_row = bilinear_row_avx2;
     line = "avx2";
   }
+#elif Q8NN_ARCH_NEON
+  if (mode == q8nn_resize_bilinear && (q8nn_get_active_isa() & Q8NN_ISA_ARM_NEON) != 0) {
+    state->bilinear_row = q8nn_x8_ibilinear_row__neon;
+    line = "neon";
+  }
+#elif Q8NN_ARCH_RVV
+  if (mode == q8nn_resize_bilinear && (q8nn_get_active_isa() & Q8NN_ISA_RISCV_V) != 0) {
+    state->bilinear_row = q8nn_x8_ibilinear_row__rvv;
+    line = "rvv";
+  }
 #endif
   snprintf(op->kernel_name, sizeof(op->kernel_name), "q8nn_s8_resize_%s__%s",
            mode == q8nn_resize_bilinear ? "bilinear" : "nearest", line);

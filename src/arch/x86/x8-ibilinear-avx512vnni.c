@@ -16,7 +16,8 @@
 
 /* tl w_lo + tr w_hi in 16 int32 lanes from 16 bytes of each */
 static inline __m512i blend_pair(__m128i l, __m128i r, __m512i w) {
-  const __m256i pairs = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi8(l, r)), _mm_unpackhi_epi8(l, r), 1);
+  const __m256i pairs =
+      _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi8(l, r)), _mm_unpackhi_epi8(l, r), 1);
   return _mm512_madd_epi16(_mm512_cvtepi8_epi16(pairs), w);
 }
 
@@ -24,7 +25,8 @@ static inline __m128i bilinear16(__m128i tl, __m128i tr, __m128i bl, __m128i br,
   const __m512i top = blend_pair(tl, tr, w), bottom = blend_pair(bl, br, w);
   const __m512i sum = _mm512_add_epi32(_mm512_mullo_epi32(_mm512_sub_epi32(top, bottom), vgy),
                                        _mm512_slli_epi32(bottom, 10));
-  const __m512i nudged = _mm512_add_epi32(_mm512_add_epi32(sum, _mm512_set1_epi32(1 << 19)), _mm512_srai_epi32(sum, 31));
+  const __m512i nudged =
+      _mm512_add_epi32(_mm512_add_epi32(sum, _mm512_set1_epi32(1 << 19)), _mm512_srai_epi32(sum, 31));
   return _mm512_cvtepi32_epi8(_mm512_srai_epi32(nudged, 20));
 }
 
