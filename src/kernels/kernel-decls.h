@@ -93,9 +93,13 @@ Q8NN_INTERNAL void q8nn_x8_vmul_ukernel__rvv(size_t, const int8_t*, const int8_t
                                              const struct q8nn_qs8_add_params*);
 #endif
 /* One row of TFLite's bilinear resize (ukernel.h) */
+Q8NN_INTERNAL void q8nn_x8_ibilinear_row__portable(const uint8_t*, const uint8_t*, const struct q8nn_resize_column*,
+                                                   size_t, int32_t, size_t, uint8_t, uint8_t*, size_t);
 #if Q8NN_ARCH_X86
 Q8NN_INTERNAL void q8nn_x8_ibilinear_row__avx512vnni(const uint8_t*, const uint8_t*, const struct q8nn_resize_column*,
                                                      size_t, int32_t, size_t, uint8_t, uint8_t*, size_t);
+Q8NN_INTERNAL void q8nn_x8_ibilinear_row__avx2(const uint8_t*, const uint8_t*, const struct q8nn_resize_column*, size_t,
+                                               int32_t, size_t, uint8_t, uint8_t*, size_t);
 #elif Q8NN_ARCH_NEON
 Q8NN_INTERNAL void q8nn_x8_ibilinear_row__neon(const uint8_t*, const uint8_t*, const struct q8nn_resize_column*, size_t,
                                                int32_t, size_t, uint8_t, uint8_t*, size_t);

@@ -27,9 +27,9 @@
  * 128} would give 128 with the same rule, not 127).
  *
  * Setup computes each output column's source pixels (byte offsets in a row) and weight; each task
- * computes its rows' source rows. Threads take rows of output pixels. The bilinear loop is plain C
- * over the channels of a pixel, compiled twice: for the baseline and, on x86, for AVX2 (chosen at
- * create from the active ISA, as the pooling kernels are).
+ * computes its rows' source rows. Threads take rows of output pixels. A bilinear row is the active
+ * line's kernel (ukernel.h, q8nn_x8_ibilinear_row__*: AVX-512, AVX2, NEON, RVV, portable), chosen at
+ * create as the pooling kernels are.
  */
 #include <math.h>
 #include <stdio.h>
@@ -59,49 +59,6 @@ struct resize_state {
    most 1024 * in + out / 2 and a position below 1024 * in + out); setup refuses larger ones, 4 PiB
    a row or column of one byte, as extents no address space holds. */
 #define Q8NN_RESIZE_MAX_SIZE ((uint64_t) 1 << 52)
-
-/* One row of bilinear output pixels: for each, the top-left, top-right, bottom-left and
-   bottom-right source pixels of its column, the right weight fx and the bottom weight fy, bytes
-   flipped by `flip` on load and store. top and bottom are below 2^17 in magnitude and their blend
-   below 2^27: int32 throughout, a loop over channels the compiler vectorizes. (top * (1024 - fy) +
-   bottom * fy is TFLite's sum of four products, regrouped.) */
-static inline __attribute__((always_inline)) void bilinear_row_body(const uint8_t* top, const uint8_t* bottom,
-                                                                     const struct q8nn_resize_column* columns,
-                                                                     size_t output_width, int32_t fy, size_t channels,
-                                                                     uint8_t flip, uint8_t* out, size_t out_stride) {
-  const int32_t gy = 1024 - fy;
-  for (size_t ox = 0; ox < output_width; ox++, out += out_stride) {
-    const uint8_t* tl = top + columns[ox].left;
-    const uint8_t* tr = top + columns[ox].right;
-    const uint8_t* bl = bottom + columns[ox].left;
-    const uint8_t* br = bottom + columns[ox].right;
-    const int32_t fx = columns[ox].weight, gx = 1024 - fx;
-    for (size_t c = 0; c < channels; c++) {
-      const int32_t t = (int8_t) (tl[c] ^ flip) * gx + (int8_t) (tr[c] ^ flip) * fx;
-      const int32_t b = (int8_t) (bl[c] ^ flip) * gx + (int8_t) (br[c] ^ flip) * fx;
-      const int32_t sum = t * gy + b * fy;
-      const int32_t magnitude = sum < 0 ? -sum : sum;
-      const int32_t rounded = (magnitude + (1 << 19)) >> 20;
-      out[c] = (uint8_t) ((sum < 0 ? -rounded : rounded) ^ flip);
-    }
-  }
-}
-
-static void bilinear_row_scalar(const uint8_t* top, const uint8_t* bottom, const struct q8nn_resize_column* columns,
-                                size_t output_width, int32_t fy, size_t channels, uint8_t flip, uint8_t* out,
-                                size_t out_stride) {
-  bilinear_row_body(top, bottom, columns, output_width, fy, channels, flip, out, out_stride);
-}
-
-#if Q8NN_ARCH_X86
-/* The same loop compiled for AVX2, whose 32-bit multiplies (VPMULLD) the baseline x86-64 lacks. */
-__attribute__((target("avx2"))) static void bilinear_row_avx2(const uint8_t* top, const uint8_t* bottom,
-                                                              const struct q8nn_resize_column* columns,
-                                                              size_t output_width, int32_t fy, size_t channels,
-                                                              uint8_t flip, uint8_t* out, size_t out_stride) {
-  bilinear_row_body(top, bottom, columns, output_width, fy, channels, flip, out, out_stride);
-}
-#endif
 
 static enum q8nn_status create_resize(enum q8nn_resize_mode mode, size_t channels, size_t output_height,
                                       size_t output_width, uint32_t flags, int u8, q8nn_operator_t* resize_out,
@@ -137,14 +94,14 @@ static enum q8nn_status create_resize(enum q8nn_resize_mode mode, size_t channel
   op->resize_state = state;
   op->u8 = u8;
   const char* line = "scalar";
-  state->bilinear_row = bilinear_row_scalar;
+  state->bilinear_row = q8nn_x8_ibilinear_row__portable;
 #if Q8NN_ARCH_X86
   const uint32_t isa = q8nn_get_active_isa();
   if (mode == q8nn_resize_bilinear && (isa & Q8NN_ISA_X86_AVX512VNNI) != 0) {
     state->bilinear_row = q8nn_x8_ibilinear_row__avx512vnni;
     line = "avx512";
   } else if (mode == q8nn_resize_bilinear && (isa & Q8NN_ISA_X86_AVX2) != 0) {
-    state->bilinear_row = bilinear_row_avx2;
+    state->bilinear_row = q8nn_x8_ibilinear_row__avx2;
     line = "avx2";
   }
 #elif Q8NN_ARCH_NEON
