@@ -284,4 +284,21 @@ static inline int8_t q8nn_pool_average_byte(int32_t sum, int32_t count, const st
   return (int8_t) ((uint8_t) v ^ params->flip);
 }
 
+/* The vector kernels' single-channel average (an NCHW plane pooled as an image of one-byte pixels):
+   adjacent window rows (row_stride == cols, a whole plane) become one run of bytes; returns the
+   byte offset that makes a stored byte its int8 value plus 128 (an unsigned byte to sum). */
+static inline uint8_t q8nn_pool_plane_runs(size_t* rows, size_t* cols, size_t row_stride,
+                                           const struct q8nn_pool_params* params) {
+  if (row_stride == *cols) {
+    *cols *= *rows;
+    *rows = 1;
+  }
+  return (uint8_t) (params->flip ^ 0x80);
+}
+
+/* The stored byte of a single-channel window from the sum of its `count` offset bytes. */
+static inline int8_t q8nn_pool_plane_byte(uint64_t offset_sum, int32_t count, const struct q8nn_pool_params* params) {
+  return q8nn_pool_average_byte((int32_t) ((int64_t) offset_sum - 128 * (int64_t) count), count, params);
+}
+
 #endif

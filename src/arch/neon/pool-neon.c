@@ -2,11 +2,13 @@
  * Max and average pooling of one output pixel, NEON (AArch64; see ukernel.h): 16 channels a step,
  * the tail by the portable kernel. Average: int16 lane sums of up to 256 cells, added into int32
  * lanes; TFLite's rounded quotient is taken in float for windows of up to 65536 cells, exact as
- * arch/x86/pool-avx2.c shows; pytorch_qnnpack's requantization at any size.
+ * arch/x86/pool-avx2.c shows; pytorch_qnnpack's requantization at any size. One channel of dense
+ * pixels (NCHW planes pooled as images) sums whole window rows with UADALP.
  */
 #include <arm_neon.h>
 
 #include "kernel-decls.h"
+#include "requantization.h"
 
 void q8nn_s8_maxpool_ukernel__neon(const int8_t* first, size_t rows, size_t cols, size_t row_stride,
                                    size_t pixel_stride, size_t channels, int8_t* out,
@@ -135,12 +137,35 @@ static inline int32x4_t average(int32x4_t sum, size_t cells, const struct q8nn_p
   return vminq_s32(vmaxq_s32(q, vdupq_n_s32(params->output_min)), vdupq_n_s32(params->output_max));
 }
 
+/* One channel of dense pixels (an NCHW plane pooled as an image of one-byte pixels): each window
+   row is a run of bytes, summed 16 at a time (UADDLP, UADALP into uint32 lanes: at most 2^23
+   cells of 255) on the bytes offset to uint8. */
+static void average_single_channel(const int8_t* first, size_t rows, size_t cols, size_t row_stride, int8_t* out,
+                                   const struct q8nn_pool_params* params) {
+  const int32_t count = (int32_t) (rows * cols);
+  const uint8_t offset = q8nn_pool_plane_runs(&rows, &cols, row_stride, params);
+  const uint8x16_t voffset = vdupq_n_u8(offset);
+  uint32x4_t acc = vdupq_n_u32(0);
+  uint64_t tail = 0;
+  for (size_t y = 0; y < rows; y++) {
+    const uint8_t* row = (const uint8_t*) first + y * row_stride;
+    size_t x = 0;
+    for (; x + 16 <= cols; x += 16) acc = vpadalq_u16(acc, vpaddlq_u8(veorq_u8(vld1q_u8(row + x), voffset)));
+    for (; x < cols; x++) tail += (uint8_t) (row[x] ^ offset);
+  }
+  out[0] = q8nn_pool_plane_byte(vaddlvq_u32(acc) + tail, count, params);
+}
+
 void q8nn_s8_avgpool_ukernel__neon(const int8_t* first, size_t rows, size_t cols, size_t row_stride,
                                    size_t pixel_stride, size_t channels, int8_t* out,
                                    const struct q8nn_pool_params* params) {
   const size_t cells = rows * cols;
   if (cells > 65536 && !params->requantize) {
     q8nn_s8_avgpool_ukernel__scalar(first, rows, cols, row_stride, pixel_stride, channels, out, params);
+    return;
+  }
+  if (channels == 1 && pixel_stride == 1) {
+    average_single_channel(first, rows, cols, row_stride, out, params);
     return;
   }
   const uint8x16_t flip = vdupq_n_u8(params->flip);

@@ -3,11 +3,13 @@
  * channels. Average: int16 lane sums of up to 256 cells (vwadd), added into int32 lanes; TFLite's
  * rounded quotient is taken in float for windows of up to 65536 cells, exact as
  * arch/x86/pool-avx2.c shows (larger ones run the portable kernel); pytorch_qnnpack's
- * requantization at any size.
+ * requantization at any size. One channel of dense pixels (NCHW planes pooled as images) sums
+ * whole window rows with VWREDSUMU.
  */
 #include <riscv_vector.h>
 
 #include "kernel-decls.h"
+#include "requantization.h"
 
 void q8nn_s8_maxpool_ukernel__rvv(const int8_t* first, size_t rows, size_t cols, size_t row_stride,
                                   size_t pixel_stride, size_t channels, int8_t* out,
@@ -111,12 +113,38 @@ void q8nn_s8_maxpool_row_ukernel__rvv(const int8_t* first, size_t rows, size_t k
   }
 }
 
+/* One channel of dense pixels (an NCHW plane pooled as an image of one-byte pixels): each window
+   row is a run of bytes, offset to uint8, widened to uint16 and summed by VWREDSUMU into uint32
+   (a strip of at most VLEN / 8 <= 8192 bytes sums below 2^21). */
+static void average_single_channel(const int8_t* first, size_t rows, size_t cols, size_t row_stride, int8_t* out,
+                                   const struct q8nn_pool_params* params) {
+  const int32_t count = (int32_t) (rows * cols);
+  const uint8_t offset = q8nn_pool_plane_runs(&rows, &cols, row_stride, params);
+  uint64_t total = 0;
+  for (size_t y = 0; y < rows; y++) {
+    const uint8_t* row = (const uint8_t*) first + y * row_stride;
+    for (size_t x = 0; x < cols;) {
+      const size_t vl = __riscv_vsetvl_e8m1(cols - x);
+      const vuint8m1_t bytes = __riscv_vxor_vx_u8m1(__riscv_vle8_v_u8m1(row + x, vl), offset, vl);
+      const vuint16m2_t v = __riscv_vzext_vf2_u16m2(bytes, vl);
+      const vuint32m1_t s = __riscv_vwredsumu_vs_u16m2_u32m1(v, __riscv_vmv_s_x_u32m1(0, 1), vl);
+      total += __riscv_vmv_x_s_u32m1_u32(s);
+      x += vl;
+    }
+  }
+  out[0] = q8nn_pool_plane_byte(total, count, params);
+}
+
 void q8nn_s8_avgpool_ukernel__rvv(const int8_t* first, size_t rows, size_t cols, size_t row_stride,
                                   size_t pixel_stride, size_t channels, int8_t* out,
                                   const struct q8nn_pool_params* params) {
   const size_t cells = rows * cols;
   if (cells > 65536 && !params->requantize) {
     q8nn_s8_avgpool_ukernel__scalar(first, rows, cols, row_stride, pixel_stride, channels, out, params);
+    return;
+  }
+  if (channels == 1 && pixel_stride == 1) {
+    average_single_channel(first, rows, cols, row_stride, out, params);
     return;
   }
   const uint8_t flip = params->flip;

@@ -189,11 +189,7 @@ static inline void widen_add(__m256i s16, __m256i* lo, __m256i* hi) {
 static void average_single_channel(const int8_t* first, size_t rows, size_t cols, size_t row_stride, int8_t* out,
                                    const struct q8nn_pool_params* params) {
   const int32_t count = (int32_t) (rows * cols);
-  if (row_stride == cols) { /* adjacent rows (a whole NCHW plane): one run */
-    cols *= rows;
-    rows = 1;
-  }
-  const uint8_t offset = (uint8_t) (params->flip ^ 0x80); /* stored byte -> int8 + 128 */
+  const uint8_t offset = q8nn_pool_plane_runs(&rows, &cols, row_stride, params);
   const __m256i voffset = _mm256_set1_epi8((char) offset);
   __m256i acc = _mm256_setzero_si256();
   int64_t tail = 0;
@@ -208,9 +204,8 @@ static void average_single_channel(const int8_t* first, size_t rows, size_t cols
     for (; x < cols; x++) tail += (uint8_t) ((uint8_t) row[x] ^ offset);
   }
   const __m128i halves = _mm_add_epi64(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
-  const int64_t total = _mm_cvtsi128_si64(halves) + _mm_extract_epi64(halves, 1) + tail;
-  const int32_t sum = (int32_t) (total - 128 * (int64_t) count);
-  out[0] = q8nn_pool_average_byte(sum, count, params);
+  out[0] = q8nn_pool_plane_byte((uint64_t) (_mm_cvtsi128_si64(halves) + _mm_extract_epi64(halves, 1) + tail), count,
+                                params);
 }
 
 void q8nn_s8_avgpool_ukernel__avx2(const int8_t* first, size_t rows, size_t cols, size_t row_stride,

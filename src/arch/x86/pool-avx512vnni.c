@@ -166,11 +166,8 @@ static inline void sum_run(const int8_t* p, size_t count, size_t pixel_stride, _
 static void average_single_channel(const int8_t* first, size_t rows, size_t cols, size_t row_stride, int8_t* out,
                                    const struct q8nn_pool_params* params) {
   const int32_t count = (int32_t) (rows * cols);
-  if (row_stride == cols) { /* adjacent rows (a whole NCHW plane): one run */
-    cols *= rows;
-    rows = 1;
-  }
-  const __m512i offset = _mm512_set1_epi8((char) (params->flip ^ 0x80)); /* stored byte -> int8 + 128 */
+  const uint8_t byte_offset = q8nn_pool_plane_runs(&rows, &cols, row_stride, params);
+  const __m512i offset = _mm512_set1_epi8((char) byte_offset);
   __m512i acc = _mm512_setzero_si512();
   for (size_t y = 0; y < rows; y++) {
     const int8_t* row = first + y * row_stride;
@@ -185,8 +182,7 @@ static void average_single_channel(const int8_t* first, size_t rows, size_t cols
       acc = _mm512_add_epi64(acc, _mm512_sad_epu8(v, _mm512_setzero_si512()));
     }
   }
-  const int32_t sum = (int32_t) (_mm512_reduce_add_epi64(acc) - 128 * (int64_t) count);
-  out[0] = q8nn_pool_average_byte(sum, count, params);
+  out[0] = q8nn_pool_plane_byte((uint64_t) _mm512_reduce_add_epi64(acc), count, params);
 }
 
 void q8nn_s8_avgpool_ukernel__avx512(const int8_t* first, size_t rows, size_t cols, size_t row_stride,
