@@ -56,6 +56,9 @@ Q8NN_DECLARE_VADD(q8nn_x8_vmulc_table_ukernel)
 
 #define Q8NN_DECLARE_POOL(fn) \
   Q8NN_INTERNAL void fn(const int8_t*, size_t, size_t, size_t, size_t, size_t, int8_t*, const struct q8nn_pool_params*);
+#define Q8NN_DECLARE_MAXPOOL_ROW(fn)                                                                   \
+  Q8NN_INTERNAL void fn(const int8_t*, size_t, size_t, size_t, size_t, size_t, size_t, size_t, int8_t*, size_t, \
+                        const struct q8nn_pool_params*);
 Q8NN_DECLARE_POOL(q8nn_s8_maxpool_ukernel__scalar)
 Q8NN_DECLARE_POOL(q8nn_s8_avgpool_ukernel__scalar)
 #if Q8NN_ARCH_X86
@@ -63,20 +66,16 @@ Q8NN_DECLARE_POOL(q8nn_s8_maxpool_ukernel__avx2)
 Q8NN_DECLARE_POOL(q8nn_s8_avgpool_ukernel__avx2)
 Q8NN_DECLARE_POOL(q8nn_s8_maxpool_ukernel__avx512)
 Q8NN_DECLARE_POOL(q8nn_s8_avgpool_ukernel__avx512)
-Q8NN_INTERNAL void q8nn_s8_maxpool_row_ukernel__avx2(const int8_t*, size_t, size_t, size_t, size_t, size_t, size_t,
-                                                     size_t, int8_t*, size_t, const struct q8nn_pool_params*);
-Q8NN_INTERNAL void q8nn_s8_maxpool_row_ukernel__avx512(const int8_t*, size_t, size_t, size_t, size_t, size_t, size_t,
-                                                       size_t, int8_t*, size_t, const struct q8nn_pool_params*);
+Q8NN_DECLARE_MAXPOOL_ROW(q8nn_s8_maxpool_row_ukernel__avx2)
+Q8NN_DECLARE_MAXPOOL_ROW(q8nn_s8_maxpool_row_ukernel__avx512)
 #elif Q8NN_ARCH_NEON
 Q8NN_DECLARE_POOL(q8nn_s8_maxpool_ukernel__neon)
 Q8NN_DECLARE_POOL(q8nn_s8_avgpool_ukernel__neon)
-Q8NN_INTERNAL void q8nn_s8_maxpool_row_ukernel__neon(const int8_t*, size_t, size_t, size_t, size_t, size_t, size_t,
-                                                     size_t, int8_t*, size_t, const struct q8nn_pool_params*);
+Q8NN_DECLARE_MAXPOOL_ROW(q8nn_s8_maxpool_row_ukernel__neon)
 #elif Q8NN_ARCH_RVV
 Q8NN_DECLARE_POOL(q8nn_s8_maxpool_ukernel__rvv)
 Q8NN_DECLARE_POOL(q8nn_s8_avgpool_ukernel__rvv)
-Q8NN_INTERNAL void q8nn_s8_maxpool_row_ukernel__rvv(const int8_t*, size_t, size_t, size_t, size_t, size_t, size_t,
-                                                    size_t, int8_t*, size_t, const struct q8nn_pool_params*);
+Q8NN_DECLARE_MAXPOOL_ROW(q8nn_s8_maxpool_row_ukernel__rvv)
 #endif
 
 /* The multiply's dense operands, computed (ukernel.h, q8nn_qs8_add_params' mul_float) */
