@@ -33,72 +33,54 @@ void q8nn_s8_maxpool_ukernel__neon(const int8_t* first, size_t rows, size_t cols
   }
 }
 
-/* The maximum of one input column's `rows` pixels, 16 channels, as uint8 lanes: uint8 bytes (u8,
-   a constant at each call) compare unsigned, so no flip is needed; int8 bytes compare signed. */
-static inline uint8x16_t column_max(const int8_t* p, size_t rows, size_t row_stride, int u8) {
+/* The row kernels' block (kernels/maxpool-row.h): 16 channels as uint8 lanes; uint8 bytes (u8, a
+   constant at each call) compare unsigned, so no flip is needed; int8 bytes compare signed. */
+typedef uint8x16_t q8nn_pool_vec;
+struct q8nn_pool_block {
+  uint8x16_t lo, hi; /* the clamp in the compared domain */
+  int u8;
+};
+
+static inline uint8x16_t q8nn_pool_max(uint8x16_t a, uint8x16_t b, const struct q8nn_pool_block* blk) {
+  return blk->u8 ? vmaxq_u8(a, b) : vreinterpretq_u8_s8(vmaxq_s8(vreinterpretq_s8_u8(a), vreinterpretq_s8_u8(b)));
+}
+
+static inline uint8x16_t q8nn_pool_column(const int8_t* p, size_t rows, size_t row_stride,
+                                          const struct q8nn_pool_block* blk) {
   uint8x16_t m = vld1q_u8((const uint8_t*) p);
-  for (size_t y = 1; y < rows; y++) {
-    const uint8x16_t v = vld1q_u8((const uint8_t*) (p + y * row_stride));
-    m = u8 ? vmaxq_u8(m, v) : vreinterpretq_u8_s8(vmaxq_s8(vreinterpretq_s8_u8(m), vreinterpretq_s8_u8(v)));
-  }
+  for (size_t y = 1; y < rows; y++) m = q8nn_pool_max(m, vld1q_u8((const uint8_t*) (p + y * row_stride)), blk);
   return m;
 }
 
-static inline uint8x16_t max_x8(uint8x16_t a, uint8x16_t b, int u8) {
-  return u8 ? vmaxq_u8(a, b) : vreinterpretq_u8_s8(vmaxq_s8(vreinterpretq_s8_u8(a), vreinterpretq_s8_u8(b)));
+static inline void q8nn_pool_store(int8_t* o, uint8x16_t m, const struct q8nn_pool_block* blk) {
+  uint8x16_t clamped;
+  if (blk->u8) {
+    clamped = vminq_u8(vmaxq_u8(m, blk->lo), blk->hi);
+  } else {
+    const int8x16_t s = vmaxq_s8(vreinterpretq_s8_u8(m), vreinterpretq_s8_u8(blk->lo));
+    clamped = vreinterpretq_u8_s8(vminq_s8(s, vreinterpretq_s8_u8(blk->hi)));
+  }
+  vst1q_u8((uint8_t*) o, clamped);
 }
 
-static inline uint8x16_t clamp_x8(uint8x16_t m, uint8x16_t lo, uint8x16_t hi, int u8) {
-  if (u8) return vminq_u8(vmaxq_u8(m, lo), hi);
-  return vreinterpretq_u8_s8(
-      vminq_s8(vmaxq_s8(vreinterpretq_s8_u8(m), vreinterpretq_s8_u8(lo)), vreinterpretq_s8_u8(hi)));
-}
+#include "maxpool-row.h"
 
-/* The row kernel (ukernel.h): each column's maximum loaded once where windows overlap. */
 static inline void maxpool_row(const int8_t* first, size_t rows, size_t kernel_width, size_t stride_width,
                                size_t outputs, size_t row_stride, size_t pixel_stride, size_t channels,
                                int8_t* out, size_t output_pixel_stride, const struct q8nn_pool_params* params,
                                int u8) {
-  /* the clamp in the compared domain: uint8 bounds are the int8 ones flipped back */
-  const uint8x16_t lo = vdupq_n_u8((uint8_t) params->output_min ^ (u8 ? 0x80 : 0));
-  const uint8x16_t hi = vdupq_n_u8((uint8_t) params->output_max ^ (u8 ? 0x80 : 0));
-  const size_t step = stride_width * pixel_stride;
+  /* uint8 bounds are the int8 ones flipped back */
+  struct q8nn_pool_block blk;
+  blk.lo = vdupq_n_u8((uint8_t) params->output_min ^ (u8 ? 0x80 : 0));
+  blk.hi = vdupq_n_u8((uint8_t) params->output_max ^ (u8 ? 0x80 : 0));
+  blk.u8 = u8;
   size_t c = 0;
   for (; c + 16 <= channels; c += 16) {
-    const int8_t* p = first + c;
-    int8_t* o = out + c;
-    if (kernel_width == 3 && stride_width == 2) {
-      /* the window's last column is the next window's first */
-      uint8x16_t shared = column_max(p, rows, row_stride, u8);
-      for (size_t i = 0; i < outputs; i++, p += step, o += output_pixel_stride) {
-        const uint8x16_t middle = column_max(p + pixel_stride, rows, row_stride, u8);
-        const uint8x16_t last = column_max(p + 2 * pixel_stride, rows, row_stride, u8);
-        const uint8x16_t m = max_x8(shared, max_x8(middle, last, u8), u8);
-        vst1q_u8((uint8_t*) o, clamp_x8(m, lo, hi, u8));
-        shared = last;
-      }
-    } else if (kernel_width == 3 && stride_width == 1) {
-      /* each column serves three windows */
-      uint8x16_t first_column = column_max(p, rows, row_stride, u8);
-      uint8x16_t second_column = column_max(p + pixel_stride, rows, row_stride, u8);
-      for (size_t i = 0; i < outputs; i++, p += step, o += output_pixel_stride) {
-        const uint8x16_t third_column = column_max(p + 2 * pixel_stride, rows, row_stride, u8);
-        const uint8x16_t m = max_x8(first_column, max_x8(second_column, third_column, u8), u8);
-        vst1q_u8((uint8_t*) o, clamp_x8(m, lo, hi, u8));
-        first_column = second_column;
-        second_column = third_column;
-      }
-    } else {
-      for (size_t i = 0; i < outputs; i++, p += step, o += output_pixel_stride) {
-        uint8x16_t m = column_max(p, rows, row_stride, u8);
-        for (size_t x = 1; x < kernel_width; x++) {
-          m = max_x8(m, column_max(p + x * pixel_stride, rows, row_stride, u8), u8);
-        }
-        vst1q_u8((uint8_t*) o, clamp_x8(m, lo, hi, u8));
-      }
-    }
+    q8nn_maxpool_row_block(first + c, out + c, rows, kernel_width, stride_width, outputs, row_stride, pixel_stride,
+                           output_pixel_stride, &blk);
   }
   if (c != channels) {
+    const size_t step = stride_width * pixel_stride;
     for (size_t i = 0; i < outputs; i++) {
       q8nn_s8_maxpool_ukernel__scalar(first + i * step + c, rows, kernel_width, row_stride, pixel_stride, channels - c,
                                       out + i * output_pixel_stride + c, params);

@@ -31,73 +31,57 @@ void q8nn_s8_maxpool_ukernel__rvv(const int8_t* first, size_t rows, size_t cols,
   }
 }
 
-/* The maximum of one input column's `rows` pixels, vl channels, as uint8 lanes: uint8 bytes (u8,
-   a constant at each call) compare unsigned, so no flip is needed; int8 bytes compare signed. */
-static inline vuint8m4_t max_x8(vuint8m4_t a, vuint8m4_t b, int u8, size_t vl) {
-  if (u8) return __riscv_vmaxu_vv_u8m4(a, b, vl);
-  return __riscv_vreinterpret_v_i8m4_u8m4(
-      __riscv_vmax_vv_i8m4(__riscv_vreinterpret_v_u8m4_i8m4(a), __riscv_vreinterpret_v_u8m4_i8m4(b), vl));
+/* The row kernels' block (kernels/maxpool-row.h): vl channels as uint8 lanes; uint8 bytes (u8, a
+   constant at each call) compare unsigned, so no flip is needed; int8 bytes compare signed. */
+typedef vuint8m4_t q8nn_pool_vec;
+struct q8nn_pool_block {
+  size_t vl;
+  uint8_t lo, hi; /* the clamp in the compared domain */
+  int u8;
+};
+
+static inline vuint8m4_t q8nn_pool_max(vuint8m4_t a, vuint8m4_t b, const struct q8nn_pool_block* blk) {
+  if (blk->u8) return __riscv_vmaxu_vv_u8m4(a, b, blk->vl);
+  return __riscv_vreinterpret_v_i8m4_u8m4(__riscv_vmax_vv_i8m4(__riscv_vreinterpret_v_u8m4_i8m4(a),
+                                                               __riscv_vreinterpret_v_u8m4_i8m4(b), blk->vl));
 }
 
-static inline vuint8m4_t column_max(const int8_t* p, size_t rows, size_t row_stride, int u8, size_t vl) {
-  vuint8m4_t m = __riscv_vle8_v_u8m4((const uint8_t*) p, vl);
+static inline vuint8m4_t q8nn_pool_column(const int8_t* p, size_t rows, size_t row_stride,
+                                          const struct q8nn_pool_block* blk) {
+  vuint8m4_t m = __riscv_vle8_v_u8m4((const uint8_t*) p, blk->vl);
   for (size_t y = 1; y < rows; y++) {
-    m = max_x8(m, __riscv_vle8_v_u8m4((const uint8_t*) (p + y * row_stride), vl), u8, vl);
+    m = q8nn_pool_max(m, __riscv_vle8_v_u8m4((const uint8_t*) (p + y * row_stride), blk->vl), blk);
   }
   return m;
 }
 
-static inline vuint8m4_t clamp_x8(vuint8m4_t m, uint8_t lo, uint8_t hi, int u8, size_t vl) {
-  if (u8) return __riscv_vminu_vx_u8m4(__riscv_vmaxu_vx_u8m4(m, lo, vl), hi, vl);
-  const vint8m4_t s = __riscv_vreinterpret_v_u8m4_i8m4(m);
-  const vint8m4_t clamped = __riscv_vmin_vx_i8m4(__riscv_vmax_vx_i8m4(s, (int8_t) lo, vl), (int8_t) hi, vl);
-  return __riscv_vreinterpret_v_i8m4_u8m4(clamped);
+static inline void q8nn_pool_store(int8_t* o, vuint8m4_t m, const struct q8nn_pool_block* blk) {
+  const size_t vl = blk->vl;
+  vuint8m4_t clamped;
+  if (blk->u8) {
+    clamped = __riscv_vminu_vx_u8m4(__riscv_vmaxu_vx_u8m4(m, blk->lo, vl), blk->hi, vl);
+  } else {
+    const vint8m4_t s = __riscv_vmax_vx_i8m4(__riscv_vreinterpret_v_u8m4_i8m4(m), (int8_t) blk->lo, vl);
+    clamped = __riscv_vreinterpret_v_i8m4_u8m4(__riscv_vmin_vx_i8m4(s, (int8_t) blk->hi, vl));
+  }
+  __riscv_vse8_v_u8m4((uint8_t*) o, clamped, vl);
 }
 
-/* The row kernel (ukernel.h): each column's maximum loaded once where windows overlap. */
+#include "maxpool-row.h"
+
 static inline void maxpool_row(const int8_t* first, size_t rows, size_t kernel_width, size_t stride_width,
                                size_t outputs, size_t row_stride, size_t pixel_stride, size_t channels,
                                int8_t* out, size_t output_pixel_stride, const struct q8nn_pool_params* params,
                                int u8) {
-  /* the clamp in the compared domain: uint8 bounds are the int8 ones flipped back */
-  const uint8_t lo = (uint8_t) params->output_min ^ (u8 ? 0x80 : 0);
-  const uint8_t hi = (uint8_t) params->output_max ^ (u8 ? 0x80 : 0);
-  const size_t step = stride_width * pixel_stride;
-  for (size_t c = 0; c < channels;) {
-    const size_t vl = __riscv_vsetvl_e8m4(channels - c);
-    const int8_t* p = first + c;
-    int8_t* o = out + c;
-    if (kernel_width == 3 && stride_width == 2) {
-      /* the window's last column is the next window's first */
-      vuint8m4_t shared = column_max(p, rows, row_stride, u8, vl);
-      for (size_t i = 0; i < outputs; i++, p += step, o += output_pixel_stride) {
-        const vuint8m4_t middle = column_max(p + pixel_stride, rows, row_stride, u8, vl);
-        const vuint8m4_t last = column_max(p + 2 * pixel_stride, rows, row_stride, u8, vl);
-        const vuint8m4_t m = max_x8(shared, max_x8(middle, last, u8, vl), u8, vl);
-        __riscv_vse8_v_u8m4((uint8_t*) o, clamp_x8(m, lo, hi, u8, vl), vl);
-        shared = last;
-      }
-    } else if (kernel_width == 3 && stride_width == 1) {
-      /* each column serves three windows */
-      vuint8m4_t first_column = column_max(p, rows, row_stride, u8, vl);
-      vuint8m4_t second_column = column_max(p + pixel_stride, rows, row_stride, u8, vl);
-      for (size_t i = 0; i < outputs; i++, p += step, o += output_pixel_stride) {
-        const vuint8m4_t third_column = column_max(p + 2 * pixel_stride, rows, row_stride, u8, vl);
-        const vuint8m4_t m = max_x8(first_column, max_x8(second_column, third_column, u8, vl), u8, vl);
-        __riscv_vse8_v_u8m4((uint8_t*) o, clamp_x8(m, lo, hi, u8, vl), vl);
-        first_column = second_column;
-        second_column = third_column;
-      }
-    } else {
-      for (size_t i = 0; i < outputs; i++, p += step, o += output_pixel_stride) {
-        vuint8m4_t m = column_max(p, rows, row_stride, u8, vl);
-        for (size_t x = 1; x < kernel_width; x++) {
-          m = max_x8(m, column_max(p + x * pixel_stride, rows, row_stride, u8, vl), u8, vl);
-        }
-        __riscv_vse8_v_u8m4((uint8_t*) o, clamp_x8(m, lo, hi, u8, vl), vl);
-      }
-    }
-    c += vl;
+  /* uint8 bounds are the int8 ones flipped back */
+  struct q8nn_pool_block blk;
+  blk.lo = (uint8_t) params->output_min ^ (u8 ? 0x80 : 0);
+  blk.hi = (uint8_t) params->output_max ^ (u8 ? 0x80 : 0);
+  blk.u8 = u8;
+  for (size_t c = 0; c < channels; c += blk.vl) {
+    blk.vl = __riscv_vsetvl_e8m4(channels - c);
+    q8nn_maxpool_row_block(first + c, out + c, rows, kernel_width, stride_width, outputs, row_stride, pixel_stride,
+                           output_pixel_stride, &blk);
   }
 }
 

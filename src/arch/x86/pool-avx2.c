@@ -40,69 +40,51 @@ void q8nn_s8_maxpool_ukernel__avx2(const int8_t* first, size_t rows, size_t cols
   }
 }
 
-/* The maximum of one input column's `rows` pixels, 32 channels: uint8 bytes (u8, a constant at
-   each call) compare unsigned, so no flip is needed. */
-static inline __m256i column_max(const int8_t* p, size_t rows, size_t row_stride, int u8) {
+/* The row kernels' block (kernels/maxpool-row.h): 32 channels; uint8 bytes (u8, a constant at each
+   call) compare unsigned, so no flip is needed. */
+typedef __m256i q8nn_pool_vec;
+struct q8nn_pool_block {
+  __m256i lo, hi; /* the clamp in the compared domain */
+  int u8;
+};
+
+static inline __m256i q8nn_pool_max(__m256i a, __m256i b, const struct q8nn_pool_block* blk) {
+  return blk->u8 ? _mm256_max_epu8(a, b) : _mm256_max_epi8(a, b);
+}
+
+static inline __m256i q8nn_pool_column(const int8_t* p, size_t rows, size_t row_stride,
+                                       const struct q8nn_pool_block* blk) {
   __m256i m = _mm256_loadu_si256((const __m256i*) p);
   for (size_t y = 1; y < rows; y++) {
-    const __m256i v = _mm256_loadu_si256((const __m256i*) (p + y * row_stride));
-    m = u8 ? _mm256_max_epu8(m, v) : _mm256_max_epi8(m, v);
+    m = q8nn_pool_max(m, _mm256_loadu_si256((const __m256i*) (p + y * row_stride)), blk);
   }
   return m;
 }
 
-static inline __m256i max_x8(__m256i a, __m256i b, int u8) {
-  return u8 ? _mm256_max_epu8(a, b) : _mm256_max_epi8(a, b);
+static inline void q8nn_pool_store(int8_t* o, __m256i m, const struct q8nn_pool_block* blk) {
+  const __m256i clamped = blk->u8 ? _mm256_min_epu8(_mm256_max_epu8(m, blk->lo), blk->hi)
+                                  : _mm256_min_epi8(_mm256_max_epi8(m, blk->lo), blk->hi);
+  _mm256_storeu_si256((__m256i*) o, clamped);
 }
 
-static inline __m256i clamp_x8(__m256i m, __m256i lo, __m256i hi, int u8) {
-  return u8 ? _mm256_min_epu8(_mm256_max_epu8(m, lo), hi) : _mm256_min_epi8(_mm256_max_epi8(m, lo), hi);
-}
+#include "maxpool-row.h"
 
 static inline void maxpool_row(const int8_t* first, size_t rows, size_t kernel_width, size_t stride_width,
                                size_t outputs, size_t row_stride, size_t pixel_stride, size_t channels,
                                int8_t* out, size_t output_pixel_stride, const struct q8nn_pool_params* params,
                                int u8) {
-  /* the clamp in the compared domain: uint8 bounds are the int8 ones flipped back */
-  const __m256i lo = _mm256_set1_epi8((char) (params->output_min ^ (u8 ? 0x80 : 0)));
-  const __m256i hi = _mm256_set1_epi8((char) (params->output_max ^ (u8 ? 0x80 : 0)));
-  const size_t step = stride_width * pixel_stride;
+  /* uint8 bounds are the int8 ones flipped back */
+  struct q8nn_pool_block blk;
+  blk.lo = _mm256_set1_epi8((char) (params->output_min ^ (u8 ? 0x80 : 0)));
+  blk.hi = _mm256_set1_epi8((char) (params->output_max ^ (u8 ? 0x80 : 0)));
+  blk.u8 = u8;
   size_t c = 0;
   for (; c + 32 <= channels; c += 32) {
-    const int8_t* p = first + c;
-    int8_t* o = out + c;
-    if (kernel_width == 3 && stride_width == 2) {
-      /* the window's last column is the next window's first */
-      __m256i shared = column_max(p, rows, row_stride, u8);
-      for (size_t i = 0; i < outputs; i++, p += step, o += output_pixel_stride) {
-        const __m256i middle = column_max(p + pixel_stride, rows, row_stride, u8);
-        const __m256i last = column_max(p + 2 * pixel_stride, rows, row_stride, u8);
-        const __m256i m = max_x8(shared, max_x8(middle, last, u8), u8);
-        shared = last;
-        _mm256_storeu_si256((__m256i*) o, clamp_x8(m, lo, hi, u8));
-      }
-    } else if (kernel_width == 3 && stride_width == 1) {
-      /* each column serves three windows */
-      __m256i first_column = column_max(p, rows, row_stride, u8);
-      __m256i second_column = column_max(p + pixel_stride, rows, row_stride, u8);
-      for (size_t i = 0; i < outputs; i++, p += step, o += output_pixel_stride) {
-        const __m256i third_column = column_max(p + 2 * pixel_stride, rows, row_stride, u8);
-        const __m256i m = max_x8(first_column, max_x8(second_column, third_column, u8), u8);
-        first_column = second_column;
-        second_column = third_column;
-        _mm256_storeu_si256((__m256i*) o, clamp_x8(m, lo, hi, u8));
-      }
-    } else {
-      for (size_t i = 0; i < outputs; i++, p += step, o += output_pixel_stride) {
-        __m256i m = column_max(p, rows, row_stride, u8);
-        for (size_t x = 1; x < kernel_width; x++) {
-          m = max_x8(m, column_max(p + x * pixel_stride, rows, row_stride, u8), u8);
-        }
-        _mm256_storeu_si256((__m256i*) o, clamp_x8(m, lo, hi, u8));
-      }
-    }
+    q8nn_maxpool_row_block(first + c, out + c, rows, kernel_width, stride_width, outputs, row_stride, pixel_stride,
+                           output_pixel_stride, &blk);
   }
   if (c != channels) {
+    const size_t step = stride_width * pixel_stride;
     for (size_t i = 0; i < outputs; i++) {
       q8nn_s8_maxpool_ukernel__scalar(first + i * step + c, rows, kernel_width, row_stride, pixel_stride, channels - c,
                                       out + i * output_pixel_stride + c, params);
