@@ -67,35 +67,23 @@ static inline void q8nn_pool_store(int8_t* o, vuint8m4_t m, const struct q8nn_po
   __riscv_vse8_v_u8m4((uint8_t*) o, clamped, vl);
 }
 
+static inline void q8nn_pool_block_init(struct q8nn_pool_block* blk, const struct q8nn_pool_params* params,
+                                        int u8) {
+  /* uint8 bounds are the int8 ones flipped back */
+  blk->lo = (uint8_t) params->output_min ^ (u8 ? 0x80 : 0);
+  blk->hi = (uint8_t) params->output_max ^ (u8 ? 0x80 : 0);
+  blk->u8 = u8;
+}
+
+/* strip-mined: vl channels a block */
+static inline size_t q8nn_pool_block_lanes(struct q8nn_pool_block* blk, size_t remaining) {
+  blk->vl = __riscv_vsetvl_e8m4(remaining);
+  return blk->vl;
+}
+
 #include "maxpool-row.h"
 
-static inline void maxpool_row(const int8_t* first, size_t rows, size_t kernel_width, size_t stride_width,
-                               size_t outputs, size_t row_stride, size_t pixel_stride, size_t channels,
-                               int8_t* out, size_t output_pixel_stride, const struct q8nn_pool_params* params,
-                               int u8) {
-  /* uint8 bounds are the int8 ones flipped back */
-  struct q8nn_pool_block blk;
-  blk.lo = (uint8_t) params->output_min ^ (u8 ? 0x80 : 0);
-  blk.hi = (uint8_t) params->output_max ^ (u8 ? 0x80 : 0);
-  blk.u8 = u8;
-  for (size_t c = 0; c < channels; c += blk.vl) {
-    blk.vl = __riscv_vsetvl_e8m4(channels - c);
-    q8nn_maxpool_row_block(first + c, out + c, rows, kernel_width, stride_width, outputs, row_stride, pixel_stride,
-                           output_pixel_stride, &blk);
-  }
-}
-
-void q8nn_s8_maxpool_row_ukernel__rvv(const int8_t* first, size_t rows, size_t kernel_width, size_t stride_width,
-                                      size_t outputs, size_t row_stride, size_t pixel_stride, size_t channels,
-                                      int8_t* out, size_t output_pixel_stride, const struct q8nn_pool_params* params) {
-  if (params->flip) {
-    maxpool_row(first, rows, kernel_width, stride_width, outputs, row_stride, pixel_stride, channels, out,
-                output_pixel_stride, params, 1);
-  } else {
-    maxpool_row(first, rows, kernel_width, stride_width, outputs, row_stride, pixel_stride, channels, out,
-                output_pixel_stride, params, 0);
-  }
-}
+Q8NN_DEFINE_MAXPOOL_ROW_UKERNEL(q8nn_s8_maxpool_row_ukernel__rvv)
 
 /* One channel of dense pixels (an NCHW plane pooled as an image of one-byte pixels): each window
    row is a run of bytes, offset to uint8, widened to uint16 and summed by VWREDSUMU into uint32

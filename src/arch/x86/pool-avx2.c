@@ -67,42 +67,23 @@ static inline void q8nn_pool_store(int8_t* o, __m256i m, const struct q8nn_pool_
   _mm256_storeu_si256((__m256i*) o, clamped);
 }
 
+static inline void q8nn_pool_block_init(struct q8nn_pool_block* blk, const struct q8nn_pool_params* params,
+                                        int u8) {
+  /* uint8 bounds are the int8 ones flipped back */
+  blk->lo = _mm256_set1_epi8((char) (params->output_min ^ (u8 ? 0x80 : 0)));
+  blk->hi = _mm256_set1_epi8((char) (params->output_max ^ (u8 ? 0x80 : 0)));
+  blk->u8 = u8;
+}
+
+/* 32 channels a block; fewer go to the portable kernel */
+static inline size_t q8nn_pool_block_lanes(struct q8nn_pool_block* blk, size_t remaining) {
+  (void) blk;
+  return remaining >= 32 ? 32 : 0;
+}
+
 #include "maxpool-row.h"
 
-static inline void maxpool_row(const int8_t* first, size_t rows, size_t kernel_width, size_t stride_width,
-                               size_t outputs, size_t row_stride, size_t pixel_stride, size_t channels,
-                               int8_t* out, size_t output_pixel_stride, const struct q8nn_pool_params* params,
-                               int u8) {
-  /* uint8 bounds are the int8 ones flipped back */
-  struct q8nn_pool_block blk;
-  blk.lo = _mm256_set1_epi8((char) (params->output_min ^ (u8 ? 0x80 : 0)));
-  blk.hi = _mm256_set1_epi8((char) (params->output_max ^ (u8 ? 0x80 : 0)));
-  blk.u8 = u8;
-  size_t c = 0;
-  for (; c + 32 <= channels; c += 32) {
-    q8nn_maxpool_row_block(first + c, out + c, rows, kernel_width, stride_width, outputs, row_stride, pixel_stride,
-                           output_pixel_stride, &blk);
-  }
-  if (c != channels) {
-    const size_t step = stride_width * pixel_stride;
-    for (size_t i = 0; i < outputs; i++) {
-      q8nn_s8_maxpool_ukernel__scalar(first + i * step + c, rows, kernel_width, row_stride, pixel_stride, channels - c,
-                                      out + i * output_pixel_stride + c, params);
-    }
-  }
-}
-
-void q8nn_s8_maxpool_row_ukernel__avx2(const int8_t* first, size_t rows, size_t kernel_width, size_t stride_width,
-                                       size_t outputs, size_t row_stride, size_t pixel_stride, size_t channels,
-                                       int8_t* out, size_t output_pixel_stride, const struct q8nn_pool_params* params) {
-  if (params->flip) {
-    maxpool_row(first, rows, kernel_width, stride_width, outputs, row_stride, pixel_stride, channels, out,
-                output_pixel_stride, params, 1);
-  } else {
-    maxpool_row(first, rows, kernel_width, stride_width, outputs, row_stride, pixel_stride, channels, out,
-                output_pixel_stride, params, 0);
-  }
-}
+Q8NN_DEFINE_MAXPOOL_ROW_UKERNEL(q8nn_s8_maxpool_row_ukernel__avx2)
 
 /* The epilogue of 8 window sums: TFLite's quotient or pytorch_qnnpack's requantization (ukernel.h),
    clamped. */

@@ -58,36 +58,23 @@ static inline void q8nn_pool_store(int8_t* o, __m512i m, const struct q8nn_pool_
   _mm512_mask_storeu_epi8(o, blk->k, clamped);
 }
 
+static inline void q8nn_pool_block_init(struct q8nn_pool_block* blk, const struct q8nn_pool_params* params,
+                                        int u8) {
+  /* uint8 bounds are the int8 ones flipped back */
+  blk->lo = _mm512_set1_epi8((char) (params->output_min ^ (u8 ? 0x80 : 0)));
+  blk->hi = _mm512_set1_epi8((char) (params->output_max ^ (u8 ? 0x80 : 0)));
+  blk->u8 = u8;
+}
+
+/* 64 channels a block, the last one masked */
+static inline size_t q8nn_pool_block_lanes(struct q8nn_pool_block* blk, size_t remaining) {
+  blk->k = tail_mask(remaining);
+  return remaining < 64 ? remaining : 64;
+}
+
 #include "maxpool-row.h"
 
-static inline void maxpool_row(const int8_t* first, size_t rows, size_t kernel_width, size_t stride_width,
-                               size_t outputs, size_t row_stride, size_t pixel_stride, size_t channels,
-                               int8_t* out, size_t output_pixel_stride, const struct q8nn_pool_params* params,
-                               int u8) {
-  /* uint8 bounds are the int8 ones flipped back */
-  struct q8nn_pool_block blk;
-  blk.lo = _mm512_set1_epi8((char) (params->output_min ^ (u8 ? 0x80 : 0)));
-  blk.hi = _mm512_set1_epi8((char) (params->output_max ^ (u8 ? 0x80 : 0)));
-  blk.u8 = u8;
-  for (size_t c = 0; c < channels; c += 64) {
-    blk.k = tail_mask(channels - c);
-    q8nn_maxpool_row_block(first + c, out + c, rows, kernel_width, stride_width, outputs, row_stride, pixel_stride,
-                           output_pixel_stride, &blk);
-  }
-}
-
-void q8nn_s8_maxpool_row_ukernel__avx512(const int8_t* first, size_t rows, size_t kernel_width, size_t stride_width,
-                                         size_t outputs, size_t row_stride, size_t pixel_stride, size_t channels,
-                                         int8_t* out, size_t output_pixel_stride,
-                                         const struct q8nn_pool_params* params) {
-  if (params->flip) {
-    maxpool_row(first, rows, kernel_width, stride_width, outputs, row_stride, pixel_stride, channels, out,
-                output_pixel_stride, params, 1);
-  } else {
-    maxpool_row(first, rows, kernel_width, stride_width, outputs, row_stride, pixel_stride, channels, out,
-                output_pixel_stride, params, 0);
-  }
-}
+Q8NN_DEFINE_MAXPOOL_ROW_UKERNEL(q8nn_s8_maxpool_row_ukernel__avx512)
 
 /* The epilogue of 16 window sums: TFLite's quotient or pytorch_qnnpack's requantization (ukernel.h),
    clamped. */
