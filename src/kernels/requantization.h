@@ -108,6 +108,10 @@ static inline int8_t q8nn_add_scalar(int8_t a, int8_t b, const struct q8nn_qs8_a
  */
 #define Q8NN_GUARD_BASE 34560 /* the bits of 256.0f shifted right by 15 */
 #define Q8NN_GUARD_WINDOW 0x7FFC
+/* The scale the AVX-512 kernels give a channel outside the rule: a quiet NaN whose low 15 bits are
+   zero. The FMA returns it (x86 passes a NaN operand through), so every lane of the channel is
+   flagged by the one window constant, and no per-channel window is kept in a register. */
+#define Q8NN_GUARD_NAN 0x7FC00000
 
 static inline int q8nn_guard_eligible(int32_t multiplier, int32_t shift) {
   return shift >= -14 && multiplier >= 0 && (shift <= -1 || (shift == 0 && multiplier == 0));

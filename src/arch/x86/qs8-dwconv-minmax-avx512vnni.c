@@ -374,8 +374,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw9_repeat(const int rounding, const uint8_t* wb, 
   t->guard = rounding != 2 ? params->guard : 0;
 #pragma GCC unroll 4
   for (size_t j = 0; j < 4; j++) {
-    t->rq[j] = q8nn_x86_rq16_init(rounding, vmult[j], vshift[j]);
-    if (t->guard) q8nn_x86_rq16_guard(&t->rq[j], rounding, vmult[j], vshift[j], _mm512_set1_ps(params->guard_c0));
+    t->rq[j] = q8nn_x86_rq16_tile(rounding, t->guard, vmult[j], vshift[j], _mm512_set1_ps(params->guard_c0));
     t->lshift |= t->rq[j].lshift_any, t->dneg |= t->rq[j].d_any, t->m2 &= t->rq[j].m2_all;
   }
 }
@@ -623,8 +622,7 @@ Q8NN_X86_INLINE void q8nn_x86_dw_tile32(
   if (rounding != 2) {
 #pragma GCC unroll 2
     for (size_t h = 0; h < 2; h++) {
-      rq[h] = q8nn_x86_rq16_init(rounding, vmult2[h], vshift2[h]);
-      if (guard) q8nn_x86_rq16_guard(&rq[h], rounding, vmult2[h], vshift2[h], _mm512_set1_ps(params->guard_c0));
+      rq[h] = q8nn_x86_rq16_tile(rounding, guard, vmult2[h], vshift2[h], _mm512_set1_ps(params->guard_c0));
     }
   }
   const struct q8nn_x86_out64 vout = q8nn_x86_out64_init(params);
@@ -799,8 +797,7 @@ Q8NN_X86_INLINE void q8nn_x86_dwconv(
     if (rounding != 2) {
 #pragma GCC unroll 4
       for (size_t j = 0; j < 4; j++) {
-        rq[j] = q8nn_x86_rq16_init(rounding, vmult[j], vshift[j]);
-        if (guard) q8nn_x86_rq16_guard(&rq[j], rounding, vmult[j], vshift[j], vout.gc0);
+        rq[j] = q8nn_x86_rq16_tile(rounding, guard, vmult[j], vshift[j], vout.gc0);
       }
     }
     __m512i vw[Q8NN_X86_DW_MAX_GROUPS][4];

@@ -59,7 +59,8 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_block_rq(const size_t NR, const size_t nb, co
 }
 
 /* The guarded epilogue's constants of the nb vectors of the NR block at w, from the packed header
-   (q8nn_pack_qs8_gemm_goki_w_avx512: scale, delta and window after the shifts): one or two
+   (q8nn_pack_qs8_gemm_goki_w_avx512: scale, delta and window after the shifts; the window is the
+   AVX-VNNI line's, these kernels flag a channel outside the rule by its NaN scale): one or two
    additions per vector. */
 Q8NN_X86_INLINE void q8nn_x86_gemm_block_guard(const size_t NR, const size_t nb, const int rounding, const uint8_t* w,
                                               const struct q8nn_x86_out64* vout, struct q8nn_x86_guard16* g) {
@@ -69,7 +70,6 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_block_guard(const size_t NR, const size_t nb,
     const __m512 vdelta = rounding == 0 ? _mm512_loadu_ps(w + 16 * NR + 64 * j) : _mm512_setzero_ps();
     g[j].cpos = _mm512_add_ps(vout->gc0, vdelta);
     g[j].cneg = _mm512_sub_ps(vout->gc0, vdelta);
-    g[j].window = _mm512_loadu_si512(w + 20 * NR + 64 * j);
   }
 }
 

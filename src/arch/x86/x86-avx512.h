@@ -80,10 +80,9 @@
 /* Requantization constants of 16 channels; computed once per channel block. */
 /* The guarded epilogue's constants of one vector (q8nn_x86_guard16_init, below). */
 struct q8nn_x86_guard16 {
-  __m512 scale;     /* (float) m * 2^(shift - 31) */
+  __m512 scale;     /* (float) m * 2^(shift - 31) where q8nn_guard_eligible, else a NaN (always flagged) */
   __m512 cpos;      /* guard_c0 + delta */
   __m512 cneg;      /* guard_c0 - delta */
-  __m512i window;   /* Q8NN_GUARD_WINDOW where q8nn_guard_eligible, else 0 (always flagged) */
 };
 
 struct q8nn_x86_rq16 {
@@ -160,8 +159,7 @@ Q8NN_X86_INLINE struct q8nn_x86_rq16 q8nn_x86_rq16_init_rsingle(__m512i vmult, _
 Q8NN_X86_INLINE struct q8nn_x86_rq16 q8nn_x86_rq16_init(int rounding, __m512i vmult, __m512i vshift) {
   struct q8nn_x86_rq16 rq =
       rounding == 1 ? q8nn_x86_rq16_init_rsingle(vmult, vshift) : q8nn_x86_rq16_init_rdouble(vmult, vshift);
-  const struct q8nn_x86_guard16 none = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
-                                        _mm512_setzero_si512()};
+  const struct q8nn_x86_guard16 none = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
   rq.g = none; /* q8nn_x86_rq16_guard sets them where a kernel runs the guarded epilogue */
   return rq;
 }
@@ -292,22 +290,28 @@ Q8NN_X86_INLINE struct q8nn_x86_guard16 q8nn_x86_guard16_init(const int rounding
                               (_mm512_cmpgt_epi32_mask(vzero, vshift) |
                                (_mm512_cmpeq_epi32_mask(vshift, vzero) & _mm512_cmpeq_epi32_mask(vmult, vzero)));
   struct q8nn_x86_guard16 g;
-  g.scale = _mm512_scalef_ps(_mm512_cvtepi32_ps(vmult),
-                             _mm512_cvtepi32_ps(_mm512_sub_epi32(vshift, _mm512_set1_epi32(31))));
+  g.scale = _mm512_mask_mov_ps(_mm512_castsi512_ps(_mm512_set1_epi32(Q8NN_GUARD_NAN)), keligible,
+                               _mm512_scalef_ps(_mm512_cvtepi32_ps(vmult),
+                                                _mm512_cvtepi32_ps(_mm512_sub_epi32(vshift, _mm512_set1_epi32(31)))));
   /* delta = 2^(shift - 1) where the double rounding shifts right, else 0 */
   const __mmask16 kdelta = rounding == 0 ? _mm512_cmpgt_epi32_mask(vzero, vshift) : 0;
   const __m512 vdelta = _mm512_maskz_scalef_ps(kdelta, _mm512_set1_ps(1.0f),
                                                _mm512_cvtepi32_ps(_mm512_sub_epi32(vshift, _mm512_set1_epi32(1))));
   g.cpos = _mm512_add_ps(vc0, vdelta);
   g.cneg = _mm512_sub_ps(vc0, vdelta);
-  g.window = _mm512_maskz_mov_epi32(keligible, _mm512_set1_epi32(Q8NN_GUARD_WINDOW));
   return g;
 }
 
-/* Adds the guarded epilogue's constants to rq (a depthwise tile's, beside its exact ones). */
-Q8NN_X86_INLINE void q8nn_x86_rq16_guard(struct q8nn_x86_rq16* rq, const int rounding, __m512i vmult, __m512i vshift,
-                                         __m512 vc0) {
-  rq->g = q8nn_x86_guard16_init(rounding, vmult, vshift, vc0);
+/* A depthwise tile's constants of one vector for TFLite roundings: the guarded epilogue's alone where
+   guard is set (the exact ones serve only the redo, a call of the kernel with the guard off, which
+   derives its own), else the exact ones. */
+Q8NN_X86_INLINE struct q8nn_x86_rq16 q8nn_x86_rq16_tile(const int rounding, const int guard, __m512i vmult,
+                                                       __m512i vshift, __m512 vc0) {
+  if (!guard) return q8nn_x86_rq16_init(rounding, vmult, vshift);
+  struct q8nn_x86_rq16 rq;
+  memset(&rq, 0, sizeof(rq));
+  rq.g = q8nn_x86_guard16_init(rounding, vmult, vshift, vc0);
+  return rq;
 }
 
 /* One vector: y = fma((float) acc, scale, C) with C = cpos, or cneg where acc < 0 (SIGNED); returns
@@ -325,7 +329,7 @@ Q8NN_X86_INLINE __m512i q8nn_x86_guard16_apply(__m512i vacc, const struct q8nn_x
                                  _mm512_srai_epi32(vacc, 31), _mm512_castps_si512(g->cneg), _mm512_castps_si512(g->cpos), 0xCA))
                            : g->cpos;
   const __m512i vy = _mm512_castps_si512(_mm512_fmadd_ps(_mm512_cvtepi32_ps(vacc), g->scale, vc));
-  *kclear = _mm512_test_epi32_mask(vy, g->window);
+  *kclear = _mm512_test_epi32_mask(vy, _mm512_set1_epi32(Q8NN_GUARD_WINDOW));
   return _mm512_srai_epi32(vy, 15);
 }
 

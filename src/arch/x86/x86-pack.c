@@ -85,7 +85,10 @@ static void q8nn_x86_fill_guard(uint8_t* block, size_t nr) {
     memcpy(&m, block + (nr + i) * sizeof(int32_t), sizeof(m));
     memcpy(&s, block + (2 * nr + i) * sizeof(int32_t), sizeof(s));
     const int eligible = q8nn_guard_eligible(m, s);
-    const float scale = eligible ? q8nn_guard_scale(m, s) : 0.0f;
+    const int32_t nan = Q8NN_GUARD_NAN;
+    float scale;
+    memcpy(&scale, &nan, sizeof(scale));
+    if (eligible) scale = q8nn_guard_scale(m, s);
     const float delta = eligible ? q8nn_guard_delta(q8nn_rounding_double, s) : 0.0f;
     const int32_t window = eligible ? Q8NN_GUARD_WINDOW : 0;
     memcpy(block + (3 * nr + i) * sizeof(int32_t), &scale, sizeof(scale));

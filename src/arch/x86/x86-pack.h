@@ -48,8 +48,9 @@ Q8NN_INTERNAL void q8nn_pack_qs8_gemm_goki_w_u8_avxvnni(
 /* ukernel.h's layout with a longer header for the AVX-512 gemm and igemm kernels (and the same
    longer header on the AVX-VNNI layout below): after shift[NR] come the guarded epilogue's
    per-channel constants (requantization.h), float scale[NR]
-   (q8nn_guard_scale), float delta[NR] (double rounding's q8nn_guard_delta; single rounding reads
-   none) and int32 window[NR] (Q8NN_GUARD_WINDOW where q8nn_guard_eligible, else 0), so a call
+   (q8nn_guard_scale where q8nn_guard_eligible, else Q8NN_GUARD_NAN), float delta[NR] (double
+   rounding's q8nn_guard_delta; single rounding reads none) and int32 window[NR]
+   (Q8NN_GUARD_WINDOW where q8nn_guard_eligible, else 0; read by the AVX-VNNI kernels), so a call
    needs no per-block setup for them (computed from the multiplier and shift in the kernel they
    cost as much as the exact form's constants on the 8-row calls of the layers with more than NR
    channels). Written whatever the operator's rounding (an fp32 operator's kernels, which share the
