@@ -88,7 +88,7 @@ Q8NN_X86_INLINE void q8nn_x86_gemm_guarded(const size_t MR, const size_t NR, con
     if (Q8NN_UNLIKELY(q8nn_x86_guard_flagged(q8nn_x86_guard_all(nb, kclear)))) {
       for (size_t j = 0; j < nb; j++) {
         vu[j] = q8nn_x86_guard16_exact(vacc[r][j], _mm512_loadu_si512(w + 4 * NR + 64 * j),
-                                       _mm512_loadu_si512(w + 8 * NR + 64 * j), rounding, vout);
+                                       _mm512_loadu_si512(w + 8 * NR + 64 * j), rounding, vout->params);
       }
     }
 #pragma GCC unroll 4

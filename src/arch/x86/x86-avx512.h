@@ -356,7 +356,9 @@ struct q8nn_x86_out64 {
   __m512i gbase16;  /* Q8NN_GUARD_BASE in every uint16 */
   __m512i gspan8;   /* output_max - output_min in every byte */
   __m512i gadd8;    /* output_min + output_flip in every byte */
-  __m512i gmin32, gmax32, gfix32; /* output_min, output_max, Q8NN_GUARD_BASE - output_min */
+  /* what the exact fallback (q8nn_x86_guard16_exact) derives its constants from: given this
+     struct's address instead, every gemm call stored the whole struct to the stack */
+  const struct q8nn_qs8_conv_params* params;
 };
 
 Q8NN_X86_INLINE struct q8nn_x86_out64 q8nn_x86_out64_init(const struct q8nn_qs8_conv_params* params) {
@@ -374,9 +376,7 @@ Q8NN_X86_INLINE struct q8nn_x86_out64 q8nn_x86_out64_init(const struct q8nn_qs8_
   o.gbase16 = _mm512_set1_epi16((int16_t) (uint16_t) Q8NN_GUARD_BASE);
   o.gspan8 = _mm512_set1_epi8((char) (params->output_max - params->output_min));
   o.gadd8 = _mm512_set1_epi8((char) (params->output_min + params->output_flip));
-  o.gmin32 = _mm512_set1_epi32(params->output_min);
-  o.gmax32 = _mm512_set1_epi32(params->output_max);
-  o.gfix32 = _mm512_set1_epi32(Q8NN_GUARD_BASE - params->output_min);
+  o.params = params;
   return o;
 }
 
@@ -427,13 +427,15 @@ Q8NN_X86_INLINE __m512i q8nn_x86_pack64(__m512i r0, __m512i r1, __m512i r2, __m5
    ones) in the guarded stage's form: TFLite's clamp(r + zp) moved to Q8NN_GUARD_BASE + (out -
    output_min). Taken for a flagged gemm row, a few in a thousand: out of line. */
 static __attribute__((noinline, cold, unused)) __m512i q8nn_x86_guard16_exact(
-    __m512i vacc, __m512i vmult, __m512i vshift, int rounding, const struct q8nn_x86_out64* o) {
+    __m512i vacc, __m512i vmult, __m512i vshift, int rounding, const struct q8nn_qs8_conv_params* p) {
   const struct q8nn_x86_rq16 rq = q8nn_x86_rq16_init(rounding, vmult, vshift);
   const __m512i vr =
       rounding == 1 ? q8nn_x86_requantize_rsingle(vacc, &rq) : q8nn_x86_requantize_rdouble_with(vacc, &rq, 1, 1);
   /* zero point in wrapping int32 and the clamp, as TFLite */
-  const __m512i vt = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(vr, o->zp32), o->gmin32), o->gmax32);
-  return _mm512_add_epi32(vt, o->gfix32);
+  const __m512i vt = _mm512_min_epi32(
+      _mm512_max_epi32(_mm512_add_epi32(vr, _mm512_set1_epi32(p->output_zero_point)), _mm512_set1_epi32(p->output_min)),
+      _mm512_set1_epi32(p->output_max));
+  return _mm512_add_epi32(vt, _mm512_set1_epi32(Q8NN_GUARD_BASE - p->output_min));
 }
 
 /* Guarded epilogue of the n vectors of one pixel (or pair, quad, octet) of a depthwise kernel, in
