@@ -4,7 +4,7 @@
 // by layer on q8nn's inputs, then Google Benchmark times whole-network runs for 1 and 2 threads
 // and a per-layer table is printed (median of repeated runs of each layer).
 //   bench_mobilenet_v2 [--benchmark_* flags] [--no-layers] [--layer-reps=N] [--fp32] [--omp-passive]
-//                      [--sequence] [--one-call-per-layer] [--no-peers]
+//                      [--sequence] [--one-call-per-layer] [--no-peers] [--guard-rate]
 // The whole-network benchmarks run q8nn's layers as one q8nn_run_operators list (one parallel
 // region per pass); --one-call-per-layer runs them with one q8nn_run_operator call each instead.
 // q8nn runs twice: "q8nn" in TFLite's numerics and "q8nn fp32" in XNNPACK's (q8nn_rounding_fp32,
@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "bound/bound.h"
+#include "guard-rate.h"
 #include "q8nn.h"
 #include "runner.h"
 
@@ -38,6 +39,7 @@ constexpr double kPeakGmacPerCore = 455.0;  // VPDPBUSD zmm on this machine (see
 bool g_fp32 = false;  // --fp32: the fp32-mode q8nn is the reference column
 bool g_one_call_per_layer = false;  // --one-call-per-layer: whole passes without q8nn_run_operators
 bool g_no_peers = false;  // --no-peers: the reference column only
+bool g_guard_layers = false;  // --guard-rate: the guarded epilogue's exact fallback per layer too
 q8nn_bound_rates g_bound = {};  // rates of the active ISA's loops (docs/performance.md, "The exact path's bound")
 
 // Lower bound (ms, one core) of the reference column's numerics on layer l: the MACs at the dot
@@ -155,6 +157,10 @@ class Q8nnRunner : public Runner {
   }
   void write_buffer(int id, const std::vector<int8_t>& d) override { bufs_[id].assign(d.begin(), d.end()); }
   std::vector<int8_t> read_buffer(int id) override { return std::vector<int8_t>(bufs_[id].begin(), bufs_[id].end()); }
+  // The guarded epilogue's flag counts of layer i on its present input (guard-rate.c).
+  bool guard_count(const Layer& l, size_t i, q8nn_bench_guard_count* c) {
+    return q8nn_bench_guard_rate(ops_[i], l.h, l.w, bufs_[l.input].data(), c) != 0;
+  }
 
  private:
   bool fp32_;
@@ -217,6 +223,36 @@ std::vector<int8_t> random_input(size_t n) {
   return v;
 }
 
+// How often the guarded epilogue takes the exact one, per layer, on the reference run's inputs: a
+// count from the scalar model of the kernels' test (guard-rate.c), not a timing.
+void guard_table(const Model& m, Q8nnRunner& ref) {
+  q8nn_bench_guard_count total = {};
+  bool any = false;
+  for (size_t i = 0; i < m.layers.size(); i++) {
+    const Layer& l = m.layers[i];
+    q8nn_bench_guard_count c = {};
+    if (l.kind == LayerKind::kAdd || !ref.guard_count(l, i, &c)) continue;
+    if (!any) {
+      printf("guarded epilogue, exact fallback (flagged / all): %-14s %10s %10s %10s\n", "layer", "lanes",
+             "16-ch vec", "64-ch grp");
+      any = true;
+    }
+    if (g_guard_layers) {
+      printf("guarded epilogue, exact fallback (flagged / all): %-14s %9.4f%% %9.3f%% %9.3f%%\n", l.name.c_str(),
+             100.0 * c.lanes_flagged / c.lanes, 100.0 * c.vectors_flagged / c.vectors,
+             100.0 * c.groups_flagged / c.groups);
+    }
+    total.lanes += c.lanes, total.lanes_flagged += c.lanes_flagged;
+    total.vectors += c.vectors, total.vectors_flagged += c.vectors_flagged;
+    total.groups += c.groups, total.groups_flagged += c.groups_flagged;
+  }
+  if (any) {
+    printf("guarded epilogue, exact fallback (flagged / all): %-14s %9.4f%% %9.3f%% %9.3f%%\n", "all layers",
+           100.0 * total.lanes_flagged / total.lanes, 100.0 * total.vectors_flagged / total.vectors,
+           100.0 * total.groups_flagged / total.groups);
+  }
+}
+
 // Runs q8nn over the network; then each peer layer by layer on q8nn's inputs. Prints mismatches.
 void check_peers() {
   const Model& m = model();
@@ -224,6 +260,7 @@ void check_peers() {
   if (!ref.prepare(m, 1)) std::exit(1);
   ref.write_buffer(0, random_input(m.buffer_bytes[0]));
   for (size_t i = 0; i < m.layers.size(); i++) ref.run_layer(i);
+  guard_table(m, ref);
   for (const auto& kind : runner_kinds()) {
     if (ref.name() == kind.name) continue;
     const bool exact_peer = g_fp32 && std::strcmp(kind.name, "XNNPACK") == 0;
@@ -480,6 +517,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--sequence") == 0) sequence = true;
     if (std::strcmp(argv[i], "--one-call-per-layer") == 0) g_one_call_per_layer = true;
     if (std::strcmp(argv[i], "--no-peers") == 0) g_no_peers = true;
+    if (std::strcmp(argv[i], "--guard-rate") == 0) g_guard_layers = true;
   }
   printf("MobileNetV2 1.0 224x224: %zu layers, %.1f M MACs; q8nn numerics: %s\n", model().layers.size(),
          model().total_macs() * 1e-6, g_fp32 ? "XNNPACK (fp32 conv, XNNPACK add)" : "TFLite");
