@@ -48,9 +48,15 @@ static size_t choose_nc_tile(size_t nc, size_t nr, size_t rows, size_t threads) 
  * Q8NN_GEMM_MAX_TILE_BLOCKS row blocks, as long as every thread still gets 4 tasks' worth of row
  * blocks (small layers keep MR-row tasks, so the threads still finish together): b0.project
  * (112x112x32>16) 1.2x. Up to 24 blocks rather than 6: 1.02-1.06x more on the four largest such
- * projections (one thread). With several NR blocks per call (the expansions) it measured
- * 0.93-0.97x (docs/performance.md, "1x1 convolutions (gemm)"), so those keep MR rows, as do
- * kernels without mloop.
+ * projections (one thread). With several NR blocks per call (the expansions) tasks take many
+ * rows where K <= Q8NN_GEMM_MANY_ROWS_MAX_K, as many as in one block's case up to
+ * Q8NN_GEMM_MAX_TILE_BLOCKS row blocks (gemm_max_rows): there the per-call setup (the output
+ * stage's and each block's constants) weighs against only K / 4 K steps. AVX-512, guarded
+ * epilogue, against MR-row tasks (Zen 4, same-process runs): 112x112x16>96 0.104 -> 0.097 ms at
+ * one thread and 0.057 -> 0.049 at two, 56x56x24>144 0.0245 -> 0.0229 at two; fp32 0.050 -> 0.045
+ * and 0.022 -> 0.021 at two. Larger K keeps MR rows: 14x14x96>576 ran 2% slower in 48-row calls
+ * (and 0.93-0.97x was measured on the expansions before, docs/performance.md, "1x1 convolutions
+ * (gemm)"). Kernels without mloop keep MR rows.
  * Lines with mloop 2 (the AMX gemm, which configures its tiles once per call, about 45 ns) take
  * the same many-row tasks whatever the output channels: the expansions 112x112x16>96 and
  * 56x56x24>144 1.13-1.25x (Intel host). With several threads most layers now cut
@@ -62,9 +68,20 @@ static size_t choose_nc_tile(size_t nc, size_t nr, size_t rows, size_t threads) 
  * 1.547 ms at one thread (six alternating runs).
  */
 #define Q8NN_GEMM_MAX_TILE_BLOCKS 24
+#define Q8NN_GEMM_MANY_ROWS_MAX_K 32
 /* Whether gemm tasks take many rows (else MR-row tasks), as above. */
 static int gemm_many_rows(const struct q8nn_operator* op) {
-  return op->gemm_mloop && !(op->gemm_mloop < 2 && op->geometry.group_output_channels > op->nr);
+  const struct q8nn_conv_geometry* g = &op->geometry;
+  return op->gemm_mloop != 0 && (op->gemm_mloop == 2 || g->group_output_channels <= op->nr ||
+                                 g->group_input_channels <= Q8NN_GEMM_MANY_ROWS_MAX_K);
+}
+
+/* The most rows one gemm call takes: with several NR blocks per call (mloop 1) a call runs every
+   block over all of its rows, so the rows' inputs and outputs stay in L1 only up to
+   Q8NN_GEMM_MAX_TILE_BLOCKS row blocks; one block, or the AMX line, any number. */
+static size_t gemm_max_rows(const struct q8nn_operator* op) {
+  const int blocks = op->geometry.group_output_channels > op->nr;
+  return op->gemm_mloop < 2 && blocks ? (size_t) Q8NN_GEMM_MAX_TILE_BLOCKS * op->mr : SIZE_MAX;
 }
 
 static size_t choose_gemm_m_tile(const struct q8nn_operator* op, size_t row_blocks, size_t threads) {
@@ -499,7 +516,11 @@ static size_t conv_works(struct q8nn_operator* op, size_t threads, struct q8nn_w
       if (threads > 1 && rows >= threads && !by_channels) {
         /* one part of the rows per thread (gemm_part_task) */
         const size_t part_px = q8nn_divide_round_up(rows, threads) * op->output_width;
-        const size_t m_tile = gemm_many_rows(op) ? q8nn_round_up(part_px, op->mr) : op->mr;
+        size_t m_tile = op->mr;
+        if (gemm_many_rows(op)) {
+          m_tile = q8nn_round_up(part_px, op->mr);
+          if (m_tile > gemm_max_rows(op)) m_tile = gemm_max_rows(op);
+        }
         const size_t nc_tile = choose_nc_tile(g->group_output_channels, op->nr,
                                               threads * g->groups * q8nn_divide_round_up(part_px, m_tile), threads);
         works[0] = q8nn_make_work(q8nn_work_4d_tile_2d, (void (*)(void)) gemm_part_task, op, threads, g->groups,
