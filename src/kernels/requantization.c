@@ -305,6 +305,5 @@ void q8nn_guard_params(struct q8nn_qs8_conv_params* p, int rounding, size_t chan
   if (2 * eligible < channels) return;
   const int32_t lo = p->output_min - p->output_zero_point; /* [-255, 255] */
   p->guard = rounding == q8nn_rounding_double && lo < 0 ? 2 : 1;
-  /* 256.5 - lo in [1.5, 511.5]: 2^-14 is a multiple of its ulp, so the sum is exact */
-  p->guard_c0 = 256.5f - (float) lo + 0x1p-14f;
+  p->guard_c0 = q8nn_guard_c0(p->output_min, p->output_zero_point);
 }

@@ -117,6 +117,12 @@ static inline int q8nn_guard_eligible(int32_t multiplier, int32_t shift) {
   return shift >= -14 && multiplier >= 0 && (shift <= -1 || (shift == 0 && multiplier == 0));
 }
 
+/* C's part common to every channel, 256.5 - lo + 2^-14 with lo = output_min - output_zero_point in
+   [-255, 255]: 256.5 - lo is in [1.5, 511.5] and 2^-14 a multiple of its ulp, so the sum is exact. */
+static inline float q8nn_guard_c0(int32_t output_min, int32_t output_zero_point) {
+  return 256.5f - (float) (output_min - output_zero_point) + 0x1p-14f;
+}
+
 /* The per-channel constants a kernel derives from the packed multiplier and shift. */
 static inline float q8nn_guard_scale(int32_t multiplier, int32_t shift) {
   /* (float) m rounds to nearest even, as VCVTDQ2PS; the power-of-two scaling is exact */

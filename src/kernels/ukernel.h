@@ -212,6 +212,12 @@ struct q8nn_qs8_add_params {
      output_shift; then the clamp, with input_flip and output_flip as for the add. */
   int32_t mul_float;
   float mul_scale;
+  /* TFLite's form through the guarded epilogue (docs/guarded-epilogue.md; the product is the
+     accumulator): 2 with the sign-dependent constant, 1 without (the clamp removes every result
+     below the zero point), 0 the exact form only (the multiplier outside q8nn_guard_eligible, or
+     the guard turned off). mul_guard_c0: q8nn_guard_c0 of the output clamp. */
+  int32_t mul_guard;
+  float mul_guard_c0;
 };
 
 /* Arithmetic of a vadd list entry. */

@@ -148,6 +148,11 @@ static enum q8nn_status create_multiply(const struct q8nn_multiply_quantization*
   p->mul_float = m.pytorch;
   p->mul_scale = m.scale;
   p->output_multiplier = m.multiplier, p->output_shift = m.shift;
+  p->mul_guard = 0;
+  p->mul_guard_c0 = q8nn_guard_c0(m.output_min, m.output_zero_point);
+  if (!m.pytorch && q8nn_get_dispatch(u8).guard && q8nn_guard_eligible(m.multiplier, m.shift)) {
+    p->mul_guard = m.output_min < m.output_zero_point ? 2 : 1;
+  }
   p->input_flip = p->output_flip = flip;
   /* a broadcast a: vaddc(b elements, a) reads row a; the dense kernel never runs swapped */
   op->add_params_swapped = *p;

@@ -4,6 +4,7 @@
  * (either operand broadcast, both dense, scalars, ranks up to 6), output aliasing a dense operand,
  * on every ISA mask (each line's table-lookup kernel) and thread pool; and the refusals.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -195,6 +196,44 @@ static void test_multiply_every_pair(void** state) {
   assert_int_equal(failures, 0);
 }
 
+/* TFLite's arithmetic through the guarded epilogue (the x86 dense kernels, docs/guarded-epilogue.md):
+   65536 random dense pairs per case on every ISA mask, multipliers from 2^-14 to 1/2 (shifts -1 to
+   -14, where the guard runs) and just outside (shifts 0 and -15, where it must not), clamps with
+   and without the sign-dependent constant; about 2^-13 of the lanes fall in the flag window, so
+   every case takes the exact fallback too. */
+static void test_multiply_guarded(void** state) {
+  (void) state;
+  uint32_t masks[32];
+  const size_t num_masks = test_isa_masks(masks, 32);
+  int failures = 0;
+  for (size_t k = 0; k < 30 && failures == 0; k++) {
+    struct mul_case c;
+    memset(&c, 0, sizeof(c));
+    c.arithmetic = 0;
+    c.u8 = (int) (k % 2);
+    c.a_rank = c.b_rank = 2;
+    c.a_shape[0] = c.b_shape[0] = 256, c.a_shape[1] = c.b_shape[1] = 256;
+    c.a_zp = test_rand_range(-128, 127);
+    c.b_zp = test_rand_range(-128, 127);
+    c.out_zp = test_rand_range(-128, 127);
+    c.a_scale = test_rand_float(0.01f, 0.5f);
+    c.b_scale = test_rand_float(0.01f, 0.5f);
+    /* real multiplier 2^e x [1, 2): e from -15 (shift -14) to -2, then -16 and 0 */
+    const int e = k < 26 ? -15 + (int) (k % 14) : k % 2 ? -16 : 0;
+    c.out_scale = c.a_scale * c.b_scale / ldexpf(test_rand_float(1.0f, 1.99f), e);
+    c.out_min = k % 3 == 2 ? c.out_zp : -128;
+    c.out_max = k % 5 == 4 ? (c.out_zp < 100 ? c.out_zp + 27 : 127) : 127;
+    for (size_t m = 0; m < num_masks && failures == 0; m++) {
+      q8nn_set_isa_mask(masks[m]);
+      int declined = 0;
+      failures += run_case(&c, (k + m) % TEST_NUM_THREADPOOLS, test_isa_name(masks[m]), &declined);
+      assert_false(declined);
+    }
+  }
+  q8nn_set_isa_mask(Q8NN_ISA_ALL);
+  assert_int_equal(failures, 0);
+}
+
 static void test_multiply_refusals(void** state) {
   (void) state;
   const struct q8nn_multiply_quantization good = {1, 0.5f, -3, 0.25f, 0, 0.1f, -128, 127};
@@ -254,6 +293,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_multiply_sweep),
       cmocka_unit_test(test_multiply_every_pair),
+      cmocka_unit_test(test_multiply_guarded),
       cmocka_unit_test(test_multiply_refusals),
   };
   return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
