@@ -416,10 +416,18 @@ static void test_add_vs_xnnpack(void** state) {
   assert_int_equal(failures, 0);
 }
 
-/* q8nn's multiply with Q8NN_FLAG_XNNPACK_MULTIPLY against XNNPACK's qs8 multiply, broadcasting. */
+/* q8nn's multiply with Q8NN_FLAG_XNNPACK_MULTIPLY against XNNPACK's qs8 multiply, broadcasting.
+   Q8NN_FLAG_XNNPACK_MULTIPLY is XNNPACK's fp32 form, the one its x86 kernels run. On ARM XNNPACK
+   selects its fixed-point ("rndnu") multiply kernels, which round some products a step the other
+   way: there the bytes must be within 1, and the differing ones are counted. */
+#if defined(__aarch64__) || defined(__arm__)
+#define XNNPACK_MULTIPLY_SLACK 1
+#else
+#define XNNPACK_MULTIPLY_SLACK 0
+#endif
 static void test_multiply_vs_xnnpack(void** state) {
   (void) state;
-  size_t compared = 0, declined = 0;
+  size_t compared = 0, declined = 0, off_by_one = 0;
   int failures = 0;
   for (int t = 0; t < 300 && failures == 0; t++) {
     const size_t a_shape[3] = {(size_t) test_rand_range(1, 4), (size_t) test_rand_range(1, 6), (size_t) test_rand_range(1, 80)};
@@ -455,11 +463,15 @@ static void test_multiply_vs_xnnpack(void** state) {
       assert_int_equal(xnn_run_operator(xop, NULL), xnn_status_success);
       assert_int_equal(q8nn_setup_multiply_nd_s8(op, 3, a_shape, 3, b_shape, a, b, out_q), q8nn_status_success);
       assert_int_equal(q8nn_run_operator(op, test_threadpool(t % 3)), q8nn_status_success);
-      const size_t i = test_first_mismatch(out_x, out_q, na);
-      if (i != SIZE_MAX) {
-        fprintf(stderr, "MISMATCH multiply case %d byte %zu: XNNPACK %d q8nn %d (Q8NN_TEST_SEED=%llu)\n", t, i,
-                out_x[i], out_q[i], (unsigned long long) test_seed());
-        failures++;
+      for (size_t i = 0; i < na; i++) {
+        const int diff = abs((int) out_x[i] - (int) out_q[i]);
+        off_by_one += diff == 1;
+        if (diff > XNNPACK_MULTIPLY_SLACK) {
+          fprintf(stderr, "MISMATCH multiply case %d byte %zu: XNNPACK %d q8nn %d (Q8NN_TEST_SEED=%llu)\n", t, i,
+                  out_x[i], out_q[i], (unsigned long long) test_seed());
+          failures++;
+          break;
+        }
       }
       compared++;
     }
@@ -467,7 +479,8 @@ static void test_multiply_vs_xnnpack(void** state) {
     q8nn_delete_operator(op);
     free(a), free(b), free(out_x), free(out_q);
   }
-  print_message("[ XNNPACK  ] multiply: %zu cases identical, %zu declined by both\n", compared, declined);
+  print_message("[ XNNPACK  ] multiply: %zu cases compared (%zu bytes 1 apart, allowed %d), %zu declined by both\n",
+                compared, off_by_one, XNNPACK_MULTIPLY_SLACK, declined);
   assert_int_equal(failures, 0);
   assert_true(compared > 200);
 }
