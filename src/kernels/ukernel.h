@@ -220,6 +220,20 @@ struct q8nn_qs8_add_params {
   float mul_guard_c0;
 };
 
+/* RUN(mode) with a dense multiply kernel's form as a constant: 1 the float forms (mul_float); 3 and
+   2 TFLite's through the guarded epilogue, with and without the sign-dependent constant (mul_guard 2
+   and 1); 0 TFLite's exact form. */
+#define Q8NN_VMUL_BY_MODE(RUN, p) \
+  if ((p)->mul_float) {           \
+    RUN(1);                       \
+  } else if ((p)->mul_guard == 2) { \
+    RUN(3);                       \
+  } else if ((p)->mul_guard == 1) { \
+    RUN(2);                       \
+  } else {                        \
+    RUN(0);                       \
+  }
+
 /* Arithmetic of a vadd list entry. */
 enum q8nn_add_arithmetic {
   q8nn_add_arithmetic_tflite = 0,

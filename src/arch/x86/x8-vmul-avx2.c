@@ -50,8 +50,7 @@ static inline __m256i pack8(__m256i r0, __m256i r1, __m256i zp16, const int fl) 
   return fl ? _mm256_adds_epi16(v, zp16) : v;
 }
 
-/* 32 results of a and b into y. mode: 1 the float forms; 0 TFLite's exact form; 2 and 3 TFLite's
-   through the guarded epilogue, 3 with the sign-dependent constant (mul_guard 2). */
+/* 32 results of a and b into y; mode: Q8NN_VMUL_BY_MODE (ukernel.h). */
 static inline void step32(const int8_t* a, const int8_t* b, int8_t* y, const struct vmul8* c, const int mode) {
   const int fl = mode == 1;
   /* VPACKSS* work within 128-bit halves: dword 4h + j of the packed vector is half h of vector j */
@@ -81,7 +80,7 @@ static inline void step32(const int8_t* a, const int8_t* b, int8_t* y, const str
   _mm256_storeu_si256((__m256i*) y, _mm256_xor_si256(v, c->oflip));
 }
 
-/* mode: see step32 */
+/* mode: Q8NN_VMUL_BY_MODE (ukernel.h) */
 static inline void vmul(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
                         const struct q8nn_qs8_add_params* params, const int mode) {
   struct vmul8 c;
@@ -114,13 +113,7 @@ static inline void vmul(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
 
 void q8nn_x8_vmul_ukernel__avx2(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
                                 const struct q8nn_qs8_add_params* params) {
-  if (params->mul_float) {
-    vmul(n, a, b, y, params, 1);
-  } else if (params->mul_guard == 2) {
-    vmul(n, a, b, y, params, 3);
-  } else if (params->mul_guard == 1) {
-    vmul(n, a, b, y, params, 2);
-  } else {
-    vmul(n, a, b, y, params, 0);
-  }
+#define Q8NN_VMUL_RUN(mode) vmul(n, a, b, y, params, mode)
+  Q8NN_VMUL_BY_MODE(Q8NN_VMUL_RUN, params)
+#undef Q8NN_VMUL_RUN
 }

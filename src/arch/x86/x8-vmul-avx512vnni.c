@@ -51,7 +51,8 @@ static inline __m512i pack16(__m512i r0, __m512i r1, __m512i zp16, const int fl)
   return fl ? _mm512_adds_epi16(v, zp16) : v;
 }
 
-/* 64 output bytes of a and b (masked: only the lanes of k are loaded). mode: see vmul. */
+/* 64 output bytes of a and b (masked: only the lanes of k are loaded); mode: Q8NN_VMUL_BY_MODE
+   (ukernel.h). */
 static inline __m512i vmul64(const int8_t* a, const int8_t* b, __mmask64 k, const int masked, const struct vmul16* c,
                              const int mode) {
   const int fl = mode == 1;
@@ -82,8 +83,7 @@ static inline __m512i vmul64(const int8_t* a, const int8_t* b, __mmask64 k, cons
   return _mm512_xor_si512(clamped, c->oflip);
 }
 
-/* mode: 1 the float forms; 0 TFLite's exact form; 2 and 3 TFLite's through the guarded epilogue,
-   3 with the sign-dependent constant (mul_guard 2) */
+/* mode: Q8NN_VMUL_BY_MODE (ukernel.h) */
 static inline void vmul(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
                         const struct q8nn_qs8_add_params* params, const int mode) {
   struct vmul16 c;
@@ -118,13 +118,7 @@ static inline void vmul(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
 
 void q8nn_x8_vmul_ukernel__avx512vnni(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
                                       const struct q8nn_qs8_add_params* params) {
-  if (params->mul_float) {
-    vmul(n, a, b, y, params, 1);
-  } else if (params->mul_guard == 2) {
-    vmul(n, a, b, y, params, 3);
-  } else if (params->mul_guard == 1) {
-    vmul(n, a, b, y, params, 2);
-  } else {
-    vmul(n, a, b, y, params, 0);
-  }
+#define Q8NN_VMUL_RUN(mode) vmul(n, a, b, y, params, mode)
+  Q8NN_VMUL_BY_MODE(Q8NN_VMUL_RUN, params)
+#undef Q8NN_VMUL_RUN
 }
