@@ -77,8 +77,9 @@ static int gemm_many_rows(const struct q8nn_operator* op) {
 }
 
 /* The most rows one gemm call takes: with several NR blocks per call (mloop 1) a call runs every
-   block over all of its rows, so the rows' inputs and outputs stay in L1 only up to
-   Q8NN_GEMM_MAX_TILE_BLOCKS row blocks; one block, or the AMX line, any number. */
+   block over all of its rows, so such tasks keep the one-thread cap of Q8NN_GEMM_MAX_TILE_BLOCKS
+   row blocks in the per-thread parts too (a whole part is thousands of rows); one block, or the
+   AMX line, any number. */
 static size_t gemm_max_rows(const struct q8nn_operator* op) {
   const int blocks = op->geometry.group_output_channels > op->nr;
   return op->gemm_mloop < 2 && blocks ? (size_t) Q8NN_GEMM_MAX_TILE_BLOCKS * op->mr : SIZE_MAX;

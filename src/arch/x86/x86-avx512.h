@@ -160,7 +160,7 @@ Q8NN_X86_INLINE struct q8nn_x86_rq16 q8nn_x86_rq16_init(int rounding, __m512i vm
   struct q8nn_x86_rq16 rq =
       rounding == 1 ? q8nn_x86_rq16_init_rsingle(vmult, vshift) : q8nn_x86_rq16_init_rdouble(vmult, vshift);
   const struct q8nn_x86_guard16 none = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
-  rq.g = none; /* q8nn_x86_rq16_guard sets them where a kernel runs the guarded epilogue */
+  rq.g = none; /* the guarded epilogue's: q8nn_x86_rq16_tile, where a depthwise tile runs it */
   return rq;
 }
 
