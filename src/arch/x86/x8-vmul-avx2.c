@@ -88,8 +88,12 @@ static inline void vmul(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
   c.za = _mm256_set1_epi32(params->a_zero_point);
   c.zb = _mm256_set1_epi32(params->b_zero_point);
   c.scale = _mm256_set1_ps(params->mul_scale);
-  c.rq = q8nn_x86_rq8_init_rdouble(_mm256_set1_epi32(params->output_multiplier),
-                                   _mm256_set1_epi32(params->output_shift), params->output_zero_point);
+  if (mode != 1) {
+    c.rq = q8nn_x86_rq8_init_rdouble(_mm256_set1_epi32(params->output_multiplier),
+                                     _mm256_set1_epi32(params->output_shift), params->output_zero_point);
+  } else {
+    memset(&c.rq, 0, sizeof(c.rq)); /* not read by the float forms */
+  }
   if (mode >= 2) {
     c.g = q8nn_x86_guard8_init(0, _mm256_set1_epi32(params->output_multiplier), _mm256_set1_epi32(params->output_shift),
                                _mm256_set1_ps(params->mul_guard_c0));

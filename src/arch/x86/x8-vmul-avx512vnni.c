@@ -18,6 +18,7 @@
  * each operand and written to y; y may alias a or b (each step reads before it writes).
  */
 #include <immintrin.h>
+#include <string.h>
 
 #include "kernel-decls.h"
 #include "x86-avx512.h"
@@ -92,8 +93,12 @@ static inline void vmul(size_t n, const int8_t* a, const int8_t* b, int8_t* y,
   c.zb = _mm512_set1_epi32(params->b_zero_point);
   c.zp32 = _mm512_set1_epi32(params->output_zero_point);
   c.scale = _mm512_set1_ps(params->mul_scale);
-  c.rq = q8nn_x86_rq16_init_rdouble(_mm512_set1_epi32(params->output_multiplier),
-                                    _mm512_set1_epi32(params->output_shift));
+  if (mode != 1) {
+    c.rq = q8nn_x86_rq16_init_rdouble(_mm512_set1_epi32(params->output_multiplier),
+                                      _mm512_set1_epi32(params->output_shift));
+  } else {
+    memset(&c.rq, 0, sizeof(c.rq)); /* not read by the float forms */
+  }
   if (mode >= 2) {
     c.g = q8nn_x86_guard16_init(0, _mm512_set1_epi32(params->output_multiplier),
                                 _mm512_set1_epi32(params->output_shift), _mm512_set1_ps(params->mul_guard_c0));
