@@ -3,6 +3,7 @@
    [-B, B] for sampled multipliers, shifts (right and left), roundings, zero points, clamps and
    biases, so the oracle (and through the backend tests the VTA program) equals TFLite byte for
    byte. Also the limits: channels the derivation refuses stay on the CPU, never give wrong bytes. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -222,14 +223,31 @@ static void test_linear_layers(void** state) {
     }
     check_layer(ch, count);
   }
-  /* the int4 golden cases' shape: bias' ~ -2^30 with shift -26 must not be refused */
+  /* the int4 golden cases' shape, bias' ~ -2^30 with shift -26: the linear form centres t on where
+     G crosses 0 (extrapolated when it does not on the range), so only the range's width matters,
+     not |bias'|; it must not refuse unless G takes two values or more on the range and that centre
+     is out of reach, |G| / real beyond 2^29
+     (outputs that stay far from 0 over a narrow range at a tiny real multiplier: m ~ 0.9 2^31 with
+     outputs near -100 lies 7.5e9 away). Those channels stay on the CPU (docs/vta-backend.md,
+     "Unsupported"); the golden int4 cases all run on VTA (test_vta_backend_golden). */
+  size_t far = 0;
   for (int i = 0; i < 20; i++) {
     const struct q8nn_vta_exact_channel c = {random_multiplier(), -26, i & 1, test_rand_range(-128, 127), -128, 127,
                                              -(1 << 30) + test_rand_range(0, 1 << 22), test_rand_range(1, 2000)};
     const uint64_t before = linear_refused;
     check_layer(&c, 1);
-    assert_int_equal(linear_refused, before);
+    const double real = ldexp((double) c.multiplier, c.shift - 31);
+    const int64_t span = 128 * c.sum_abs_w;
+    const int g_lo = tflite((int32_t) (c.bias_prime - span), c.multiplier, c.shift, c.rounding, c.zero_point, -128, 127);
+    const int g_hi = tflite((int32_t) (c.bias_prime + span), c.multiplier, c.shift, c.rounding, c.zero_point, -128, 127);
+    /* one output value on the whole range: a constant channel, always taken */
+    if (g_lo != g_hi && fabs((double) g_hi) / real > 0x1p29) {
+      far++;
+    } else {
+      assert_int_equal(linear_refused, before);
+    }
   }
+  print_message("int4-like channels: %zu of 20 not constant on their range with their centre beyond 2^29 (may be refused)\n", far);
 }
 
 static int teardown(void** state) {
